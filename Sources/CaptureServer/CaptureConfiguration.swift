@@ -1,0 +1,42 @@
+import JournalStorage
+import WireProtocol
+
+/// What to do with events from a device that no session is waiting for.
+public enum UnknownDevicePolicy: String, Sendable, CaseIterable, Codable {
+    /// Answer `<error>`, count the events and show them in `status` (the default: nothing is recorded by accident).
+    case reject
+    /// Open a session for each such connection, stopped when it ends (unattended field studies).
+    case auto
+}
+
+/// Everything the capture server needs to know, resolved from flags, environment and config file.
+public struct CaptureConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    public var wireLimits: WireLimits
+    /// Open device connections at once; further connections get `<error>` and are closed.
+    public var maxConnections: Int
+    /// Open connections from one IP address.
+    public var maxConnectionsPerAddress: Int
+    /// A connection that sends nothing for this long is closed (seconds; 0 disables).
+    public var idleTimeout: Double
+    public var unknownDevicePolicy: UnknownDevicePolicy
+    public var journal: JournalWriterLimits
+
+    /// The registered-looking default port: unassigned by IANA, easy to remember ("mu" = 0x6D75 = 28021).
+    public static let defaultPort = 28021
+
+    public init(host: String = "0.0.0.0", port: Int = CaptureConfiguration.defaultPort,
+                wireLimits: WireLimits = WireLimits(), maxConnections: Int = 4096, maxConnectionsPerAddress: Int = 256,
+                idleTimeout: Double = 1800, unknownDevicePolicy: UnknownDevicePolicy = .reject,
+                journal: JournalWriterLimits = JournalWriterLimits()) {
+        self.host = host
+        self.port = port
+        self.wireLimits = wireLimits
+        self.maxConnections = maxConnections
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.idleTimeout = idleTimeout
+        self.unknownDevicePolicy = unknownDevicePolicy
+        self.journal = journal
+    }
+}

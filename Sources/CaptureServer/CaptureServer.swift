@@ -1,0 +1,87 @@
+import Foundation
+import JournalStorage
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// The TCP listener devices connect to. Runs until graceful shutdown, then stops accepting,
+/// lets every connection hand its last events to the journal, and closes them.
+public final class CaptureServer: Service {
+    private let configuration: CaptureConfiguration
+    private let registry: SessionRegistry
+    private let connections: ConnectionTable
+    private let counters: CaptureCounters
+    private let group: EventLoopGroup
+    private let logger: Logger
+    private let onListening: @Sendable (SocketAddress) -> Void
+
+    public init(configuration: CaptureConfiguration, registry: SessionRegistry, connections: ConnectionTable,
+                counters: CaptureCounters, group: EventLoopGroup, logger: Logger,
+                onListening: @escaping @Sendable (SocketAddress) -> Void) {
+        self.configuration = configuration
+        self.registry = registry
+        self.connections = connections
+        self.counters = counters
+        self.group = group
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    /// Binds the listener; fails with a message naming the address when it cannot.
+    public func bind() async throws -> Channel {
+        let configuration = configuration
+        let registry = registry
+        let connections = connections
+        let counters = counters
+        let logger = logger
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.so_keepalive), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            // Large reads: many small events per read means fewer journal appends and wakeups.
+            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 4096, initial: 65536, maximum: 1 << 20))
+            // Replies are small; a device that does not read them hits this mark and gets none.
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: 16 << 10, high: 64 << 10))
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    if configuration.idleTimeout > 0 {
+                        try sync.addHandler(IdleStateHandler(readTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
+                    }
+                    try sync.addHandler(DeviceConnectionHandler(
+                        registry: registry, connections: connections, counters: counters,
+                        configuration: configuration, logger: logger))
+                }
+            }
+        do {
+            return try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+        } catch {
+            throw CaptureServerError.cannotListen(host: configuration.host, port: configuration.port, reason: "\(error)")
+        }
+    }
+
+    public func run() async throws {
+        let listener = try await bind()
+        if let address = listener.localAddress {
+            logger.notice("capture server listening on \(address.ipAddress ?? configuration.host):\(address.port ?? configuration.port)")
+            onListening(address)
+        }
+        try? await gracefulShutdown()
+        try? await listener.close()
+        await connections.closeAll()
+        logger.info("capture server stopped accepting devices")
+    }
+}
+
+public enum CaptureServerError: Error, CustomStringConvertible {
+    case cannotListen(host: String, port: Int, reason: String)
+
+    public var description: String {
+        switch self {
+        case .cannotListen(let host, let port, let reason):
+            "cannot listen for devices on \(host):\(port): \(reason) (choose another with --listen HOST:PORT)"
+        }
+    }
+}

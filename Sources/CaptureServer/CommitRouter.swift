@@ -1,0 +1,38 @@
+import JournalStorage
+
+/// Turns each group commit into what devices and counters must learn from it: `<ack>` to the
+/// connections whose events are now durable, `<error>` to those whose events could not be stored.
+public struct CommitRouter: Sendable {
+    private let connections: ConnectionTable
+    private let counters: CaptureCounters
+
+    public init(connections: ConnectionTable, counters: CaptureCounters) {
+        self.connections = connections
+        self.counters = counters
+    }
+
+    public func route(_ report: CommitReport, of session: EvaluationSession) {
+        if let failure = report.failure {
+            var perOrigin: [UInt64: (count: Int, seq: Int64?)] = [:]
+            for record in report.records {
+                let previous = perOrigin[record.origin] ?? (0, nil)
+                perOrigin[record.origin] = (previous.count + 1, max(previous.seq ?? .min, record.event.seq ?? .min))
+            }
+            let reason = failure.isDiskFull ? "the server's disk is full" : "the server cannot write its journal (\(failure.message))"
+            for (origin, failed) in perOrigin {
+                connections.signal(origin, .storageFailed(reason: reason, count: failed.count,
+                                                          highestSeq: failed.seq == .min ? nil : failed.seq))
+            }
+            return
+        }
+        let stored = report.rowIDs.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
+        let duplicates = report.records.count - stored
+        session.stored.add(stored)
+        session.duplicates.add(duplicates)
+        counters.eventsStored.add(stored)
+        counters.eventsDuplicate.add(duplicates)
+        for (origin, seq) in report.highestSeqByOrigin {
+            connections.signal(origin, .durable(seq: seq))
+        }
+    }
+}

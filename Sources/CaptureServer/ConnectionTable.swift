@@ -1,0 +1,57 @@
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Signals delivered to a device connection from outside its event loop.
+enum ConnectionSignal: Sendable {
+    /// Events up to this `seq` are committed: acknowledge.
+    case durable(seq: Int64)
+    /// Events of this connection could not be stored.
+    case storageFailed(reason: String, count: Int, highestSeq: Int64?)
+    /// The journal drained below its limit: read the socket again.
+    case resumeReading
+}
+
+/// The open device connections, by origin id, so that commits can reach the connection that sent
+/// the events; and the per-address counts that enforce `maxConnectionsPerAddress`.
+public final class ConnectionTable: Sendable {
+    private struct State {
+        var channels: [UInt64: Channel] = [:]
+        var perAddress: [String: Int] = [:]
+        var nextOrigin: UInt64 = 1
+    }
+    private let state = NIOLockedValueBox(State())
+
+    public init() {}
+
+    /// Registers a connection; nil when its address already has `limit` connections open.
+    func register(_ channel: Channel, address: String, limit: Int) -> UInt64? {
+        state.withLockedValue { state in
+            guard state.perAddress[address, default: 0] < limit else { return nil }
+            state.perAddress[address, default: 0] += 1
+            let origin = state.nextOrigin
+            state.nextOrigin += 1
+            state.channels[origin] = channel
+            return origin
+        }
+    }
+
+    func unregister(_ origin: UInt64, address: String) {
+        state.withLockedValue { state in
+            state.channels[origin] = nil
+            state.perAddress[address, default: 1] -= 1
+            if state.perAddress[address] == 0 { state.perAddress[address] = nil }
+        }
+    }
+
+    func signal(_ origin: UInt64, _ signal: ConnectionSignal) {
+        state.withLockedValue { $0.channels[origin] }?.pipeline.fireUserInboundEventTriggered(signal)
+    }
+
+    /// Closes every device connection (shutdown).
+    func closeAll() async {
+        let channels = state.withLockedValue { Array($0.channels.values) }
+        for channel in channels { try? await channel.close() }
+    }
+
+    public var count: Int { state.withLockedValue { $0.channels.count } }
+}

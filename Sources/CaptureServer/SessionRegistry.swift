@@ -1,0 +1,314 @@
+import Foundation
+import JournalStorage
+import Logging
+import NIOConcurrencyHelpers
+import WireProtocol
+
+/// Errors of session management, worded for the developer at the `muevalctl` prompt.
+public enum SessionError: Error, CustomStringConvertible, Equatable {
+    case notFound(String)
+    case alreadyStopped(Int64)
+    case stillRecording(Int64)
+    case deviceBusy(device: String, session: Int64)
+    case ambiguous(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let key): "no session \"\(key)\" (see `muevalctl sessions`)"
+        case .alreadyStopped(let id): "session \(id) is already stopped"
+        case .stillRecording(let id): "session \(id) is still open: stop it first (`muevalctl stop \(id)`)"
+        case .deviceBusy(let device, let session): "device \(device) already records into session \(session): stop that one first"
+        case .ambiguous(let key): "\"\(key)\" names several sessions: use the id"
+        }
+    }
+}
+
+/// How a device came to its session, or why it has none.
+public enum AttachOutcome: Sendable {
+    case attached(EvaluationSession)
+    case rejected(reason: String)
+}
+
+/// Who a connection is: the hello's device id, or its address when it sent no hello.
+public struct DeviceIdentity: Sendable, Equatable {
+    public var id: String
+    public var hello: DeviceHello?
+    public var address: String?
+
+    public init(id: String, hello: DeviceHello?, address: String?) {
+        self.id = id
+        self.hello = hello
+        self.address = address
+    }
+}
+
+/// The open sessions and the rules that bind devices to them (thesis 2.4.1: the developer starts
+/// and stops sessions; one test user and one device per session; several sessions at once).
+///
+/// The in-memory state is authoritative and changes under one lock, so that a device attaching
+/// never waits for the disk; metadata is persisted in order on the session's journal queue and
+/// on the catalog queue.
+public final class SessionRegistry: @unchecked Sendable {
+    private let catalog: Catalog
+    private let policy: UnknownDevicePolicy
+    private let journalLimits: JournalWriterLimits
+    private let counters: CaptureCounters
+    private let logger: Logger
+    private let catalogQueue = DispatchQueue(label: "mueval.catalog")
+    private let lock = NIOLock()
+    private var open: [Int64: EvaluationSession] = [:]
+    /// Called after every commit, with the session it belongs to (acknowledgements, live tail).
+    private let commitObserver: @Sendable (EvaluationSession, CommitReport) -> Void
+    private let changeObservers = NIOLockedValueBox<[@Sendable () -> Void]>([])
+
+    public init(catalog: Catalog, policy: UnknownDevicePolicy, journalLimits: JournalWriterLimits,
+                counters: CaptureCounters, logger: Logger,
+                commitObserver: @escaping @Sendable (EvaluationSession, CommitReport) -> Void) {
+        self.catalog = catalog
+        self.policy = policy
+        self.journalLimits = journalLimits
+        self.counters = counters
+        self.logger = logger
+        self.commitObserver = commitObserver
+    }
+
+    /// Calls `observer` whenever a session starts, stops, or its state changes (Zeroconf TXT, status).
+    public func observeChanges(_ observer: @escaping @Sendable () -> Void) {
+        changeObservers.withLockedValue { $0.append(observer) }
+    }
+
+    private func changed() {
+        for observer in changeObservers.withLockedValue({ $0 }) { observer() }
+    }
+
+    // MARK: Start-up
+
+    /// Reopens the sessions that were open when the daemon last stopped. A session that was
+    /// recording becomes `interrupted`, with a gap from its last event to its device's return.
+    public func recover(now: Double) async throws {
+        for var record in try catalog.sessions() where record.state.isOpen {
+            let reader = try SessionReader(path: record.path)
+            record.events = try reader.eventCount()
+            let lastEvent = try reader.events(last: 1).last?.received
+            let session = try openSession(record, isAutomatic: false)
+            if record.state == .recording {
+                let updated = session.update { $0.state = .interrupted }
+                let gapStart = lastEvent ?? record.started ?? record.created
+                try await session.journal.perform { file in
+                    try file.writeMetadata(updated)
+                    try file.openGap(at: gapStart, reason: "muevald was not running")
+                }
+                try catalog.update(updated)
+                logger.notice("session \(record.id) (\(record.name)) was recording when muevald stopped: interrupted until device \(record.device ?? "?") reconnects")
+            } else {
+                logger.info("session \(record.id) (\(record.name)) is \(record.state.rawValue) again")
+            }
+        }
+    }
+
+    // MARK: Developer's commands
+
+    /// Starts a session; it records as soon as its device (or, without one, the next device) connects.
+    public func start(name: String?, testUser: String?, notes: String?, sensors: [String],
+                      device: String?, now: Double) async throws -> SessionRecord {
+        if let device, let busy = lock.withLock({ open.values.first { $0.snapshot.boundDevice == device || $0.snapshot.device == device } }) {
+            throw SessionError.deviceBusy(device: device, session: busy.id)
+        }
+        let record = try catalog.createSession(name: name, testUser: testUser, notes: notes, sensors: sensors,
+                                               boundDevice: device, now: now)
+        let session = try openSession(record, isAutomatic: false)
+        try await session.journal.perform { try $0.writeMetadata(record) }
+        changed()
+        logger.info("session \(record.id) (\(record.name)) started, waiting for \(device.map { "device \($0)" } ?? "the next device")")
+        return record
+    }
+
+    /// Stops a session: everything received before the stop is committed and the file finalised.
+    public func stop(_ key: String, now: Double) async throws -> SessionRecord {
+        let record = try find(key)
+        guard let session = lock.withLock({ open[record.id] }) else { throw SessionError.alreadyStopped(record.id) }
+        return try await stop(session, now: now)
+    }
+
+    /// Stops every open session.
+    public func stopAll(now: Double) async throws -> [SessionRecord] {
+        var stopped: [SessionRecord] = []
+        for session in lock.withLock({ Array(open.values) }).sorted(by: { $0.id < $1.id }) {
+            stopped.append(try await stop(session, now: now))
+        }
+        return stopped
+    }
+
+    private func stop(_ session: EvaluationSession, now: Double) async throws -> SessionRecord {
+        let wasOpen = lock.withLock { open.removeValue(forKey: session.id) != nil }
+        guard wasOpen else { throw SessionError.alreadyStopped(session.id) }
+        session.update { $0.state = .stopped; $0.stopped = now }
+        changed()
+        try await session.journal.flush()
+        let final = session.snapshot
+        try await session.journal.perform { file in
+            try file.writeMetadata(final)
+            try file.closeGaps(at: now)
+        }
+        try await session.journal.close()
+        try catalog.update(final)
+        logger.info("session \(final.id) (\(final.name)) stopped: \(final.events) events stored")
+        return final
+    }
+
+    /// Deletes a stopped session and its file.
+    public func delete(_ key: String) throws -> SessionRecord {
+        let record = try find(key)
+        guard !lock.withLock({ open[record.id] != nil }) else { throw SessionError.stillRecording(record.id) }
+        try catalog.deleteSession(record)
+        logger.info("session \(record.id) (\(record.name)) deleted")
+        return record
+    }
+
+    /// Every session the catalog knows, open ones with live counts.
+    public func sessions() throws -> [SessionRecord] {
+        let live = lock.withLock { open.mapValues(\.snapshot) }
+        return try catalog.sessions().map { live[$0.id] ?? $0 }
+    }
+
+    public func openSessions() -> [EvaluationSession] {
+        lock.withLock { open.values.sorted { $0.id < $1.id } }
+    }
+
+    public func devices() throws -> [DeviceRecord] {
+        try catalog.devices()
+    }
+
+    /// Finds a session by id or, failing that, by unique name.
+    public func find(_ key: String) throws -> SessionRecord {
+        let all = try sessions()
+        if let id = Int64(key), let match = all.first(where: { $0.id == id }) { return match }
+        let named = all.filter { $0.name == key }
+        guard named.count <= 1 else { throw SessionError.ambiguous(key) }
+        guard let match = named.first else { throw SessionError.notFound(key) }
+        return match
+    }
+
+    // MARK: Devices
+
+    /// Finds the session a device records into: the open session bound to it, else the oldest
+    /// session waiting for any device, else (policy `auto`) a new one.
+    public func attach(_ device: DeviceIdentity, now: Double) -> AttachOutcome {
+        let claim: (EvaluationSession, Bool)? = lock.withLock {
+            let sessions = open.values.sorted { $0.id < $1.id }
+            if let own = sessions.first(where: { $0.snapshot.device == device.id || $0.snapshot.boundDevice == device.id }) {
+                return (own, false)
+            }
+            if let free = sessions.first(where: { $0.snapshot.device == nil && $0.snapshot.boundDevice == nil && !$0.isAutomatic }) {
+                free.update { $0.device = device.id }
+                return (free, true)
+            }
+            return nil
+        }
+        let session: EvaluationSession
+        if let (found, claimed) = claim {
+            session = found
+            if claimed { logger.info("device \(device.id) claimed session \(found.id)") }
+        } else if policy == .auto {
+            do {
+                let record = try catalog.createSession(name: "auto-\(device.id)", testUser: nil, notes: "opened by the auto policy",
+                                                       sensors: [], boundDevice: device.id, now: now)
+                session = try openSession(record, isAutomatic: true)
+                logger.info("device \(device.id) has no session: opened session \(record.id) (policy auto)")
+            } catch {
+                logger.error("cannot open a session for device \(device.id): \(error)")
+                return .rejected(reason: "the server cannot open a session: \(error)")
+            }
+        } else {
+            return .rejected(reason: "no session is waiting for device \(device.id): start one with `muevalctl start`")
+        }
+        markRecording(session, device: device, now: now)
+        return .attached(session)
+    }
+
+    /// A device's connection ended; `cleanly` when it said goodbye.
+    public func detach(_ session: EvaluationSession, device: String, cleanly: Bool, now: Double) {
+        if session.isAutomatic {
+            Task { _ = try? await self.stop(session, now: now) }
+            return
+        }
+        guard session.isOpen, !cleanly else { return }
+        session.journal.submit({ file in try file.openGap(at: now, reason: "device \(device) disconnected without goodbye") },
+                               onFailure: logFailure(session))
+    }
+
+    private func markRecording(_ session: EvaluationSession, device: DeviceIdentity, now: Double) {
+        let before = session.snapshot.state
+        let record = session.update { record in
+            record.device = device.id
+            record.state = .recording
+            if record.started == nil { record.started = now }
+        }
+        let deviceRecord = DeviceRecord(
+            id: device.id, name: device.hello?.deviceName, model: device.hello?.model,
+            systemVersion: device.hello?.systemVersion, appId: device.hello?.appId, appVersion: device.hello?.appVersion,
+            screenWidth: device.hello?.screenWidth, screenHeight: device.hello?.screenHeight,
+            screenScale: device.hello?.screenScale, address: device.address, firstSeen: now, lastSeen: now)
+        session.journal.submit({ file in
+            try file.closeGaps(at: now)
+            try file.writeMetadata(record)
+            try file.writeDevice(deviceRecord)
+        }, onFailure: logFailure(session))
+        catalogQueue.async { [catalog, logger] in
+            do {
+                try catalog.update(record)
+                try catalog.recordDevice(deviceRecord)
+            } catch {
+                logger.error("cannot update the catalog for session \(record.id): \(error)")
+            }
+        }
+        if before != .recording {
+            logger.info("session \(record.id) recording from device \(device.id)")
+            changed()
+        }
+    }
+
+    // MARK: Shutdown
+
+    /// Commits and closes every journal; open sessions stay open in the catalog and resume after restart.
+    public func shutdown() async {
+        let sessions = lock.withLock { () -> [EvaluationSession] in
+            defer { open = [:] }
+            return Array(open.values)
+        }
+        for session in sessions {
+            do {
+                try await session.journal.flush()
+                let record = session.snapshot
+                try await session.journal.perform { try $0.writeMetadata(record) }
+                try await session.journal.close()
+                try catalog.update(record)
+            } catch {
+                logger.error("session \(session.id): cannot finish its journal cleanly: \(error)")
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    private func openSession(_ record: SessionRecord, isAutomatic: Bool) throws -> EvaluationSession {
+        let box = SessionBox()
+        let journal = try JournalWriter(path: record.path, limits: journalLimits) { [commitObserver] report in
+            guard let session = box.session else { return }
+            commitObserver(session, report)
+        }
+        let session = EvaluationSession(record: record, journal: journal, isAutomatic: isAutomatic)
+        box.session = session
+        lock.withLock { open[record.id] = session }
+        return session
+    }
+
+    private func logFailure(_ session: EvaluationSession) -> @Sendable (Error) -> Void {
+        { [logger] error in logger.error("session \(session.id): cannot write its metadata: \(error)") }
+    }
+}
+
+/// Lets a journal's commit callback reach the session that owns the journal, which is created after it.
+private final class SessionBox: @unchecked Sendable {
+    weak var session: EvaluationSession?
+}

@@ -1,0 +1,103 @@
+import Foundation
+import NIOCore
+import NIOExtras
+import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum ControlClientError: Error, CustomStringConvertible, Equatable {
+    case daemonNotRunning(path: String)
+    case permissionDenied(path: String)
+    /// The daemon carried out nothing and said why.
+    case refused(String)
+    case connectionLost
+    case unreadableReply(String)
+
+    public var description: String {
+        switch self {
+        case .daemonNotRunning(let path):
+            "muevald is not running (no control socket at \(path)); start it with `make run` or `systemctl start muevald`, or point --socket / MUEVAL_SOCKET at it"
+        case .permissionDenied(let path):
+            "permission denied on \(path): ask for membership of the daemon's control group"
+        case .refused(let message): message
+        case .connectionLost: "muevald closed the control connection before answering (did it stop?)"
+        case .unreadableReply(let reason): "cannot read muevald's reply: \(reason)"
+        }
+    }
+}
+
+/// A connection to the daemon's control socket.
+public struct ControlClient: Sendable {
+    public let socketPath: String
+
+    public init(socketPath: String) {
+        self.socketPath = socketPath
+    }
+
+    /// Sends one request and decodes its result; stream lines before it go to `onChunk`.
+    public func call<R: Codable & Sendable>(_ request: ControlRequest, as type: R.Type = R.self,
+                                            onChunk: (String) throws -> Void = { _ in }) async throws -> R {
+        let channel = try await connect()
+        return try await channel.executeThenClose { inbound, outbound in
+            var line = try JSONEncoder().encode(request)
+            line.append(UInt8(ascii: "\n"))
+            try await outbound.write(ByteBuffer(bytes: line))
+            for try await reply in inbound {
+                let data = Data(reply.readableBytesView)
+                let envelope: ControlReply<R>
+                do {
+                    envelope = try JSONDecoder().decode(ControlReply<R>.self, from: data)
+                } catch {
+                    throw ControlClientError.unreadableReply("\(error)")
+                }
+                if let chunk = envelope.chunk {
+                    try onChunk(chunk)
+                    continue
+                }
+                if envelope.ok == true, let result = envelope.result { return result }
+                throw ControlClientError.refused(envelope.error ?? "muevald refused the request")
+            }
+            throw ControlClientError.connectionLost
+        }
+    }
+
+    private func connect() async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        guard FileManager.default.fileExists(atPath: socketPath) else {
+            throw ControlClientError.daemonNotRunning(path: socketPath)
+        }
+        do {
+            return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: socketPath) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineBasedFrameDecoder()))
+                        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch let error as IOError where error.errnoCode == EACCES {
+            throw ControlClientError.permissionDenied(path: socketPath)
+        } catch {
+            throw ControlClientError.daemonNotRunning(path: socketPath)
+        }
+    }
+
+    /// Whether something accepts connections at `path` (a live daemon rather than a stale socket file).
+    public static func isListening(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard path.utf8.count < capacity else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: path.utf8)
+            raw[path.utf8.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
+        }
+    }
+}

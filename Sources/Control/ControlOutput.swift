@@ -1,0 +1,88 @@
+import CaptureServer
+import Foundation
+import JournalStorage
+
+/// muevalctl's output: pretty JSON for scripts, aligned tables for people.
+public enum ControlOutput {
+    public static func json<R: Encodable>(_ value: R) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "null"
+    }
+
+    public static func status(_ status: StatusReport) -> String {
+        let c = status.counters
+        var text = """
+            muevald \(status.version), pid \(status.pid), up \(duration(Date().timeIntervalSince1970 - status.started))
+            devices connect to  \(status.listen.map { "\($0.host):\($0.port)" } ?? "(not listening yet)")
+            zeroconf            \(status.zeroconf)
+            control socket      \(status.socket)
+            data directory      \(status.dataDirectory)
+            unknown devices     \(status.unknownDevicePolicy.rawValue)
+            connections         \(c.connectionsOpen) open, \(c.connectionsAccepted) accepted, \(c.connectionsRefused) refused
+            events              \(c.eventsReceived) received, \(c.eventsStored) stored, \(c.eventsDuplicate) duplicate, \(c.eventsFiltered) not selected
+            refused             \(c.eventsRejectedNoSession) without session, \(c.malformedMessages) malformed, \(c.eventsFailedStorage) not storable, \(c.repliesDropped) replies dropped
+
+            """
+        text += status.sessions.isEmpty ? "no open session: start one with `muevalctl start`\n" : "\n" + sessions(status.sessions)
+        return text
+    }
+
+    public static func sessions(_ sessions: [SessionRecord]) -> String {
+        guard !sessions.isEmpty else { return "no sessions\n" }
+        var table = TextTable(["ID", "NAME", "STATE", "DEVICE", "USER", "EVENTS", "STARTED", "PATH"])
+        for session in sessions {
+            table.add([String(session.id), session.name, session.state.rawValue,
+                       session.device ?? session.boundDevice.map { "(\($0))" } ?? "-", session.testUser ?? "-",
+                       String(session.events), time(session.started ?? session.created), session.path])
+        }
+        return table.render()
+    }
+
+    public static func devices(_ devices: [DeviceRecord]) -> String {
+        guard !devices.isEmpty else { return "no device has connected yet\n" }
+        var table = TextTable(["DEVICE", "NAME", "MODEL", "SYSTEM", "APP", "ADDRESS", "LAST SEEN"])
+        for device in devices {
+            table.add([device.id, device.name ?? "-", device.model ?? "-", device.systemVersion ?? "-",
+                       [device.appId, device.appVersion].compactMap { $0 }.joined(separator: " ").nonEmpty ?? "-",
+                       device.address ?? "-", time(device.lastSeen)])
+        }
+        return table.render()
+    }
+
+    public static func events(_ events: [StoredEvent]) -> String {
+        guard !events.isEmpty else { return "no events\n" }
+        var table = TextTable(["ID", "TIME", "DEVICE", "CLASS", "DATA"])
+        for event in events {
+            table.add([String(event.id), time(event.timestamp, fractional: true) + (event.timestampEstimated ? "*" : ""),
+                       event.device, event.eventClass, summary(event.payload)])
+        }
+        return table.render()
+    }
+
+    /// The payload without the fields shown in their own columns, shortened to one line.
+    static func summary(_ payload: String) -> String {
+        var text = payload
+        for key in ["class", "timestamp", "seq"] {
+            text = text.replacingOccurrences(of: #""\#(key)":(\{[^}]*\}|"[^"]*"|[^,}]*),?"#, with: "", options: .regularExpression)
+        }
+        if text.hasSuffix(",}") { text.removeLast(2); text += "}" }
+        return text.count > 100 ? String(text.prefix(99)) + "…" : text
+    }
+
+    static func time(_ seconds: Double, fractional: Bool = false) -> String {
+        let date = Date(timeIntervalSince1970: seconds)
+        return fractional
+            ? date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+            : date.formatted(.iso8601)
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        let total = Int(seconds)
+        return total >= 3600 ? "\(total / 3600)h\(total % 3600 / 60)m" : total >= 60 ? "\(total / 60)m\(total % 60)s" : "\(total)s"
+    }
+}
+
+extension String {
+    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
+}

@@ -1,0 +1,120 @@
+import CaptureServer
+import JournalStorage
+
+// The control socket speaks newline-delimited JSON (docs/CONTROL.md): the client writes one
+// request per line; the daemon answers each with zero or more stream lines (`{"chunk": …}`)
+// and one final line, `{"ok": true, "result": …}` or `{"ok": false, "error": "…"}`.
+
+/// The control commands, as `muevalctl` names them.
+public enum ControlCommand: String, Codable, Sendable, CaseIterable {
+    case start, stop, status, sessions, devices, events, export, delete
+}
+
+/// One request. A flat record: each command reads the fields it needs and ignores the rest.
+public struct ControlRequest: Codable, Sendable, Equatable {
+    public var command: ControlCommand
+    /// A session id or name (stop, events, export, delete).
+    public var session: String?
+    /// Every open session (stop).
+    public var all: Bool?
+    public var name: String?
+    public var device: String?
+    public var user: String?
+    public var notes: String?
+    public var sensors: [String]?
+    public var classes: [String]?
+    public var limit: Int?
+    public var format: ExportFormat?
+
+    public init(command: ControlCommand, session: String? = nil, all: Bool? = nil, name: String? = nil,
+                device: String? = nil, user: String? = nil, notes: String? = nil, sensors: [String]? = nil,
+                classes: [String]? = nil, limit: Int? = nil, format: ExportFormat? = nil) {
+        self.command = command
+        self.session = session
+        self.all = all
+        self.name = name
+        self.device = device
+        self.user = user
+        self.notes = notes
+        self.sensors = sensors
+        self.classes = classes
+        self.limit = limit
+        self.format = format
+    }
+}
+
+/// Any line the daemon writes.
+public struct ControlReply<Result: Codable & Sendable>: Codable, Sendable {
+    public var ok: Bool?
+    public var result: Result?
+    public var error: String?
+    /// A piece of streamed output (export), before the final line.
+    public var chunk: String?
+
+    public init(ok: Bool? = nil, result: Result? = nil, error: String? = nil, chunk: String? = nil) {
+        self.ok = ok
+        self.result = result
+        self.error = error
+        self.chunk = chunk
+    }
+}
+
+/// `status`: the daemon at a glance.
+public struct StatusReport: Codable, Sendable {
+    public var version: String
+    public var pid: Int32
+    /// When the daemon started (seconds since 1970).
+    public var started: Double
+    public var listen: ListenAddress?
+    /// The Zeroconf announcement: "announced as \"muEval on lab\"", "waiting for avahi-daemon", "off", …
+    public var zeroconf: String
+    public var socket: String
+    public var dataDirectory: String
+    public var unknownDevicePolicy: UnknownDevicePolicy
+    /// Open sessions (waiting, recording, interrupted), with live counts.
+    public var sessions: [SessionRecord]
+    public var counters: CaptureCounters.Snapshot
+
+    public init(version: String, pid: Int32, started: Double, listen: ListenAddress?, zeroconf: String, socket: String,
+                dataDirectory: String, unknownDevicePolicy: UnknownDevicePolicy, sessions: [SessionRecord],
+                counters: CaptureCounters.Snapshot) {
+        self.version = version
+        self.pid = pid
+        self.started = started
+        self.listen = listen
+        self.zeroconf = zeroconf
+        self.socket = socket
+        self.dataDirectory = dataDirectory
+        self.unknownDevicePolicy = unknownDevicePolicy
+        self.sessions = sessions
+        self.counters = counters
+    }
+}
+
+public struct ListenAddress: Codable, Sendable, Equatable {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+}
+
+/// `export`'s final result, after the chunks.
+public struct ExportSummary: Codable, Sendable {
+    public var session: Int64
+    public var format: ExportFormat
+    public var events: Int64
+
+    public init(session: Int64, format: ExportFormat, events: Int64) {
+        self.session = session
+        self.format = format
+        self.events = events
+    }
+}
+
+/// muEval's version, shown by `status` and announced over Zeroconf.
+public enum MuEvalVersion {
+    public static let current = "0.1.0"
+}

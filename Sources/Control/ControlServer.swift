@@ -1,0 +1,158 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOExtras
+import NIOPosix
+import ServiceLifecycle
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Unix control socket: one JSON request per line, answered by `ControlCommands`.
+public final class ControlServer: Service {
+    private let path: String
+    private let access: ControlAccess
+    private let commands: ControlCommands
+    private let group: EventLoopGroup
+    private let logger: Logger
+
+    public init(path: String, access: ControlAccess, commands: ControlCommands, group: EventLoopGroup, logger: Logger) {
+        self.path = path
+        self.access = access
+        self.commands = commands
+        self.group = group
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        try prepareSocketPath()
+        let server = try await ServerBootstrap(group: group)
+            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineBasedFrameDecoder()))
+                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        // 0660: the owner and the configured group; the peer check below is the real gate.
+        chmod(path, 0o660)
+        if let gid = access.groupID { chown(path, UInt32.max, gid) }
+        logger.notice("control socket at \(path)")
+        defer { unlink(path) }
+
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { tasks in
+                try await server.executeThenClose { connections in
+                    for try await connection in connections {
+                        tasks.addTask { await self.serve(connection) }
+                    }
+                }
+            }
+        } onGracefulShutdown: {
+            server.channel.close(promise: nil)
+        }
+    }
+
+    /// Refuses to start over a live daemon's socket, and removes a dead one's.
+    private func prepareSocketPath() throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o750])
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        if ControlClient.isListening(path) { throw ControlServerError.alreadyRunning(path) }
+        try FileManager.default.removeItem(atPath: path)
+    }
+
+    private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                let writer = ControlReplyWriter(outbound: outbound)
+                let peer = try await peerCredentials(connection.channel)
+                guard access.allows(peer) else {
+                    logger.warning("control: refused uid \(peer.uid) (pid \(peer.pid))")
+                    try await writer.fail(access.denial(for: peer))
+                    return
+                }
+                for try await line in inbound {
+                    let request: ControlRequest
+                    do {
+                        request = try JSONDecoder().decode(ControlRequest.self, from: Data(line.readableBytesView))
+                    } catch {
+                        try await writer.fail("not a valid request: \(ControlRequestError.describe(error)) (docs/CONTROL.md)")
+                        continue
+                    }
+                    try await commands.execute(request, writer: writer)
+                }
+            }
+        } catch {
+            logger.debug("control connection ended: \(error)")
+        }
+    }
+
+    private func peerCredentials(_ channel: Channel) async throws -> PeerCredentials {
+        guard let provider = channel as? SocketOptionProvider else { throw ControlServerError.noCredentials }
+        let credentials: KernelPeerCredentials = try await provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)).get()
+        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid,
+                               supplementaryGroups: PeerCredentials.supplementaryGroups(of: credentials.pid))
+    }
+}
+
+/// `struct ucred` from <sys/socket.h>: Glibc's module map hides it behind _GNU_SOURCE, so it is
+/// declared here with the same three C fields in the same order.
+private struct KernelPeerCredentials {
+    var pid: Int32
+    var uid: UInt32
+    var gid: UInt32
+}
+
+public enum ControlServerError: Error, CustomStringConvertible {
+    case alreadyRunning(String)
+    case noCredentials
+
+    public var description: String {
+        switch self {
+        case .alreadyRunning(let path): "another muevald already listens on \(path): stop it, or give this one --socket PATH"
+        case .noCredentials: "cannot read the peer's credentials of a control connection"
+        }
+    }
+}
+
+enum ControlRequestError {
+    static func describe(_ error: Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context): context.debugDescription
+        case DecodingError.keyNotFound(let key, _): "missing \"\(key.stringValue)\""
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            "wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        default: "\(error)"
+        }
+    }
+}
+
+/// Writes reply lines to one control connection.
+public struct ControlReplyWriter: Sendable {
+    let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+
+    public func succeed<R: Codable & Sendable>(_ result: R) async throws {
+        try await write(ControlReply(ok: true, result: result))
+    }
+
+    public func fail(_ message: String) async throws {
+        try await write(ControlReply<Empty>(ok: false, error: message))
+    }
+
+    public func chunk(_ text: String) async throws {
+        try await write(ControlReply<Empty>(chunk: text))
+    }
+
+    private func write<R>(_ reply: ControlReply<R>) async throws {
+        var line = try JSONEncoder().encode(reply)
+        line.append(UInt8(ascii: "\n"))
+        try await outbound.write(ByteBuffer(bytes: line))
+    }
+}
+
+/// A result with no fields.
+public struct Empty: Codable, Sendable {
+    public init() {}
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Where the control socket lives, as both the daemon and `muevalctl` work it out.
+public enum ControlSocketPath {
+    public static let fileName = "control.sock"
+
+    /// The daemon's default: systemd's `$RUNTIME_DIRECTORY`, else `$XDG_RUNTIME_DIR/mueval`, else the data directory.
+    public static func daemonDefault(dataDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let runtime = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first, !runtime.isEmpty {
+            return "\(runtime)/\(fileName)"
+        }
+        if let xdg = environment["XDG_RUNTIME_DIR"], !xdg.isEmpty {
+            return "\(xdg)/mueval/\(fileName)"
+        }
+        return "\(dataDirectory)/\(fileName)"
+    }
+
+    /// The client's search order: `$MUEVAL_SOCKET`, then the first existing of `$XDG_RUNTIME_DIR/mueval`,
+    /// `/run/mueval` (the systemd service) and `./mueval-data` (`make run`).
+    public static func clientCandidates(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        if let explicit = environment["MUEVAL_SOCKET"], !explicit.isEmpty { return [explicit] }
+        var candidates: [String] = []
+        if let xdg = environment["XDG_RUNTIME_DIR"], !xdg.isEmpty { candidates.append("\(xdg)/mueval/\(fileName)") }
+        candidates.append("/run/mueval/\(fileName)")
+        candidates.append(FileManager.default.currentDirectoryPath + "/mueval-data/\(fileName)")
+        return candidates
+    }
+
+    public static func clientDefault(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let candidates = clientCandidates(environment: environment)
+        return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
+    }
+}

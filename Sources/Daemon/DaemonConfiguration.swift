@@ -1,0 +1,179 @@
+import CaptureServer
+import Foundation
+import JournalStorage
+import Logging
+import WireProtocol
+
+/// Everything muevald runs with, after flags, environment and the config file are merged.
+public struct DaemonConfiguration: Sendable {
+    public var capture = CaptureConfiguration()
+    public var dataDirectory = "./mueval-data"
+    /// nil: `ControlSocketPath.daemonDefault`.
+    public var controlSocket: String?
+    /// A group whose members may use the control socket besides the daemon's user and root.
+    public var controlGroup: String?
+    public var logLevel: Logger.Level = .info
+    public var zeroconf = ZeroconfSettings()
+
+    public init() {
+        // Under systemd, StateDirectory= says where the data belongs.
+        if let state = ProcessInfo.processInfo.environment["STATE_DIRECTORY"]?.split(separator: ":").first {
+            dataDirectory = String(state)
+        }
+    }
+}
+
+/// How muevald announces itself on the network.
+public struct ZeroconfSettings: Sendable, Equatable {
+    public var enabled = true
+    /// The instance name; nil: "muEval on HOSTNAME".
+    public var name: String?
+    /// Service types announced besides `_muEvaluationFramework-capture._tcp` (short aliases for strict browsers).
+    public var extraTypes: [String] = []
+
+    public init() {}
+}
+
+/// A config file, environment variable or flag that cannot be used; muevald exits with EX_CONFIG (78).
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+
+    public static let exitCode: Int32 = 78
+}
+
+/// One setting: its key in the config file (`section.name`), its environment variable, and how
+/// to apply a value. The table below is the single list of settings; config/muevald.toml
+/// documents each one.
+struct ConfigurationOption: Sendable {
+    enum Kind: Sendable {
+        case string, integer, number, boolean
+        /// A TOML array of strings; comma-separated in the environment.
+        case stringList
+        case choice([String])
+        case hostPort
+
+        var allowed: String {
+            switch self {
+            case .string: "a string"
+            case .integer: "an integer"
+            case .number: "a number"
+            case .boolean: "true or false"
+            case .stringList: "a list of strings"
+            case .choice(let choices): "one of " + choices.map { "\"\($0)\"" }.joined(separator: ", ")
+            case .hostPort: "\"HOST:PORT\" (port 0-65535; [::1]:PORT for IPv6)"
+            }
+        }
+    }
+
+    let key: String
+    let kind: Kind
+    /// Shorter environment variables that users know from elsewhere (`MUEVAL_SOCKET`, shared with muevalctl).
+    var aliases: [String] = []
+    let apply: @Sendable (String, inout DaemonConfiguration) -> Bool
+
+    /// `MUEVAL_SERVER_LISTEN` for `server.listen`, then the aliases.
+    var environmentVariables: [String] { ["MUEVAL_" + key.uppercased().replacingOccurrences(of: ".", with: "_")] + aliases }
+
+    static let all: [ConfigurationOption] = [
+        .init(key: "server.listen", kind: .hostPort) { value, config in
+            guard let (host, port) = parseHostPort(value) else { return false }
+            config.capture.host = host
+            config.capture.port = port
+            return true
+        },
+        .init(key: "server.unknown_device_policy", kind: .choice(UnknownDevicePolicy.allCases.map(\.rawValue))) { value, config in
+            guard let policy = UnknownDevicePolicy(rawValue: value) else { return false }
+            config.capture.unknownDevicePolicy = policy
+            return true
+        },
+        .init(key: "server.max_connections", kind: .integer) { value, config in
+            positive(value).map { config.capture.maxConnections = $0 } != nil
+        },
+        .init(key: "server.max_connections_per_address", kind: .integer) { value, config in
+            positive(value).map { config.capture.maxConnectionsPerAddress = $0 } != nil
+        },
+        .init(key: "server.idle_timeout", kind: .number) { value, config in
+            guard let seconds = Double(value), seconds >= 0 else { return false }
+            config.capture.idleTimeout = seconds
+            return true
+        },
+        .init(key: "limits.max_message_bytes", kind: .integer) { value, config in
+            positive(value).map { config.capture.wireLimits.maxMessageBytes = $0 } != nil
+        },
+        .init(key: "limits.max_nesting_depth", kind: .integer) { value, config in
+            positive(value).map { config.capture.wireLimits.maxDepth = $0 } != nil
+        },
+        .init(key: "storage.data_directory", kind: .string) { value, config in
+            guard !value.isEmpty else { return false }
+            config.dataDirectory = value
+            return true
+        },
+        .init(key: "storage.synchronous", kind: .choice(JournalSynchronous.allCases.map(\.rawValue))) { value, config in
+            guard let mode = JournalSynchronous(rawValue: value) else { return false }
+            config.capture.journal.synchronous = mode
+            return true
+        },
+        .init(key: "storage.max_pending_bytes", kind: .integer) { value, config in
+            positive(value).map { config.capture.journal.maxPendingBytes = $0 } != nil
+        },
+        .init(key: "control.socket", kind: .string, aliases: ["MUEVAL_SOCKET"]) { value, config in
+            config.controlSocket = value.isEmpty ? nil : value
+            return true
+        },
+        .init(key: "control.group", kind: .string) { value, config in
+            config.controlGroup = value.isEmpty ? nil : value
+            return true
+        },
+        .init(key: "zeroconf.enabled", kind: .boolean) { value, config in
+            guard let enabled = Bool(value) else { return false }
+            config.zeroconf.enabled = enabled
+            return true
+        },
+        .init(key: "zeroconf.name", kind: .string) { value, config in
+            config.zeroconf.name = value.isEmpty ? nil : value
+            return true
+        },
+        .init(key: "zeroconf.types", kind: .stringList) { value, config in
+            let types = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard types.allSatisfy({ $0.hasPrefix("_") && ($0.hasSuffix("._tcp")) }) else { return false }
+            config.zeroconf.extraTypes = types
+            return true
+        },
+        .init(key: "log.level", kind: .choice(Logger.Level.allCases.map(\.rawValue))) { value, config in
+            guard let level = Logger.Level(rawValue: value) else { return false }
+            config.logLevel = level
+            return true
+        },
+    ]
+
+    static func named(_ key: String) -> ConfigurationOption? {
+        all.first { $0.key == key }
+    }
+}
+
+private func positive(_ value: String) -> Int? {
+    guard let number = Int(value), number > 0 else { return nil }
+    return number
+}
+
+/// Parses `HOST:PORT`, `[IPv6]:PORT` or `:PORT` (all interfaces).
+func parseHostPort(_ value: String) -> (String, Int)? {
+    let host: Substring
+    let port: Substring
+    if value.hasPrefix("["), let close = value.firstIndex(of: "]") {
+        host = value[value.index(after: value.startIndex)..<close]
+        let rest = value[value.index(after: close)...]
+        guard rest.hasPrefix(":") else { return nil }
+        port = rest.dropFirst()
+    } else {
+        guard let colon = value.lastIndex(of: ":") else { return nil }
+        host = value[..<colon]
+        port = value[value.index(after: colon)...]
+    }
+    guard let number = Int(port), (0...65535).contains(number) else { return nil }
+    return (host.isEmpty ? "0.0.0.0" : String(host), number)
+}

@@ -1,0 +1,74 @@
+import CaptureServer
+import Control
+import Foundation
+import JournalStorage
+import Logging
+import NIOPosix
+import ServiceLifecycle
+
+/// Assembles muevald from its parts and runs it until SIGTERM or SIGINT.
+///
+/// Shutdown runs in reverse order of `services`: the Zeroconf announcement is withdrawn, the
+/// capture server stops accepting and closes
+/// device connections (their last events reach the journal), then the control socket closes,
+/// then every journal commits and closes. Sessions that were recording stay open in the
+/// catalog and resume when their device reconnects after the next start.
+public struct MuEvalDaemon {
+    public let configuration: DaemonConfiguration
+
+    public init(configuration: DaemonConfiguration) {
+        self.configuration = configuration
+    }
+
+    public func run() async throws {
+        let logger = Logger(label: "muevald")
+        let started = Date().timeIntervalSince1970
+        let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path
+        let catalog = try Catalog(directory: dataDirectory)
+        let counters = CaptureCounters()
+        let connections = ConnectionTable()
+        let router = CommitRouter(connections: connections, counters: counters)
+        let registry = SessionRegistry(
+            catalog: catalog, policy: configuration.capture.unknownDevicePolicy,
+            journalLimits: configuration.capture.journal, counters: counters, logger: logger,
+            commitObserver: { session, report in router.route(report, of: session) })
+        try await registry.recover(now: started)
+
+        let socketPath = configuration.controlSocket ?? ControlSocketPath.daemonDefault(dataDirectory: dataDirectory)
+        let commands = ControlCommands(registry: registry, counters: counters, description: DaemonDescription(
+            pid: ProcessInfo.processInfo.processIdentifier, started: started, socket: socketPath,
+            dataDirectory: dataDirectory, unknownDevicePolicy: configuration.capture.unknownDevicePolicy))
+        let group = MultiThreadedEventLoopGroup.singleton
+        let control = ControlServer(path: socketPath, access: try ControlAccess(groupName: configuration.controlGroup),
+                                    commands: commands, group: group, logger: logger)
+        let zeroconf = configuration.zeroconf.enabled
+            ? ZeroconfService(settings: configuration.zeroconf, registry: registry, logger: logger) : nil
+        commands.reportZeroconf { zeroconf?.state?.description ?? "off" }
+        let capture = CaptureServer(
+            configuration: configuration.capture, registry: registry, connections: connections, counters: counters,
+            group: group, logger: logger,
+            onListening: { address in
+                commands.listening(on: ListenAddress(host: address.ipAddress ?? "", port: address.port ?? 0))
+                zeroconf?.listening(on: address.port ?? 0)
+            })
+
+        logger.notice("muevald \(MuEvalVersion.current) starting: data in \(dataDirectory), policy for unknown devices: \(configuration.capture.unknownDevicePolicy.rawValue)")
+        let serviceGroup = ServiceGroup(configuration: .init(
+            services: [.init(service: JournalService(registry: registry)), .init(service: control), .init(service: capture)]
+                + (zeroconf.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0)] } ?? []),
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await serviceGroup.run()
+        logger.notice("muevald stopped")
+    }
+}
+
+/// Holds the journals open for the daemon's lifetime and commits and closes them last.
+struct JournalService: Service {
+    let registry: SessionRegistry
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await registry.shutdown()
+    }
+}

@@ -1,0 +1,63 @@
+import CaptureServer
+import Control
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import ServiceLifecycle
+import Zeroconf
+
+/// Announces the capture server over Zeroconf once it listens, keeps the TXT record's state
+/// current as sessions start and stop, and withdraws the announcement first at shutdown.
+final class ZeroconfService: Service, @unchecked Sendable {
+    private let settings: ZeroconfSettings
+    private let registry: SessionRegistry
+    private let logger: Logger
+    private let port: AsyncStream<Int>
+    private let portContinuation: AsyncStream<Int>.Continuation
+    private let publisher = NIOLockedValueBox<ZeroconfPublisher?>(nil)
+
+    init(settings: ZeroconfSettings, registry: SessionRegistry, logger: Logger) {
+        self.settings = settings
+        self.registry = registry
+        self.logger = logger
+        (port, portContinuation) = AsyncStream.makeStream(of: Int.self)
+    }
+
+    /// The capture server listens on `port`: announce it.
+    func listening(on port: Int) {
+        portContinuation.yield(port)
+        portContinuation.finish()
+    }
+
+    /// For `muevalctl status`.
+    var state: AnnouncementState? { publisher.withLockedValue { $0?.state } }
+
+    func run() async throws {
+        var ports = port.cancelOnGracefulShutdown().makeAsyncIterator()
+        guard let port = await ports.next() else { return }
+        let host = ProcessInfo.processInfo.hostName
+        let announcement = ServiceAnnouncement(
+            name: settings.name ?? "muEval on \(host.split(separator: ".").first.map(String.init) ?? host)",
+            types: [ServiceAnnouncement.captureServiceType] + settings.extraTypes,
+            port: UInt16(port), txt: txt())
+        let publisher = try ZeroconfPublisher(announcement: announcement, hostPortHint: "\(host):\(port)", logger: logger)
+        try publisher.start()
+        self.publisher.withLockedValue { $0 = publisher }
+        registry.observeChanges { [weak self] in
+            guard let self else { return }
+            self.publisher.withLockedValue { $0 }?.update(txt: self.txt())
+        }
+        try? await gracefulShutdown()
+        publisher.stop()
+        logger.info("zeroconf: announcement withdrawn")
+    }
+
+    /// The TXT record: versions, and whether the server records and how many sessions wait for a device.
+    private func txt() -> [(key: String, value: String)] {
+        let sessions = registry.openSessions().map(\.snapshot)
+        let recording = sessions.contains { $0.state == .recording }
+        let waiting = sessions.filter { $0.state == .waiting }.count
+        return [("txtvers", "1"), ("protocol", "1"), ("server", MuEvalVersion.current),
+                ("state", recording ? "recording" : "idle"), ("waiting", String(waiting))]
+    }
+}

@@ -1,0 +1,199 @@
+import Control
+import Foundation
+import JournalStorage
+
+/// A real muevald process on a temporary data directory, listening on a free loopback port,
+/// for integration tests that read like a user's session:
+///
+///     let daemon = try await TestDaemon.start()
+///     let session = try await daemon.ctl.call(ControlRequest(command: .start), as: SessionRecord.self)
+///     let device = try await daemon.connectDevice()
+///
+/// The directory is removed and the process killed when the test calls `cleanUp()` (or on deinit).
+public final class TestDaemon: @unchecked Sendable {
+    public let directory: String
+    public let dataDirectory: String
+    public let socketPath: String
+    public private(set) var port = 0
+    public private(set) var process: Process
+    private let arguments: [String]
+    private let launcher: [String]
+    private let listenHost: String
+    private let logPath: String
+
+    /// Starts muevald and waits until it accepts control requests and device connections.
+    ///
+    /// - Parameters:
+    ///   - launcher: a command prefix, e.g. `NetworkLab.launcher(on:)` to run it in a namespace.
+    ///   - zeroconf: announce over Avahi. Off by default: outside a `NetworkLab` it would reach the real network.
+    public static func start(arguments: [String] = [], launcher: [String] = [], listenHost: String = "127.0.0.1",
+                             zeroconf: Bool = false, timeout: Double = 30) async throws -> TestDaemon {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-test-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let daemon = try TestDaemon(directory: directory, arguments: arguments + (zeroconf ? [] : ["--no-zeroconf"]),
+                                    launcher: launcher, listenHost: listenHost)
+        do {
+            try await daemon.waitUntilReady(timeout: timeout)
+        } catch {
+            daemon.cleanUp()
+            throw error
+        }
+        return daemon
+    }
+
+    private init(directory: String, arguments: [String], launcher: [String], listenHost: String) throws {
+        self.directory = directory
+        dataDirectory = directory + "/data"
+        socketPath = directory + "/control.sock"
+        logPath = directory + "/muevald.log"
+        self.arguments = arguments
+        self.launcher = launcher
+        self.listenHost = listenHost
+        process = try Self.launch(launcher: launcher, dataDirectory: dataDirectory, socketPath: socketPath,
+                                  listen: "\(listenHost):0", arguments: arguments, logPath: logPath)
+    }
+
+    deinit {
+        cleanUp()
+    }
+
+    /// The control client for this daemon.
+    public var ctl: ControlClient { ControlClient(socketPath: socketPath) }
+
+    /// Path of a sibling executable of the test bundle (`muevald`, `muevalctl`), or `$NAME_PATH`.
+    public static func executable(_ name: String) -> String {
+        if let override = ProcessInfo.processInfo.environment[name.uppercased() + "_PATH"] { return override }
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        // On Linux the tests run inside NAME.xctest; on macOS inside a bundle: walk up to the build folder.
+        while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent(name).path),
+              directory.pathComponents.count > 1 {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent(name).path
+    }
+
+    private static func launch(launcher: [String], dataDirectory: String, socketPath: String, listen: String,
+                               arguments: [String], logPath: String) throws -> Process {
+        let process = Process()
+        let command = launcher + [executable("muevald"), "--data-dir", dataDirectory, "--socket", socketPath, "--listen", listen] + arguments
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command
+        var environment = ProcessInfo.processInfo.environment
+        environment["JOURNAL_STREAM"] = nil
+        process.environment = environment
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = FileHandle(forWritingAtPath: logPath)
+        log?.seekToEndOfFile()
+        process.standardError = log
+        process.standardOutput = log
+        try process.run()
+        return process
+    }
+
+    private func waitUntilReady(timeout: Double) async throws {
+        let status = try await eventually(timeout: timeout, "muevald to listen (log: \(log))") { () -> StatusReport? in
+            guard self.process.isRunning else { throw TestDaemonError.exited(status: self.process.terminationStatus, log: self.log) }
+            guard let status = try? await self.ctl.call(ControlRequest(command: .status), as: StatusReport.self) else { return nil }
+            return status.listen == nil ? nil : status
+        }
+        port = status.listen?.port ?? 0
+    }
+
+    /// What the daemon logged so far.
+    public var log: String {
+        (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    }
+
+    /// Opens a TCP connection to the daemon, as a device would.
+    public func connectDevice() async throws -> TestDevice {
+        try await TestDevice.connect(port: port)
+    }
+
+    /// SIGTERM, then waits for the exit; returns the exit status.
+    @discardableResult
+    public func stop(timeout: Double = 10) async throws -> Int32 {
+        try await signal(SIGTERM, timeout: timeout)
+    }
+
+    /// SIGKILL: a crash, as far as the daemon's files are concerned.
+    public func kill() async throws {
+        _ = try await signal(SIGKILL, timeout: 10)
+    }
+
+    private func signal(_ signal: Int32, timeout: Double) async throws -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        Foundation.kill(process.processIdentifier, signal)
+        let process = process
+        try await eventually(timeout: timeout, "muevald to exit after signal \(signal)") { process.isRunning ? nil : true }
+        return process.terminationStatus
+    }
+
+    /// Starts the daemon again on the same data directory, socket and port.
+    public func restart(timeout: Double = 30) async throws {
+        if process.isRunning { try await stop() }
+        process = try Self.launch(launcher: launcher, dataDirectory: dataDirectory, socketPath: socketPath,
+                                  listen: "\(listenHost):\(port)", arguments: arguments, logPath: logPath)
+        try await waitUntilReady(timeout: timeout)
+    }
+
+    /// Runs muevalctl against this daemon; returns its exit status and output.
+    public func muevalctl(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runProcess(Self.executable("muevalctl"), arguments + ["--socket", socketPath])
+    }
+
+    /// Kills the daemon if it still runs and removes the directory.
+    public func cleanUp() {
+        if process.isRunning {
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+public enum TestDaemonError: Error, CustomStringConvertible {
+    case exited(status: Int32, log: String)
+    case timedOut(String)
+
+    public var description: String {
+        switch self {
+        case .exited(let status, let log): "muevald exited with status \(status); its log:\n\(log)"
+        case .timedOut(let what): "timed out waiting for \(what)"
+        }
+    }
+}
+
+/// Polls `condition` every 20 ms until it returns a value, or fails after `timeout` seconds.
+@discardableResult
+public func eventually<T>(timeout: Double = 10, _ what: @autoclosure () -> String,
+                          _ condition: () async throws -> T?) async throws -> T {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if let value = try await condition() { return value }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    throw TestDaemonError.timedOut(what())
+}
+
+/// Runs a program to completion, capturing its output.
+public func runProcess(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    let inputPipe = Pipe()
+    process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
+    try process.run()
+    if let input {
+        inputPipe.fileHandleForWriting.write(input)
+        try inputPipe.fileHandleForWriting.close()
+    }
+    // Read both pipes before waiting, so a large output cannot block the child.
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+}

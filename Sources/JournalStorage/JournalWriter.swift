@@ -1,0 +1,182 @@
+import Dispatch
+import Foundation
+import NIOConcurrencyHelpers
+
+/// What one group commit did, reported to the capture server after the transaction committed.
+public struct CommitReport: Sendable {
+    /// The records of the batch, in storage order.
+    public var records: [JournalRecord]
+    /// The row id given to each record, or nil where (device, seq) was already stored.
+    public var rowIDs: [Int64?]
+    /// The highest `seq` now durable, per origin (connection), duplicates included.
+    public var highestSeqByOrigin: [UInt64: Int64]
+    /// Set when the batch could not be stored: none of `records` is in the file.
+    public var failure: SQLiteError?
+    /// When the commit finished (seconds since 1970).
+    public var committedAt: Double
+}
+
+/// Tuning of a writer's queue.
+public struct JournalWriterLimits: Sendable {
+    /// Above this many bytes waiting for commit, `append` asks its callers to stop reading their sockets.
+    public var maxPendingBytes: Int
+    public var synchronous: JournalSynchronous
+
+    public init(maxPendingBytes: Int = 32 << 20, synchronous: JournalSynchronous = .full) {
+        self.maxPendingBytes = maxPendingBytes
+        self.synchronous = synchronous
+    }
+}
+
+/// The single writer of one session file: group commit with a bounded queue.
+///
+/// `append` never blocks and never touches the disk: it queues the records and, if no commit
+/// is running, schedules one on the writer's serial queue. A commit takes everything queued
+/// so far in one transaction, so batches grow by themselves under load (no per-event fsync)
+/// and stay single events when idle (lowest latency). When the queue holds more than
+/// `maxPendingBytes`, `append` answers `.overloaded`; the caller stops reading its socket and
+/// registers with `whenDrained` to be resumed once the queue is under half of the limit.
+public final class JournalWriter: @unchecked Sendable {
+    public enum Admission: Sendable, Equatable {
+        case accepted
+        /// Queued, but the queue is over its limit: stop reading until `whenDrained` calls back.
+        case overloaded
+        /// The writer is closed; nothing was queued.
+        case closed
+    }
+
+    public let path: String
+    private let file: SessionFile
+    private let limits: JournalWriterLimits
+    private let queue: DispatchQueue
+    private let onCommit: @Sendable (CommitReport) -> Void
+
+    private struct State {
+        var pending: [JournalRecord] = []
+        var pendingBytes = 0
+        var commitScheduled = false
+        var closed = false
+        var drainWaiters: [@Sendable () -> Void] = []
+    }
+    private let state = NIOLockedValueBox(State())
+
+    /// Opens the session file at `path` for writing; `onCommit` runs on the writer's queue after every commit.
+    public init(path: String, limits: JournalWriterLimits,
+                onCommit: @escaping @Sendable (CommitReport) -> Void) throws {
+        self.path = path
+        self.limits = limits
+        self.onCommit = onCommit
+        file = try SessionFile(path: path, synchronous: limits.synchronous)
+        try DataDirectory.restrict(path)
+        queue = DispatchQueue(label: "mueval.journal.\((path as NSString).lastPathComponent)")
+    }
+
+    /// Queues records for the next group commit.
+    public func append(_ records: [JournalRecord]) -> Admission {
+        let bytes = records.reduce(0) { $0 + $1.footprint }
+        let (admission, schedule) = state.withLockedValue { state -> (Admission, Bool) in
+            guard !state.closed else { return (.closed, false) }
+            state.pending.append(contentsOf: records)
+            state.pendingBytes += bytes
+            let schedule = !state.commitScheduled
+            state.commitScheduled = true
+            return (state.pendingBytes > limits.maxPendingBytes ? .overloaded : .accepted, schedule)
+        }
+        if schedule { queue.async { self.commitPending() } }
+        return admission
+    }
+
+    /// Calls `resume` once the queue is below half its limit (at once if it already is).
+    public func whenDrained(_ resume: @escaping @Sendable () -> Void) {
+        let now = state.withLockedValue { state -> Bool in
+            if state.pendingBytes <= limits.maxPendingBytes / 2 || state.closed { return true }
+            state.drainWaiters.append(resume)
+            return false
+        }
+        if now { resume() }
+    }
+
+    /// Bytes waiting for commit.
+    public var pendingBytes: Int { state.withLockedValue { $0.pendingBytes } }
+
+    /// Runs `body` on the writer's queue after every event appended before this call is committed.
+    /// Metadata changes (session row, devices, gaps) go through here, so the file has one writer.
+    public func perform<T: Sendable>(_ body: @escaping @Sendable (SessionFile) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                self.commitPending()
+                continuation.resume(with: Result { try body(self.file) })
+            }
+        }
+    }
+
+    /// Like `perform`, without waiting: for metadata that must be written in order but not before the caller goes on.
+    public func submit(_ body: @escaping @Sendable (SessionFile) throws -> Void,
+                       onFailure: @escaping @Sendable (Error) -> Void) {
+        queue.async {
+            self.commitPending()
+            do { try body(self.file) } catch { onFailure(error) }
+        }
+    }
+
+    /// Waits until everything appended so far is committed.
+    public func flush() async throws {
+        try await perform { _ in () }
+    }
+
+    /// Commits what is queued, refuses further appends, folds the WAL into the file and closes it.
+    public func close() async throws {
+        state.withLockedValue { $0.closed = true }
+        try await perform { try $0.checkpoint() }
+        let waiters = state.withLockedValue { state in
+            defer { state.drainWaiters = [] }
+            return state.drainWaiters
+        }
+        waiters.forEach { $0() }
+    }
+
+    // MARK: On the writer's queue
+
+    private func commitPending() {
+        while true {
+            let batch = state.withLockedValue { state -> [JournalRecord] in
+                let batch = state.pending
+                state.pending = []
+                if batch.isEmpty { state.commitScheduled = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            commit(batch)
+        }
+    }
+
+    private func commit(_ batch: [JournalRecord]) {
+        var rowIDs: [Int64?] = []
+        rowIDs.reserveCapacity(batch.count)
+        var highest: [UInt64: Int64] = [:]
+        var failure: SQLiteError?
+        do {
+            try file.database.transaction {
+                for record in batch {
+                    rowIDs.append(try file.insert(record) ? file.database.lastInsertRowID : nil)
+                }
+            }
+            for record in batch {
+                if let seq = record.event.seq { highest[record.origin] = max(highest[record.origin] ?? seq, seq) }
+            }
+        } catch {
+            failure = error as? SQLiteError ?? SQLiteError(code: -1, message: "\(error)", context: "commit to \(path)")
+            rowIDs = Array(repeating: nil, count: batch.count)
+        }
+        let bytes = batch.reduce(0) { $0 + $1.footprint }
+        let waiters = state.withLockedValue { state -> [@Sendable () -> Void] in
+            state.pendingBytes -= bytes
+            guard state.pendingBytes <= limits.maxPendingBytes / 2 else { return [] }
+            defer { state.drainWaiters = [] }
+            return state.drainWaiters
+        }
+        onCommit(CommitReport(records: batch, rowIDs: rowIDs, highestSeqByOrigin: highest,
+                              failure: failure, committedAt: Date().timeIntervalSince1970))
+        waiters.forEach { $0() }
+    }
+}

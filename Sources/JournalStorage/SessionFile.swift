@@ -1,0 +1,180 @@
+import WireProtocol
+
+/// The schema of a session file, a portable SQLite document (docs/STORAGE.md).
+enum SessionFileSchema {
+    /// `PRAGMA application_id`: "muEv", so that `file(1)` and tools can tell a session file apart.
+    static let applicationID: Int32 = 0x6D75_4576
+    static let version = 1
+
+    static let create = """
+        CREATE TABLE IF NOT EXISTS session (
+            id INTEGER PRIMARY KEY,
+            uuid TEXT NOT NULL,
+            name TEXT NOT NULL,
+            test_user TEXT,
+            notes TEXT,
+            sensors TEXT NOT NULL DEFAULT '[]',
+            bound_device TEXT,
+            device TEXT,
+            state TEXT NOT NULL,
+            created REAL NOT NULL,
+            started REAL,
+            stopped REAL,
+            filtered INTEGER NOT NULL DEFAULT 0,
+            duplicates INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE IF NOT EXISTS devices (
+            device TEXT PRIMARY KEY,
+            name TEXT, model TEXT, system_version TEXT, app_id TEXT, app_version TEXT,
+            screen_width REAL, screen_height REAL, screen_scale REAL,
+            address TEXT,
+            first_seen REAL NOT NULL,
+            last_seen REAL NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS events (
+            id INTEGER PRIMARY KEY,
+            device TEXT NOT NULL,
+            seq INTEGER,
+            class TEXT NOT NULL,
+            timestamp REAL NOT NULL,
+            timestamp_estimated INTEGER NOT NULL DEFAULT 0,
+            received REAL NOT NULL,
+            payload TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS events_class ON events(class);
+        CREATE INDEX IF NOT EXISTS events_timestamp ON events(timestamp);
+        CREATE INDEX IF NOT EXISTS events_received ON events(received);
+        CREATE UNIQUE INDEX IF NOT EXISTS events_device_seq ON events(device, seq);
+        CREATE TABLE IF NOT EXISTS blobs (
+            sha256 TEXT PRIMARY KEY,
+            size INTEGER NOT NULL,
+            bytes BLOB NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS gaps (
+            start REAL NOT NULL,
+            "end" REAL,
+            reason TEXT NOT NULL
+        );
+        """
+}
+
+/// One event to be written: the decoded wire event plus what the server knows about its arrival.
+public struct JournalRecord: Sendable {
+    public var device: String
+    public var received: Double
+    public var event: WireEvent
+    /// Opaque id of the connection that sent it, so the commit can be acknowledged to it.
+    public var origin: UInt64
+
+    public init(device: String, received: Double, event: WireEvent, origin: UInt64) {
+        self.device = device
+        self.received = received
+        self.event = event
+        self.origin = origin
+    }
+
+    /// Bytes this record holds in memory, for the writer's backpressure accounting.
+    var footprint: Int {
+        var total = 128 + event.payload.count + event.eventClass.utf8.count + device.utf8.count
+        for blob in event.blobs { total += blob.bytes.count + 64 }
+        return total
+    }
+}
+
+/// The write side of one session file. Owned by a `JournalWriter`, which serialises every use
+/// (`JournalWriter.perform`): never keep a reference to it.
+public final class SessionFile {
+    let database: SQLiteDatabase
+    private let insertEvent: SQLiteStatement
+    private let insertBlob: SQLiteStatement
+
+    /// Opens (creating if needed) the session file at `path` for writing.
+    init(path: String, synchronous: JournalSynchronous) throws {
+        database = try SQLiteDatabase(path: path)
+        try database.execute("""
+            PRAGMA journal_mode = WAL;
+            PRAGMA synchronous = \(synchronous.pragmaValue);
+            PRAGMA application_id = \(SessionFileSchema.applicationID);
+            PRAGMA user_version = \(SessionFileSchema.version);
+            """)
+        try database.execute(SessionFileSchema.create)
+        insertEvent = try database.prepare("""
+            INSERT OR IGNORE INTO events (device, seq, class, timestamp, timestamp_estimated, received, payload)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        insertBlob = try database.prepare("INSERT OR IGNORE INTO blobs (sha256, size, bytes) VALUES (?, ?, ?)")
+    }
+
+    /// Inserts one event; returns false when (device, seq) was already stored.
+    func insert(_ record: JournalRecord) throws -> Bool {
+        for blob in record.event.blobs {
+            insertBlob.bind(1, blob.sha256)
+            insertBlob.bind(2, Int64(blob.bytes.count))
+            try blob.bytes.withUnsafeBytes { bytes in
+                insertBlob.bindBlob(3, bytes)
+                try insertBlob.run()
+            }
+        }
+        let event = record.event
+        insertEvent.bind(1, record.device)
+        insertEvent.bind(2, event.seq)
+        insertEvent.bind(3, event.eventClass)
+        insertEvent.bind(4, event.timestamp ?? record.received)
+        insertEvent.bind(5, Int64(event.timestamp == nil ? 1 : 0))
+        insertEvent.bind(6, record.received)
+        return try event.payload.withUnsafeBytes { payload in
+            insertEvent.bindText(7, utf8: payload)
+            try insertEvent.run()
+            return database.changes > 0
+        }
+    }
+
+    /// Writes the session's own row, so that the file describes itself when copied away.
+    public func writeMetadata(_ session: SessionRecord) throws {
+        let statement = try database.prepare("""
+            INSERT INTO session (\(SessionRow.columns))
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET
+                name = excluded.name, test_user = excluded.test_user, notes = excluded.notes,
+                sensors = excluded.sensors, bound_device = excluded.bound_device, device = excluded.device,
+                state = excluded.state, started = excluded.started, stopped = excluded.stopped,
+                filtered = excluded.filtered, duplicates = excluded.duplicates
+            """)
+        statement.bind(SessionRow.values(session))
+        try statement.run()
+    }
+
+    public func writeDevice(_ device: DeviceRecord) throws {
+        let statement = try database.prepare(DeviceRow.upsert)
+        statement.bind(DeviceRow.values(device))
+        try statement.run()
+    }
+
+    public func openGap(at start: Double, reason: String) throws {
+        let statement = try database.prepare("INSERT INTO gaps (start, \"end\", reason) VALUES (?, NULL, ?)")
+        statement.bind(1, start)
+        statement.bind(2, reason)
+        try statement.run()
+    }
+
+    public func closeGaps(at end: Double) throws {
+        let statement = try database.prepare("UPDATE gaps SET \"end\" = ? WHERE \"end\" IS NULL")
+        statement.bind(1, end)
+        try statement.run()
+    }
+
+    /// Folds the WAL into the main file, so that the file alone is complete when copied.
+    func checkpoint() throws {
+        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+}
+
+/// How hard a commit waits for the disk.
+public enum JournalSynchronous: String, Sendable, CaseIterable {
+    /// fsync the WAL at every group commit: survives power loss (the default).
+    case full
+    /// fsync only at checkpoints: survives a crash of muevald, not of the machine.
+    case normal
+
+    var pragmaValue: String { rawValue.uppercased() }
+}

@@ -1,0 +1,146 @@
+import Crypto
+
+/// Writes typed JSON (see `TypedJSON`) as sink calls arrive, collecting `data` values as blobs.
+struct TypedJSONWriter: PlistSink {
+    private(set) var json: [UInt8] = []
+    private(set) var blobs: [Blob] = []
+
+    init(capacity: Int = 0) {
+        json.reserveCapacity(capacity)
+    }
+
+    /// Separates from the previous value unless this is the first item of a container or a dict value.
+    @inline(__always)
+    private mutating func separate() {
+        if let last = json.last, last != ASCII.leftBrace, last != ASCII.leftBracket, last != ASCII.colon {
+            json.append(ASCII.comma)
+        }
+    }
+
+    private mutating func append(_ literal: StaticString) {
+        json.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    mutating func beginDict() { separate(); json.append(ASCII.leftBrace) }
+    mutating func endDict() { json.append(ASCII.rightBrace) }
+    mutating func beginArray() { separate(); json.append(ASCII.leftBracket) }
+    mutating func endArray() { json.append(ASCII.rightBracket) }
+
+    mutating func key(_ utf8: UnsafeBufferPointer<UInt8>) {
+        separate()
+        // Keys starting with `$` get one more, so a single `$` always marks a typed value.
+        writeString(utf8, extraDollar: utf8.first == ASCII.dollar)
+        json.append(ASCII.colon)
+    }
+
+    mutating func string(_ utf8: UnsafeBufferPointer<UInt8>) {
+        separate()
+        writeString(utf8, extraDollar: false)
+    }
+
+    mutating func integer(_ value: Int64) {
+        separate()
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = value.magnitude
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = ASCII.zero + UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 { json.append(ASCII.minus) }
+            json.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
+    mutating func real(_ value: Double) {
+        separate()
+        if value.isNaN {
+            append(#"{"$real":"nan"}"#)
+        } else if value.isInfinite {
+            append(value > 0 ? #"{"$real":"inf"}"# : #"{"$real":"-inf"}"#)
+        } else {
+            writeReal(value, into: &json)
+        }
+    }
+
+    mutating func bool(_ value: Bool) {
+        separate()
+        append(value ? "true" : "false")
+    }
+
+    mutating func date(_ secondsSince1970: Double) {
+        separate()
+        append(#"{"$date":""#)
+        ISO8601.format(secondsSince1970, into: &json)
+        append(#""}"#)
+    }
+
+    mutating func data(_ bytes: [UInt8]) {
+        separate()
+        let hex = sha256Hex(bytes)
+        append(#"{"$data":""#)
+        json.append(contentsOf: hex.utf8)
+        append(#"","$size":"#)
+        json.append(contentsOf: String(bytes.count).utf8)
+        json.append(ASCII.rightBrace)
+        if !blobs.contains(where: { $0.sha256 == hex }) {
+            blobs.append(Blob(sha256: hex, bytes: bytes))
+        }
+    }
+
+    /// Quotes and escapes in bulk: runs of bytes that need no escape are copied at once.
+    private mutating func writeString(_ utf8: UnsafeBufferPointer<UInt8>, extraDollar: Bool) {
+        json.append(ASCII.quote)
+        if extraDollar { json.append(ASCII.dollar) }
+        var runStart = 0
+        for i in 0..<utf8.count {
+            let b = utf8[i]
+            guard b < 0x20 || b == ASCII.quote || b == ASCII.backslash else { continue }
+            if runStart < i { json.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
+            runStart = i + 1
+            json.append(ASCII.backslash)
+            switch b {
+            case ASCII.quote, ASCII.backslash: json.append(b)
+            case ASCII.newline: json.append(0x6E)  // n
+            case ASCII.carriageReturn: json.append(0x72)  // r
+            case ASCII.tab: json.append(0x74)  // t
+            case 0x08: json.append(0x62)  // b
+            case 0x0C: json.append(0x66)  // f
+            default:
+                append("u00")
+                json.append(hexDigit(b >> 4))
+                json.append(hexDigit(b & 0xF))
+            }
+        }
+        if runStart < utf8.count { json.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        json.append(ASCII.quote)
+    }
+}
+
+@inline(__always)
+func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? ASCII.zero + nibble : 0x61 + nibble - 10 }
+
+/// Lower-case hex SHA-256, the name of a blob.
+func sha256Hex(_ bytes: [UInt8]) -> String {
+    var hex = [UInt8]()
+    hex.reserveCapacity(64)
+    for b in SHA256.hash(data: bytes) {
+        hex.append(hexDigit(b >> 4))
+        hex.append(hexDigit(b & 0xF))
+    }
+    return String(decoding: hex, as: UTF8.self)
+}
+
+/// Appends a finite Double in shortest round-trip form that always reads back as a real: Swift's `description`
+/// ("1.0", "2.5e-07", "1e+20" — all valid JSON and plist), with ".0" added should it ever lack both `.` and `e`.
+func writeReal(_ value: Double, into out: inout [UInt8]) {
+    var text = value.description
+    text.withUTF8 { utf8 in
+        out.append(contentsOf: utf8)
+        if !utf8.contains(ASCII.dot) && !utf8.contains(0x65) {
+            out.append(ASCII.dot)
+            out.append(ASCII.zero)
+        }
+    }
+}

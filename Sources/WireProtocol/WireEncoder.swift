@@ -1,0 +1,167 @@
+import OrderedCollections
+
+/// Writes wire messages: events in the `<event>` key/value form or as Apple property list documents, and the
+/// control messages, each ending in a newline. Whatever it writes, `WireDecoder` reads back to the same values.
+public enum WireEncoder {
+    /// `<event><key>…</key>value…</event>`.
+    public static func event(_ dict: OrderedDictionary<String, PlistValue>) -> [UInt8] {
+        var writer = XMLWriter()
+        writer.keyValueMessage("event", dict)
+        return writer.out
+    }
+
+    /// A complete property list document as Apple writes it (XML declaration, DOCTYPE, tab indentation).
+    public static func plistDocument(_ value: PlistValue) -> [UInt8] {
+        var writer = XMLWriter(indented: true)
+        writer.raw("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+
+            """)
+        writer.value(value, level: 0)
+        writer.raw("</plist>\n")
+        return writer.out
+    }
+
+    /// One value as an indented property list element, for writers that frame the document themselves
+    /// (the exporter streams a root array one event at a time).
+    public static func plistElement(_ value: PlistValue, indent level: Int) -> [UInt8] {
+        var writer = XMLWriter(indented: true)
+        writer.value(value, level: level)
+        return writer.out
+    }
+
+    public static func hello(_ hello: DeviceHello) -> [UInt8] {
+        var dict: OrderedDictionary<String, PlistValue> = [:]
+        dict["protocolVersion"] = hello.protocolVersion.map(PlistValue.integer)
+        dict["deviceId"] = .string(hello.deviceId)
+        dict["deviceName"] = hello.deviceName.map(PlistValue.string)
+        dict["model"] = hello.model.map(PlistValue.string)
+        dict["systemVersion"] = hello.systemVersion.map(PlistValue.string)
+        dict["appId"] = hello.appId.map(PlistValue.string)
+        dict["appVersion"] = hello.appVersion.map(PlistValue.string)
+        dict["screenWidth"] = hello.screenWidth.map(PlistValue.real)
+        dict["screenHeight"] = hello.screenHeight.map(PlistValue.real)
+        dict["screenScale"] = hello.screenScale.map(PlistValue.real)
+        return message("hello", dict)
+    }
+
+    public static func goodbye() -> [UInt8] { Array("<goodbye/>\n".utf8) }
+
+    public static func welcome(_ welcome: Welcome) -> [UInt8] {
+        message("welcome", ["session": .string(welcome.sessionId), "sensors": .array(welcome.sensors.map(PlistValue.string))])
+    }
+
+    public static func ack(seq: Int64) -> [UInt8] { message("ack", ["seq": .integer(seq)]) }
+
+    public static func error(_ error: WireReplyError) -> [UInt8] {
+        var dict: OrderedDictionary<String, PlistValue> = ["reason": .string(error.reason)]
+        dict["seq"] = error.seq.map(PlistValue.integer)
+        return message("error", dict)
+    }
+
+    private static func message(_ name: StaticString, _ dict: OrderedDictionary<String, PlistValue>) -> [UInt8] {
+        var writer = XMLWriter()
+        writer.keyValueMessage(name, dict)
+        return writer.out
+    }
+}
+
+/// Property list XML, compact or indented with tabs as Apple does.
+private struct XMLWriter {
+    var out: [UInt8] = []
+    let indented: Bool
+
+    init(indented: Bool = false) {
+        self.indented = indented
+    }
+
+    mutating func raw(_ text: StaticString) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    mutating func keyValueMessage(_ name: StaticString, _ dict: OrderedDictionary<String, PlistValue>) {
+        raw("<"); raw(name); raw(">")
+        for (key, value) in dict { pair(key, value, level: 0) }
+        raw("</"); raw(name); raw(">\n")
+    }
+
+    private mutating func startLine(_ level: Int) {
+        guard indented else { return }
+        out.append(contentsOf: repeatElement(ASCII.tab, count: level))
+    }
+
+    private mutating func endLine() {
+        if indented { out.append(ASCII.newline) }
+    }
+
+    private mutating func pair(_ key: String, _ value: PlistValue, level: Int) {
+        startLine(level)
+        raw("<key>")
+        text(key)
+        raw("</key>")
+        endLine()
+        self.value(value, level: level)
+    }
+
+    mutating func value(_ value: PlistValue, level: Int) {
+        startLine(level)
+        switch value {
+        case .string(let s):
+            raw("<string>"); text(s); raw("</string>")
+        case .integer(let v):
+            raw("<integer>"); out.append(contentsOf: String(v).utf8); raw("</integer>")
+        case .real(let v):
+            raw("<real>")
+            if v.isFinite { writeReal(v, into: &out) } else { out.append(contentsOf: v.description.utf8) }
+            raw("</real>")
+        case .bool(let v):
+            v ? raw("<true/>") : raw("<false/>")
+        case .date(let v):
+            raw("<date>"); ISO8601.format(v, into: &out); raw("</date>")
+        case .data(let v):
+            raw("<data>"); Base64.encode(v, into: &out); raw("</data>")
+        case .array(let items) where items.isEmpty:
+            raw("<array/>")
+        case .array(let items):
+            raw("<array>")
+            endLine()
+            for item in items { self.value(item, level: level + 1) }
+            startLine(level)
+            raw("</array>")
+        case .dict(let dict) where dict.isEmpty:
+            raw("<dict/>")
+        case .dict(let dict):
+            raw("<dict>")
+            endLine()
+            for (key, item) in dict { pair(key, item, level: level + 1) }
+            startLine(level)
+            raw("</dict>")
+        }
+        endLine()
+    }
+
+    /// Escapes markup characters, and control characters (including CR, which XML readers would normalize)
+    /// as numeric references so that strings come back byte for byte.
+    private mutating func text(_ s: String) {
+        var s = s
+        s.withUTF8 { utf8 in
+            var runStart = 0
+            for i in 0..<utf8.count {
+                let b = utf8[i]
+                guard b == ASCII.lessThan || b == ASCII.ampersand || b == ASCII.greaterThan
+                    || (b < 0x20 && b != ASCII.tab && b != ASCII.newline) else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                runStart = i + 1
+                switch b {
+                case ASCII.lessThan: raw("&lt;")
+                case ASCII.ampersand: raw("&amp;")
+                case ASCII.greaterThan: raw("&gt;")
+                default: out.append(contentsOf: "&#\(b);".utf8)
+                }
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        }
+    }
+}

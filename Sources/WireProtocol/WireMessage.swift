@@ -1,0 +1,116 @@
+import OrderedCollections
+
+/// Limits the decoder enforces on every message; both are configurable in muevald.
+public struct WireLimits: Sendable, Equatable {
+    /// Largest message accepted, in bytes, from its `<` to its closing `>` (16 MiB: a screenshot fits).
+    public var maxMessageBytes: Int
+    /// Deepest nesting of values: an `<event>` with a flat key/value list has depth 1; each `<dict>`/`<array>` adds one.
+    public var maxDepth: Int
+
+    public init(maxMessageBytes: Int = 16 << 20, maxDepth: Int = 64) {
+        self.maxMessageBytes = maxMessageBytes
+        self.maxDepth = maxDepth
+    }
+}
+
+/// One message on the wire, in either direction.
+public enum WireMessage: Sendable, Equatable {
+    // Device to server.
+    /// Boxed: it is rare and large, and keeps every other message small to move around.
+    indirect case hello(DeviceHello)
+    case event(WireEvent)
+    case goodbye
+    // Server to device.
+    case welcome(Welcome)
+    case ack(seq: Int64)
+    case error(WireReplyError)
+}
+
+/// What a device says about itself in `<hello>`; only `deviceId` is required.
+public struct DeviceHello: Sendable, Equatable {
+    public var deviceId: String
+    public var protocolVersion: Int64?
+    public var deviceName: String?
+    public var model: String?
+    public var systemVersion: String?
+    public var appId: String?
+    public var appVersion: String?
+    public var screenWidth: Double?
+    public var screenHeight: Double?
+    public var screenScale: Double?
+
+    public init(deviceId: String, protocolVersion: Int64? = nil, deviceName: String? = nil, model: String? = nil,
+                systemVersion: String? = nil, appId: String? = nil, appVersion: String? = nil,
+                screenWidth: Double? = nil, screenHeight: Double? = nil, screenScale: Double? = nil) {
+        self.deviceId = deviceId
+        self.protocolVersion = protocolVersion
+        self.deviceName = deviceName
+        self.model = model
+        self.systemVersion = systemVersion
+        self.appId = appId
+        self.appVersion = appVersion
+        self.screenWidth = screenWidth
+        self.screenHeight = screenHeight
+        self.screenScale = screenScale
+    }
+}
+
+/// A decoded event, ready to be stored: the indexed fields plus the whole event as typed JSON.
+public struct WireEvent: Sendable, Equatable {
+    /// The `class` value (required).
+    public var eventClass: String
+    /// Device time in seconds since 1970, from a `date` or `real` `timestamp`; nil when the device sent none.
+    public var timestamp: Double?
+    /// The optional per-device sequence number, for acknowledgement and de-duplication.
+    public var seq: Int64?
+    /// The `sensor` value when it is a string, for the session's sensor selection.
+    public var sensor: String?
+    /// The whole event dictionary as typed JSON (UTF-8), see docs/STORAGE.md.
+    public var payload: [UInt8]
+    /// Every `data` value of the event, referenced from `payload` by its SHA-256.
+    public var blobs: [Blob]
+
+    public init(eventClass: String, timestamp: Double?, seq: Int64?, sensor: String?, payload: [UInt8], blobs: [Blob]) {
+        self.eventClass = eventClass
+        self.timestamp = timestamp
+        self.seq = seq
+        self.sensor = sensor
+        self.payload = payload
+        self.blobs = blobs
+    }
+}
+
+/// Binary content, stored once per content in a session file.
+public struct Blob: Sendable, Hashable {
+    /// Lower-case hex SHA-256 of `bytes`.
+    public var sha256: String
+    public var bytes: [UInt8]
+
+    public init(sha256: String, bytes: [UInt8]) {
+        self.sha256 = sha256
+        self.bytes = bytes
+    }
+}
+
+/// The server's answer to `<hello>`.
+public struct Welcome: Sendable, Equatable {
+    public var sessionId: String
+    /// Event classes or sensor names the session records; empty means everything.
+    public var sensors: [String]
+
+    public init(sessionId: String, sensors: [String]) {
+        self.sessionId = sessionId
+        self.sensors = sensors
+    }
+}
+
+/// The server's `<error>` reply to a rejected message.
+public struct WireReplyError: Sendable, Equatable {
+    public var reason: String
+    public var seq: Int64?
+
+    public init(reason: String, seq: Int64? = nil) {
+        self.reason = reason
+        self.seq = seq
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Daemon
+import Foundation
+import Logging
+
+/// muevald: the muEval capture server. Everything but argument parsing lives in the Daemon module.
+@main
+struct MuEvalDaemonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "muevald",
+        abstract: "The muEval capture server: records usability events streamed by devices under test.",
+        discussion: "Settings come from flags, then MUEVAL_* environment variables, then the config file, then defaults (config/muevald.toml lists them all).")
+
+    @Option(name: .long, help: ArgumentHelp("A TOML config file.", valueName: "FILE"))
+    var config: String?
+
+    @Option(name: .customLong("data-dir"), help: ArgumentHelp("Where the catalog and session files live (default ./mueval-data).", valueName: "DIR"))
+    var dataDirectory: String?
+
+    @Option(name: .long, help: ArgumentHelp("Address devices connect to (default 0.0.0.0:28021).", valueName: "HOST:PORT"))
+    var listen: String?
+
+    @Option(name: .long, help: ArgumentHelp("The control socket muevalctl talks to.", valueName: "PATH"))
+    var socket: String?
+
+    @Option(name: .customLong("unknown-devices"), help: ArgumentHelp("What to do with devices no session waits for: reject or auto.", valueName: "POLICY"))
+    var unknownDevicePolicy: String?
+
+    @Flag(name: .customLong("no-zeroconf"), help: "Do not announce the service over Zeroconf (Avahi).")
+    var noZeroconf = false
+
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
+    var logLevel: String?
+
+    func run() async throws {
+        var flags: [String: String] = [:]
+        flags["storage.data_directory"] = dataDirectory
+        flags["server.listen"] = listen
+        flags["control.socket"] = socket
+        flags["server.unknown_device_policy"] = unknownDevicePolicy
+        flags["log.level"] = logLevel
+        if noZeroconf { flags["zeroconf.enabled"] = "false" }
+        let configuration: DaemonConfiguration
+        do {
+            configuration = try ConfigurationLoader().load(file: config, flags: flags)
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("muevald: \(error)\n".utf8))
+            throw ExitCode(ConfigurationError.exitCode)
+        }
+        LoggingSystem.bootstrap { StderrLogHandler(label: $0, level: configuration.logLevel) }
+        do {
+            try await MuEvalDaemon(configuration: configuration).run()
+        } catch {
+            Logger(label: "muevald").critical("\(error)")
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import CaptureServer
+@testable import Daemon
+import Foundation
+import JournalStorage
+import XCTest
+
+final class ConfigurationLoaderTests: XCTestCase {
+    private func file(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("muevald-\(UUID().uuidString).toml").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+        return path
+    }
+
+    func testTheShippedConfigFileIsValidAndEqualsTheDefaults() throws {
+        let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/muevald.toml").path
+        let loaded = try ConfigurationLoader(environment: [:]).load(file: shipped, flags: [:])
+        let defaults = DaemonConfiguration()
+        XCTAssertEqual(loaded.capture.port, defaults.capture.port)
+        XCTAssertEqual(loaded.capture.wireLimits, defaults.capture.wireLimits)
+        XCTAssertEqual(loaded.dataDirectory, defaults.dataDirectory)
+    }
+
+    func testEveryOptionIsDocumentedInTheShippedConfigFile() throws {
+        let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/muevald.toml").path
+        let text = try String(contentsOfFile: shipped, encoding: .utf8)
+        for option in ConfigurationOption.all {
+            let parts = option.key.split(separator: ".")
+            XCTAssertTrue(text.contains("[\(parts[0])]"), "section of \(option.key)")
+            XCTAssertTrue(text.contains("#\(parts[1]) = "), "\(option.key) is not documented in config/muevald.toml")
+        }
+    }
+
+    func testFlagBeatsEnvironmentBeatsFileBeatsDefault() throws {
+        let path = try file("""
+            [server]
+            listen = "127.0.0.1:1000"
+            max_connections = 10
+            idle_timeout = 5
+            [log]
+            level = "debug"
+            """)
+        let environment = ["MUEVAL_SERVER_LISTEN": "127.0.0.1:2000", "MUEVAL_SERVER_MAX_CONNECTIONS": "20"]
+        let configuration = try ConfigurationLoader(environment: environment)
+            .load(file: path, flags: ["server.listen": "[::1]:3000"])
+        XCTAssertEqual(configuration.capture.host, "::1")
+        XCTAssertEqual(configuration.capture.port, 3000)
+        XCTAssertEqual(configuration.capture.maxConnections, 20)
+        XCTAssertEqual(configuration.capture.idleTimeout, 5)
+        XCTAssertEqual(configuration.logLevel, .debug)
+        XCTAssertEqual(configuration.capture.maxConnectionsPerAddress, CaptureConfiguration().maxConnectionsPerAddress)
+    }
+
+    func testMuevalSocketSetsTheControlSocketLikeForMuevalctl() throws {
+        let configuration = try ConfigurationLoader(environment: ["MUEVAL_SOCKET": "/tmp/x.sock"]).load(file: nil, flags: [:])
+        XCTAssertEqual(configuration.controlSocket, "/tmp/x.sock")
+    }
+
+    func testUnknownKeyNamesTheFileAndTheKey() throws {
+        let path = try file("[server]\nlisten = \":1\"\nmax_conections = 3\n")
+        XCTAssertThrowsError(try ConfigurationLoader(environment: [:]).load(file: path, flags: [:])) { error in
+            XCTAssertTrue("\(error)".contains(path), "\(error)")
+            XCTAssertTrue("\(error)".contains("unknown setting server.max_conections"), "\(error)")
+        }
+    }
+
+    func testInvalidValuesSayWhatIsAllowed() throws {
+        let path = try file("[server]\nunknown_device_policy = \"maybe\"\n")
+        XCTAssertThrowsError(try ConfigurationLoader(environment: [:]).load(file: path, flags: [:])) { error in
+            XCTAssertTrue("\(error)".contains("one of \"reject\", \"auto\""), "\(error)")
+        }
+        let wrongType = try file("[limits]\nmax_message_bytes = \"big\"\n")
+        XCTAssertThrowsError(try ConfigurationLoader(environment: [:]).load(file: wrongType, flags: [:])) { error in
+            XCTAssertTrue("\(error)".contains("limits.max_message_bytes must be an integer"), "\(error)")
+        }
+        XCTAssertThrowsError(try ConfigurationLoader(environment: [:]).load(file: nil, flags: ["server.listen": "localhost"])) { error in
+            XCTAssertTrue("\(error)".contains("HOST:PORT"), "\(error)")
+        }
+    }
+
+    func testSyntaxErrorsNameTheLine() throws {
+        let path = try file("[server]\nlisten = \n")
+        XCTAssertThrowsError(try ConfigurationLoader(environment: [:]).load(file: path, flags: [:])) { error in
+            XCTAssertTrue("\(error)".contains("\(path):2"), "\(error)")
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Control
+import DaemonTestSupport
+import Foundation
+import JournalStorage
+import XCTest
+
+/// Property lists written and read by an independent implementation: Python's plistlib.
+final class IndependentSerializerTests: XCTestCase {
+    /// Writes one event per value type with plistlib, sends the bytes as they are, exports the
+    /// session as a plist, and has plistlib compare what it reads back with what it wrote.
+    func testPlistlibEventsSurviveStorageAndExportWithEveryValueAndType() async throws {
+        let daemon = try await TestDaemon.start()
+        defer { daemon.cleanUp() }
+        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "plistlib"), as: SessionRecord.self)
+        let script = daemon.directory + "/events.py"
+        try Self.python.write(toFile: script, atomically: true, encoding: .utf8)
+        let written = try runProcess("/usr/bin/env", ["python3", script, "write"])
+        XCTAssertEqual(written.status, 0, written.stderr)
+
+        let device = try await daemon.connectDevice()
+        try await device.send(written.stdout)
+        try await device.waitForAck(3)
+
+        let exported = daemon.directory + "/export.plist"
+        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: "plistlib"), as: [SessionRecord].self)
+        let export = try daemon.muevalctl(["export", String(session.id), "--format", "plist", "-o", exported])
+        XCTAssertEqual(export.status, 0, export.stderr)
+        let compared = try runProcess("/usr/bin/env", ["python3", script, "compare", exported])
+        XCTAssertEqual(compared.status, 0, compared.stdout + compared.stderr)
+        XCTAssertEqual(compared.stdout, "3 events identical\n")
+        await device.close()
+    }
+
+    static let python = #"""
+    import datetime, plistlib, sys
+
+    def events():
+        shot = bytes(range(256)) * 40
+        return [
+            {"class": "UserInputEvent", "seq": 1, "timestamp": 1298155386.125, "x": 155, "y": -267,
+             "pressure": 0.5, "tap": True, "drag": False, "view": "PostsViewController <&> \"quoted\" 'single' é ✓"},
+            {"class": "UserInterfaceEvent", "seq": 2, "timestamp": datetime.datetime(2011, 2, 19, 22, 43, 6),
+             "screenshot": shot, "empty": b"", "stack": ["Posts", "Editor"], "nested": {"a": [1, 2.5, {"b": []}], "$odd": "dollar"},
+             "big": 9223372036854775807, "small": -9223372036854775808, "blank": "", "spaces": "  two  "},
+            {"class": "CustomEvent", "seq": 3, "name": "Edit blog posting", "phase": "begin", "emptyDict": {}, "tiny": 1e-300},
+        ]
+
+    if sys.argv[1] == "write":
+        sys.stdout.write("".join(plistlib.dumps(e).decode() for e in events()))
+    else:
+        with open(sys.argv[2], "rb") as f:
+            back = plistlib.load(f)
+        sent = events()
+        if back != sent:
+            for a, b in zip(sent, back):
+                if a != b:
+                    print("sent    ", a)
+                    print("exported", b)
+            sys.exit(1)
+        # plistlib compares 1 == 1.0: check that every type survived too.
+        def types(v):
+            if isinstance(v, dict): return {k: types(x) for k, x in v.items()}
+            if isinstance(v, list): return [types(x) for x in v]
+            return type(v).__name__
+        if types(back) != types(sent):
+            print("types differ", types(sent), types(back))
+            sys.exit(1)
+        print(f"{len(back)} events identical")
+    """#
+}

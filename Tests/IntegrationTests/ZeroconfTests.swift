@@ -1,0 +1,167 @@
+import Control
+import DaemonTestSupport
+import Foundation
+import JournalStorage
+import XCTest
+import Zeroconf
+
+/// Zeroconf on a real network of two hosts (network namespaces with their own avahi-daemons):
+/// muevald on "lab", a device on "device" that finds it with no configuration.
+final class ZeroconfTests: XCTestCase {
+    private var lab: NetworkLab!
+
+    override func setUpWithError() throws {
+        if let reason = NetworkLab.unavailableReason {
+            // Loud on purpose: these tests must run in CI (as root).
+            print("⚠️  SKIPPING ZEROCONF TESTS: \(reason)")
+            throw XCTSkip("Zeroconf tests need network namespaces: \(reason)")
+        }
+        lab = try NetworkLab.create()
+    }
+
+    override func tearDown() {
+        lab?.cleanUp()
+        let left = (try? runProcess("/usr/bin/env", ["ip", "netns", "list"]).stdout) ?? ""
+        XCTAssertFalse(left.contains(NetworkLab.namespacePrefix), "namespaces left behind: \(left)")
+    }
+
+    private func startDaemon(_ arguments: [String] = []) async throws -> TestDaemon {
+        try await TestDaemon.start(arguments: arguments, launcher: lab.launcher(on: lab.lab), listenHost: "0.0.0.0", zeroconf: true)
+    }
+
+    /// Browses from the device host with `muevalctl discover --json`.
+    private func discover(timeout: Double = 2) throws -> [DiscoveredService] {
+        let result = try lab.run(on: lab.device, [TestDaemon.executable("muevalctl"), "discover", "--json", "--timeout", String(timeout)])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return try JSONDecoder().decode([DiscoveredService].self, from: Data(result.stdout.utf8))
+    }
+
+    private func waitForAnnouncement(_ daemon: TestDaemon, timeout: Double = 10) async throws -> String {
+        try await eventually(timeout: timeout, "an announcement; log: \(daemon.log)") { () -> String? in
+            let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+            return status.zeroconf.hasPrefix("announced") ? status.zeroconf : nil
+        }
+    }
+
+    func testDeviceFindsTheServerWithNoConfigurationAndDeliversAnEvent() async throws {
+        try lab.startAvahi(on: lab.lab)
+        try lab.startAvahi(on: lab.device)
+        let daemon = try await startDaemon(["--config", try config(name: "muEval test lab")])
+        defer { daemon.cleanUp() }
+        _ = try await waitForAnnouncement(daemon)
+        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "found-by-zeroconf"), as: SessionRecord.self)
+
+        let found = try await eventually(timeout: 10, "the service on the device host") { () -> DiscoveredService? in
+            try self.discover().first { $0.name == "muEval test lab" }
+        }
+        XCTAssertEqual(found.type, ServiceAnnouncement.captureServiceType)
+        XCTAssertEqual(found.host, "\(lab.lab.hostName).local")
+        XCTAssertEqual(found.addresses, [lab.lab.address])
+        XCTAssertEqual(found.port, daemon.port)
+        XCTAssertEqual(found.txt["txtvers"], "1")
+        XCTAssertEqual(found.txt["protocol"], "1")
+        XCTAssertEqual(found.txt["server"], MuEvalVersion.current)
+        XCTAssertEqual(found.txt["state"], "idle")
+        XCTAssertEqual(found.txt["waiting"], "1")
+        // The alias type is announced too.
+        let alias = try lab.run(on: lab.device, [TestDaemon.executable("muevalctl"), "discover", "--json", "--type", "_mueval._tcp"])
+        XCTAssertTrue(alias.stdout.contains("muEval test lab"), alias.stdout + alias.stderr)
+
+        // Connect to what was found, over the veth, as the device would.
+        let event = "<event><key>class</key><string>UserInputEvent</string><key>x</key><integer>155</integer></event>"
+        let sent = try lab.run(on: lab.device, ["sh", "-c", "printf '\(event)' | nc -N \(found.addresses[0]) \(found.port)"])
+        XCTAssertEqual(sent.status, 0, sent.stderr)
+        let stored = try await eventually("the event in the journal") { () -> [StoredEvent]? in
+            let events = try await daemon.ctl.call(ControlRequest(command: .events, session: String(session.id)), as: [StoredEvent].self)
+            return events.isEmpty ? nil : events
+        }
+        XCTAssertEqual(stored.first?.device, "address:\(lab.device.address)")
+
+        // The TXT record follows the session's state.
+        let recording = try await eventually(timeout: 10, "TXT state=recording") { () -> DiscoveredService? in
+            try self.discover().first { $0.txt["state"] == "recording" }
+        }
+        XCTAssertEqual(recording.txt["waiting"], "0")
+
+        // Clean withdrawal on shutdown.
+        XCTAssertEqual(try await daemon.stop(), 0)
+        try await eventually(timeout: 10, "the announcement to be withdrawn") { () -> Bool? in
+            try self.discover(timeout: 1).isEmpty ? true : nil
+        }
+    }
+
+    func testAnnouncementComesBackAfterAvahiRestarts() async throws {
+        try lab.startAvahi(on: lab.lab)
+        try lab.startAvahi(on: lab.device)
+        let daemon = try await startDaemon()
+        defer { daemon.cleanUp() }
+        let name = try await waitForAnnouncement(daemon)
+        XCTAssertFalse(try discover().isEmpty)
+
+        lab.stopAvahi(on: lab.lab)
+        try await eventually(timeout: 10, "muevald to notice") { () -> Bool? in
+            let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+            return status.zeroconf == "waiting for avahi-daemon" ? true : nil
+        }
+        try lab.startAvahi(on: lab.lab)
+        let restarted = Date()
+        let again = try await waitForAnnouncement(daemon, timeout: 5)
+        XCTAssertEqual(again, name)
+        try await eventually(timeout: 5, "the service on the device host again") { () -> Bool? in
+            try self.discover(timeout: 1).isEmpty ? nil : true
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(restarted), 5)
+        XCTAssertTrue(daemon.log.contains("lost avahi-daemon"), daemon.log)
+    }
+
+    func testNameTakenByAnotherHostIsReplacedByAvahisAlternative() async throws {
+        try lab.startAvahi(on: lab.lab)
+        try lab.startAvahi(on: lab.device)
+        // Another host (the device host here) already announces the name.
+        try lab.spawn(on: lab.device, ["avahi-publish-service", "muEval on lab", ServiceAnnouncement.captureServiceType, "4242"])
+        try await eventually(timeout: 10, "the other host's service") { () -> Bool? in
+            try self.discover(timeout: 1).contains { $0.name == "muEval on lab" } ? true : nil
+        }
+        let daemon = try await startDaemon(["--config", try config(name: "muEval on lab")])
+        defer { daemon.cleanUp() }
+        let state = try await waitForAnnouncement(daemon)
+        XCTAssertEqual(state, "announced as \"muEval on lab #2\"")
+        XCTAssertTrue(daemon.log.contains("is taken on the network"), daemon.log)
+        let renamed = try await eventually(timeout: 10, "the renamed service") { () -> DiscoveredService? in
+            try self.discover().first { $0.name == "muEval on lab #2" }
+        }
+        XCTAssertEqual(renamed.port, daemon.port)
+        let status = try daemon.muevalctl(["status"])
+        XCTAssertTrue(status.stdout.contains("muEval on lab #2"), status.stdout)
+    }
+
+    func testServesWithoutAvahiAndAnnouncesWhenItAppears() async throws {
+        try lab.startAvahi(on: lab.device)
+        let daemon = try await startDaemon()
+        defer { daemon.cleanUp() }
+        try await eventually(timeout: 10, "the warning") { () -> Bool? in
+            daemon.log.contains("devices must connect to") ? true : nil
+        }
+        XCTAssertEqual(daemon.log.components(separatedBy: "avahi-daemon is not running").count - 1, 1, daemon.log)
+        // TCP works without Zeroconf.
+        _ = try await daemon.ctl.call(ControlRequest(command: .start), as: SessionRecord.self)
+        let sent = try lab.run(on: lab.device, ["sh", "-c", "printf '<event><key>class</key><string>X</string></event>' | nc -N \(lab.lab.address) \(daemon.port)"])
+        XCTAssertEqual(sent.status, 0, sent.stderr)
+
+        try lab.startAvahi(on: lab.lab)
+        _ = try await waitForAnnouncement(daemon, timeout: 10)
+        let found = try await eventually(timeout: 10, "the service") { () -> DiscoveredService? in try self.discover().first }
+        XCTAssertEqual(found.port, daemon.port)
+    }
+
+    private func config(name: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("zeroconf-\(UUID().uuidString).toml").path
+        try """
+            [zeroconf]
+            name = "\(name)"
+            types = ["_mueval._tcp"]
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+        return path
+    }
+}

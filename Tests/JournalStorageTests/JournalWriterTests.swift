@@ -1,0 +1,159 @@
+import Foundation
+@testable import JournalStorage
+import NIOConcurrencyHelpers
+import WireProtocol
+import XCTest
+
+final class JournalWriterTests: XCTestCase {
+    private var directory: String!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func record(seq: Int64?, device: String = "d1", origin: UInt64 = 1, blobs: [Blob] = [], timestamp: Double? = 100) -> JournalRecord {
+        let payload = #"{"class":"UserInputEvent","seq":\#(seq.map(String.init) ?? "null")}"#
+        return JournalRecord(device: device, received: 200,
+                             event: WireEvent(eventClass: "UserInputEvent", timestamp: timestamp, seq: seq, sensor: nil,
+                                              payload: Array(payload.utf8), blobs: blobs),
+                             origin: origin)
+    }
+
+    func testGroupCommitStoresEveryEventInOrderAndReportsHighestSeqPerOrigin() async throws {
+        let reports = NIOLockedValueBox<[CommitReport]>([])
+        let writer = try JournalWriter(path: directory + "/s.sqlite", limits: .init(synchronous: .normal)) { report in
+            reports.withLockedValue { $0.append(report) }
+        }
+        for seq in 1...1000 {
+            _ = writer.append([record(seq: Int64(seq), origin: UInt64(seq % 2))])
+        }
+        try await writer.flush()
+        let all = reports.withLockedValue { $0 }
+        XCTAssertEqual(all.reduce(0) { $0 + $1.records.count }, 1000)
+        XCTAssertLessThan(all.count, 1000, "events should be committed in batches")
+        XCTAssertEqual(all.compactMap { $0.highestSeqByOrigin[0] }.max(), 1000)
+        XCTAssertEqual(all.compactMap { $0.highestSeqByOrigin[1] }.max(), 999)
+        let events = try SessionReader(path: directory + "/s.sqlite").events()
+        XCTAssertEqual(events.map(\.seq), (1...1000).map { Int64($0) })
+        XCTAssertEqual(events.map(\.id), (1...1000).map { Int64($0) })
+        try await writer.close()
+    }
+
+    func testDuplicateDeviceSeqIsStoredOnceButEventsWithoutSeqAlwaysStored() async throws {
+        let reports = NIOLockedValueBox<[CommitReport]>([])
+        let writer = try JournalWriter(path: directory + "/s.sqlite", limits: .init()) { report in
+            reports.withLockedValue { $0.append(report) }
+        }
+        _ = writer.append([record(seq: 1), record(seq: 1), record(seq: 1, device: "d2"), record(seq: nil), record(seq: nil)])
+        try await writer.flush()
+        let rowIDs = reports.withLockedValue { $0.flatMap(\.rowIDs) }
+        XCTAssertEqual(rowIDs.map { $0 != nil }, [true, false, true, true, true])
+        XCTAssertEqual(try SessionReader(path: directory + "/s.sqlite").eventCount(), 4)
+        try await writer.close()
+    }
+
+    func testMissingTimestampUsesReceiveTimeAndIsMarked() async throws {
+        let writer = try JournalWriter(path: directory + "/s.sqlite", limits: .init()) { _ in }
+        _ = writer.append([record(seq: 1, timestamp: nil), record(seq: 2, timestamp: 50)])
+        try await writer.flush()
+        let events = try SessionReader(path: directory + "/s.sqlite").events()
+        XCTAssertEqual(events.map(\.timestamp), [200, 50])
+        XCTAssertEqual(events.map(\.timestampEstimated), [true, false])
+        try await writer.close()
+    }
+
+    func testIdenticalBinaryDataIsStoredOnce() async throws {
+        let writer = try JournalWriter(path: directory + "/s.sqlite", limits: .init()) { _ in }
+        let screenshot = Blob(sha256: String(repeating: "ab", count: 32), bytes: Array(repeating: 7, count: 48_000))
+        _ = writer.append((1...10).map { record(seq: Int64($0), blobs: [screenshot]) })
+        try await writer.flush()
+        let reader = try SessionReader(path: directory + "/s.sqlite")
+        XCTAssertEqual(try reader.blob(sha256: screenshot.sha256), screenshot.bytes)
+        let count = try runSQLite(directory + "/s.sqlite", "SELECT COUNT(*), SUM(size) FROM blobs")
+        XCTAssertEqual(count, "1|48000\n")
+        try await writer.close()
+    }
+
+    func testAppendReportsOverloadAboveTheLimitAndResumesWhenDrained() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let writer = try JournalWriter(path: directory + "/s.sqlite", limits: .init(maxPendingBytes: 10_000)) { _ in
+            gate.wait()  // hold the first commit, so that the queue fills
+        }
+        XCTAssertEqual(writer.append([record(seq: 1)]), .accepted)
+        var admissions: [JournalWriter.Admission] = []
+        for seq in 2...200 { admissions.append(writer.append([record(seq: Int64(seq))])) }
+        XCTAssertEqual(admissions.last, .overloaded)
+        let resumed = expectation(description: "resumed")
+        writer.whenDrained { resumed.fulfill() }
+        for _ in 0..<4 { gate.signal() }
+        await fulfillment(of: [resumed], timeout: 10)
+        XCTAssertLessThanOrEqual(writer.pendingBytes, 5_000)
+        for _ in 0..<400 { gate.signal() }
+        try await writer.close()
+        XCTAssertEqual(try SessionReader(path: directory + "/s.sqlite").eventCount(), 200)
+        XCTAssertEqual(writer.append([record(seq: 999)]), .closed)
+    }
+
+    func testSessionFileIsPrivateAndCarriesItsMetadataAndGaps() async throws {
+        let catalog = try Catalog(directory: directory + "/data")
+        let session = try catalog.createSession(name: "jack", testUser: "Jack", notes: nil, sensors: ["UserInputEvent"],
+                                                boundDevice: "iphone", now: 1000)
+        let writer = try JournalWriter(path: session.path, limits: .init()) { _ in }
+        try await writer.perform { file in
+            try file.writeMetadata(session)
+            try file.openGap(at: 1010, reason: "test")
+            try file.closeGaps(at: 1020)
+        }
+        try await writer.close()
+        let attributes = try FileManager.default.attributesOfItem(atPath: session.path)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        let directoryAttributes = try FileManager.default.attributesOfItem(atPath: directory + "/data")
+        XCTAssertEqual((directoryAttributes[.posixPermissions] as? NSNumber)?.intValue, 0o700)
+        let reader = try SessionReader(path: session.path)
+        XCTAssertEqual(try reader.session()?.name, "jack")
+        XCTAssertEqual(try reader.session()?.sensors, ["UserInputEvent"])
+        XCTAssertEqual(try reader.gaps(), [SessionGap(start: 1010, end: 1020, reason: "test")])
+    }
+
+    func testCatalogAllocatesIdsListsAndDeletes() throws {
+        let catalog = try Catalog(directory: directory + "/data")
+        let first = try catalog.createSession(name: nil, testUser: nil, notes: nil, sensors: [], boundDevice: nil, now: 1)
+        let second = try catalog.createSession(name: "b", testUser: "Jill", notes: "n", sensors: [], boundDevice: "x", now: 2)
+        XCTAssertEqual([first.id, second.id], [1, 2])
+        XCTAssertEqual(first.name, "session-1")
+        XCTAssertEqual(try catalog.sessions().map(\.name), ["session-1", "b"])
+        FileManager.default.createFile(atPath: first.path, contents: Data("x".utf8))
+        try catalog.deleteSession(first)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: first.path))
+        XCTAssertEqual(try catalog.sessions().map(\.id), [2])
+        // Reopening keeps what was written.
+        XCTAssertEqual(try Catalog(directory: directory + "/data").session(id: 2)?.testUser, "Jill")
+    }
+
+    func testJSONLinesExportSplicesThePayloadUnchanged() async throws {
+        let writer = try JournalWriter(path: directory + "/s.sqlite", limits: .init()) { _ in }
+        _ = writer.append([record(seq: 7)])
+        try await writer.close()
+        var output: [UInt8] = []
+        try JournalExporter(path: directory + "/s.sqlite", format: .jsonl).export { output += $0 }
+        XCTAssertEqual(String(decoding: output, as: UTF8.self),
+                       #"{"class":"UserInputEvent","device":"d1","id":1,"received":200,"seq":7,"timestamp":100,"timestampEstimated":false,"payload":{"class":"UserInputEvent","seq":7}}"# + "\n")
+    }
+
+    private func runSQLite(_ path: String, _ sql: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path, sql]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
