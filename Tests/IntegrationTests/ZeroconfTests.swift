@@ -84,7 +84,8 @@ final class ZeroconfTests: XCTestCase {
         XCTAssertEqual(recording.txt["waiting"], "0")
 
         // Clean withdrawal on shutdown.
-        XCTAssertEqual(try await daemon.stop(), 0)
+        let status = try await daemon.stop()
+        XCTAssertEqual(status, 0)
         try await eventually(timeout: 10, "the announcement to be withdrawn") { () -> Bool? in
             try self.discover(timeout: 1).isEmpty ? true : nil
         }

@@ -127,7 +127,7 @@ final class JournalWriterTests: XCTestCase {
         XCTAssertEqual([first.id, second.id], [1, 2])
         XCTAssertEqual(first.name, "session-1")
         XCTAssertEqual(try catalog.sessions().map(\.name), ["session-1", "b"])
-        FileManager.default.createFile(atPath: first.path, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: first.path, contents: Data("x".utf8))
         try catalog.deleteSession(first)
         XCTAssertFalse(FileManager.default.fileExists(atPath: first.path))
         XCTAssertEqual(try catalog.sessions().map(\.id), [2])
