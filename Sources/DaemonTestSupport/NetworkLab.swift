@@ -26,9 +26,8 @@ public final class NetworkLab: @unchecked Sendable {
     public let lab: Host
     public let device: Host
     private let directory: String
-    /// Children started with Process (avahi-daemon, helpers) and daemons that forked away (dbus-daemon).
-    private var children: [String: Process] = [:]
-    private var forkedDaemons: [Int32] = []
+    /// Children: D-Bus, avahi-daemon, helpers.
+    private var children: [String: SpawnedProcess] = [:]
 
     /// Why the lab cannot run here (not root, a tool missing), or nil.
     public static var unavailableReason: String? {
@@ -98,11 +97,18 @@ public final class NetworkLab: @unchecked Sendable {
               </policy>
             </busconfig>
             """.write(toFile: config, atomically: true, encoding: .utf8)
-        let result = try Self.run("ip", ["netns", "exec", host.namespace, "dbus-daemon", "--config-file=\(config)", "--fork", "--print-pid"])
-        guard result.status == 0, let pid = Int32(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw NetworkLabError.command("dbus-daemon in \(host.namespace)", result.stderr)
+        // In the foreground, as our child: a forking dbus-daemon keeps the output pipe open and
+        // escapes the cleanup that children get.
+        let process = try SpawnedProcess(["ip", "netns", "exec", host.namespace, "dbus-daemon", "--config-file=\(config)", "--nofork", "--nopidfile"])
+        children["dbus-\(host.namespace)"] = process
+        let socket = host.directory + "/bus.sock"
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard process.isRunning, Date() < deadline else {
+                throw NetworkLabError.command("dbus-daemon in \(host.namespace)", "no bus socket at \(socket)")
+            }
+            usleep(20_000)
         }
-        forkedDaemons.append(pid)
     }
 
     /// Starts avahi-daemon on `host` and waits until it runs ("Server startup complete").
@@ -127,13 +133,9 @@ public final class NetworkLab: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         try? FileManager.default.createDirectory(atPath: "/run/avahi-daemon", withIntermediateDirectories: true)
         // avahi-daemon insists on /run/avahi-daemon: each one gets a private mount of it.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ip", "netns", "exec", host.namespace, "unshare", "-m", "sh", "-c",
-                             "mount -t tmpfs tmpfs /run/avahi-daemon && exec env DBUS_SYSTEM_BUS_ADDRESS=\(host.busAddress) avahi-daemon -f \(config) --no-chroot --no-drop-root --no-rlimits"]
-        process.standardOutput = FileHandle(forWritingAtPath: log)
-        process.standardError = FileHandle(forWritingAtPath: log)
-        try process.run()
+        let process = try SpawnedProcess(["ip", "netns", "exec", host.namespace, "unshare", "-m", "sh", "-c",
+                                          "mount -t tmpfs tmpfs /run/avahi-daemon && exec env DBUS_SYSTEM_BUS_ADDRESS=\(host.busAddress) avahi-daemon -f \(config) --no-chroot --no-drop-root --no-rlimits"],
+                                         log: log)
         children["avahi-\(host.namespace)"] = process
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -146,13 +148,13 @@ public final class NetworkLab: @unchecked Sendable {
 
     /// Stops avahi-daemon on `host` (and waits until it is gone).
     public func stopAvahi(on host: Host) {
-        guard let process = children.removeValue(forKey: "avahi-\(host.namespace)") else { return }
-        Self.stop(process)
+        children.removeValue(forKey: "avahi-\(host.namespace)")?.stop()
     }
 
     /// Runs a command on `host` with its D-Bus bus; returns its exit status and output.
     public func run(on host: Host, _ command: [String], timeout: Double = 30) throws -> (status: Int32, stdout: String, stderr: String) {
-        try Self.run("ip", ["netns", "exec", host.namespace, "env", "DBUS_SYSTEM_BUS_ADDRESS=\(host.busAddress)"] + command)
+        try runProcess("/usr/bin/env", ["ip", "netns", "exec", host.namespace, "env", "DBUS_SYSTEM_BUS_ADDRESS=\(host.busAddress)"] + command,
+                       timeout: timeout)
     }
 
     /// A prefix that runs a program on `host` (for `TestDaemon.start(launcher:)`).
@@ -162,21 +164,14 @@ public final class NetworkLab: @unchecked Sendable {
 
     /// Starts a long-running command on `host` that `cleanUp()` kills.
     public func spawn(on host: Host, _ command: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = launcher(on: host) + command
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        children["spawned-\(process.processIdentifier)"] = process
+        let process = try SpawnedProcess(launcher(on: host) + command)
+        children["spawned-\(process.pid)"] = process
     }
 
     /// Kills every process the lab started and deletes the namespaces and files.
     public func cleanUp() {
-        children.values.forEach(Self.stop)
+        children.values.forEach { $0.stop() }
         children = [:]
-        forkedDaemons.forEach(Self.terminate)
-        forkedDaemons = []
         for host in [lab, device] { _ = try? Self.run("ip", ["netns", "del", host.namespace]) }
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -192,15 +187,6 @@ public final class NetworkLab: @unchecked Sendable {
             }
             _ = try? run("ip", ["netns", "del", name])
         }
-    }
-
-    private static func stop(_ process: Process) {
-        guard process.isRunning else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(3)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
     }
 
     /// Stops a process that is not our child: SIGTERM, then SIGKILL if it is still alive after 2 s.

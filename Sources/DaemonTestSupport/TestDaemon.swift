@@ -175,8 +175,10 @@ public func eventually<T>(timeout: Double = 10, _ what: @autoclosure () -> Strin
     throw TestDaemonError.timedOut(what())
 }
 
-/// Runs a program to completion, capturing its output.
-public func runProcess(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+/// Runs a program to completion, capturing its output; kills it when it runs longer than `timeout` seconds
+/// (then the status is that of the kill), so a stuck tool fails a test instead of hanging it.
+public func runProcess(_ executable: String, _ arguments: [String], input: Data? = nil,
+                       timeout: Double = 60) throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -191,9 +193,22 @@ public func runProcess(_ executable: String, _ arguments: [String], input: Data?
         inputPipe.fileHandleForWriting.write(input)
         try inputPipe.fileHandleForWriting.close()
     }
-    // Read both pipes before waiting, so a large output cannot block the child.
+    let watchdog = DispatchWorkItem { [pid = process.processIdentifier] in kill(pid, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+    // Both pipes are drained at once, so a large output on either cannot block the child.
+    let stderrData = LockedData()
+    let drained = DispatchGroup()
+    DispatchQueue.global().async(group: drained) { stderrData.set(err.fileHandleForReading.readDataToEndOfFile()) }
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    drained.wait()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    watchdog.cancel()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderrData.get(), as: UTF8.self))
+}
+
+private final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func set(_ value: Data) { lock.withLock { data = value } }
+    func get() -> Data { lock.withLock { data } }
 }

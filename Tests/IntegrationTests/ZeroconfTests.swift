@@ -51,8 +51,9 @@ final class ZeroconfTests: XCTestCase {
         _ = try await waitForAnnouncement(daemon)
         let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "found-by-zeroconf"), as: SessionRecord.self)
 
-        let found = try await eventually(timeout: 10, "the service on the device host") { () -> DiscoveredService? in
-            try self.discover().first { $0.name == "muEval test lab" }
+        // The TXT record says a session waits for a device (the update may trail the first answer).
+        let found = try await eventually(timeout: 10, "the service on the device host, one session waiting") { () -> DiscoveredService? in
+            try self.discover().first { $0.name == "muEval test lab" && $0.txt["waiting"] == "1" }
         }
         XCTAssertEqual(found.type, ServiceAnnouncement.captureServiceType)
         XCTAssertEqual(found.host, "\(lab.lab.hostName).local")
