@@ -38,6 +38,7 @@ let package = Package(
         // The capture server: TCP connections from devices, sessions, ingest with backpressure.
         .target(name: "CaptureServer", dependencies: [
             "WireProtocol", "JournalStorage",
+            .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

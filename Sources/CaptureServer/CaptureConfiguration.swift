@@ -22,6 +22,8 @@ public struct CaptureConfiguration: Sendable {
     public var idleTimeout: Double
     public var unknownDevicePolicy: UnknownDevicePolicy
     public var journal: JournalWriterLimits
+    /// Lines a live tail may have undelivered before it skips (a paused terminal never slows ingest).
+    public var tailBuffer: Int
 
     /// The registered-looking default port: unassigned by IANA, easy to remember ("mu" = 0x6D75 = 28021).
     public static let defaultPort = 28021
@@ -29,7 +31,7 @@ public struct CaptureConfiguration: Sendable {
     public init(host: String = "0.0.0.0", port: Int = CaptureConfiguration.defaultPort,
                 wireLimits: WireLimits = WireLimits(), maxConnections: Int = 4096, maxConnectionsPerAddress: Int = 256,
                 idleTimeout: Double = 1800, unknownDevicePolicy: UnknownDevicePolicy = .reject,
-                journal: JournalWriterLimits = JournalWriterLimits()) {
+                journal: JournalWriterLimits = JournalWriterLimits(), tailBuffer: Int = 10_000) {
         self.host = host
         self.port = port
         self.wireLimits = wireLimits
@@ -38,5 +40,6 @@ public struct CaptureConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.unknownDevicePolicy = unknownDevicePolicy
         self.journal = journal
+        self.tailBuffer = tailBuffer
     }
 }

@@ -5,10 +5,12 @@ import JournalStorage
 public struct CommitRouter: Sendable {
     private let connections: ConnectionTable
     private let counters: CaptureCounters
+    private let tail: LiveTail
 
-    public init(connections: ConnectionTable, counters: CaptureCounters) {
+    public init(connections: ConnectionTable, counters: CaptureCounters, tail: LiveTail) {
         self.connections = connections
         self.counters = counters
+        self.tail = tail
     }
 
     public func route(_ report: CommitReport, of session: EvaluationSession) {
@@ -33,6 +35,19 @@ public struct CommitRouter: Sendable {
         counters.eventsDuplicate.add(duplicates)
         for (origin, seq) in report.highestSeqByOrigin {
             connections.signal(origin, .durable(seq: seq))
+        }
+        if tail.isFollowed { tail.publish(Self.tailLines(report, session: session.id)) }
+    }
+
+    /// The stored events of a commit as tail lines, in storage order.
+    private static func tailLines(_ report: CommitReport, session: Int64) -> [TailLine] {
+        zip(report.records, report.rowIDs).compactMap { record, rowID in
+            guard let rowID else { return nil }
+            let event = record.event
+            return .event(StoredEvent(id: rowID, device: record.device, seq: event.seq, eventClass: event.eventClass,
+                                      timestamp: event.timestamp ?? record.received, timestampEstimated: event.timestamp == nil,
+                                      received: record.received, payload: String(decoding: event.payload, as: UTF8.self)),
+                          session: session)
         }
     }
 }

@@ -53,6 +53,7 @@ public final class SessionRegistry: @unchecked Sendable {
     private let policy: UnknownDevicePolicy
     private let journalLimits: JournalWriterLimits
     private let counters: CaptureCounters
+    private let tail: LiveTail
     private let logger: Logger
     private let catalogQueue = DispatchQueue(label: "mueval.catalog")
     private let lock = NIOLock()
@@ -62,12 +63,13 @@ public final class SessionRegistry: @unchecked Sendable {
     private let changeObservers = NIOLockedValueBox<[@Sendable () -> Void]>([])
 
     public init(catalog: Catalog, policy: UnknownDevicePolicy, journalLimits: JournalWriterLimits,
-                counters: CaptureCounters, logger: Logger,
+                counters: CaptureCounters, tail: LiveTail, logger: Logger,
                 commitObserver: @escaping @Sendable (EvaluationSession, CommitReport) -> Void) {
         self.catalog = catalog
         self.policy = policy
         self.journalLimits = journalLimits
         self.counters = counters
+        self.tail = tail
         self.logger = logger
         self.commitObserver = commitObserver
     }
@@ -119,6 +121,8 @@ public final class SessionRegistry: @unchecked Sendable {
         let session = try openSession(record, isAutomatic: false)
         try await session.journal.perform { try $0.writeMetadata(record) }
         changed()
+        tail.publish(TailLine(kind: .sessionStarted, session: record.id, time: now, device: device,
+                              detail: [record.name, testUser.map { "user \($0)" }].compactMap { $0 }.joined(separator: ", ")))
         logger.info("session \(record.id) (\(record.name)) started, waiting for \(device.map { "device \($0)" } ?? "the next device")")
         return record
     }
@@ -152,6 +156,8 @@ public final class SessionRegistry: @unchecked Sendable {
         }
         try await session.journal.close()
         try catalog.update(final)
+        tail.publish(TailLine(kind: .sessionStopped, session: final.id, time: now, device: final.device,
+                              detail: "\(final.events) events stored"))
         logger.info("session \(final.id) (\(final.name)) stopped: \(final.events) events stored")
         return final
     }
@@ -228,6 +234,8 @@ public final class SessionRegistry: @unchecked Sendable {
 
     /// A device's connection ended; `cleanly` when it said goodbye.
     public func detach(_ session: EvaluationSession, device: String, cleanly: Bool, now: Double) {
+        tail.publish(TailLine(kind: .deviceDisconnected, session: session.id, time: now, device: device,
+                              detail: cleanly ? "said goodbye" : "connection lost"))
         if session.isAutomatic {
             Task { _ = try? await self.stop(session, now: now) }
             return
@@ -262,6 +270,8 @@ public final class SessionRegistry: @unchecked Sendable {
                 logger.error("cannot update the catalog for session \(record.id): \(error)")
             }
         }
+        tail.publish(TailLine(kind: .deviceConnected, session: session.id, time: now, device: device.id,
+                              detail: [device.hello?.deviceName, device.hello?.model, device.address].compactMap { $0 }.joined(separator: ", ")))
         if before != .recording {
             logger.info("session \(record.id) recording from device \(device.id)")
             changed()

@@ -1,3 +1,4 @@
+import CaptureServer
 import Foundation
 import NIOCore
 import NIOExtras
@@ -35,9 +36,11 @@ public struct ControlClient: Sendable {
         self.socketPath = socketPath
     }
 
-    /// Sends one request and decodes its result; stream lines before it go to `onChunk`.
+    /// Sends one request and decodes its result; stream lines before it go to `onChunk` (export)
+    /// and `onTail` (tail).
     public func call<R: Codable & Sendable>(_ request: ControlRequest, as type: R.Type = R.self,
-                                            onChunk: (String) throws -> Void = { _ in }) async throws -> R {
+                                            onChunk: (String) throws -> Void = { _ in },
+                                            onTail: (TailLine) throws -> Void = { _ in }) async throws -> R {
         let channel = try await connect()
         return try await channel.executeThenClose { inbound, outbound in
             var line = try JSONEncoder().encode(request)
@@ -53,6 +56,10 @@ public struct ControlClient: Sendable {
                 }
                 if let chunk = envelope.chunk {
                     try onChunk(chunk)
+                    continue
+                }
+                if let line = envelope.tail {
+                    try onTail(line)
                     continue
                 }
                 if envelope.ok == true, let result = envelope.result { return result }

@@ -24,14 +24,24 @@ public struct DaemonDescription: Sendable {
 public final class ControlCommands: Sendable {
     private let registry: SessionRegistry
     private let counters: CaptureCounters
+    private let liveTail: LiveTail
+    private let tailBuffer: Int
     private let description: DaemonDescription
     private let listen = NIOLockedValueBox<ListenAddress?>(nil)
     private let zeroconfState = NIOLockedValueBox<@Sendable () -> String>({ "off" })
 
-    public init(registry: SessionRegistry, counters: CaptureCounters, description: DaemonDescription) {
+    public init(registry: SessionRegistry, counters: CaptureCounters, liveTail: LiveTail, tailBuffer: Int,
+                description: DaemonDescription) {
         self.registry = registry
         self.counters = counters
+        self.liveTail = liveTail
+        self.tailBuffer = tailBuffer
         self.description = description
+    }
+
+    /// The daemon stops: live tails say so and end.
+    public func shutdown() {
+        liveTail.closeAll(now: Date().timeIntervalSince1970)
     }
 
     /// Called once the capture server listens, so that `status` shows the real port.
@@ -44,17 +54,25 @@ public final class ControlCommands: Sendable {
         zeroconfState.withLockedValue { $0 = state }
     }
 
-    public func execute(_ request: ControlRequest, writer: ControlReplyWriter) async throws {
+    /// What the connection does after a request.
+    public enum Continuation: Sendable {
+        case readNextRequest
+        /// Close it: the daemon is stopping and the client must learn so from the closed connection.
+        case close
+    }
+
+    public func execute(_ request: ControlRequest, writer: ControlReplyWriter) async throws -> Continuation {
         do {
-            try await run(request, writer: writer)
+            return try await run(request, writer: writer)
         } catch let error as ControlUsageError {
             try await writer.fail(error.description)
         } catch {
             try await writer.fail("\(error)")
         }
+        return .readNextRequest
     }
 
-    private func run(_ request: ControlRequest, writer: ControlReplyWriter) async throws {
+    private func run(_ request: ControlRequest, writer: ControlReplyWriter) async throws -> Continuation {
         let now = Date().timeIntervalSince1970
         switch request.command {
         case .start:
@@ -72,7 +90,8 @@ public final class ControlCommands: Sendable {
                 version: MuEvalVersion.current, pid: description.pid, started: description.started,
                 listen: listen.withLockedValue { $0 }, zeroconf: zeroconfState.withLockedValue { $0 }(), socket: description.socket,
                 dataDirectory: description.dataDirectory, unknownDevicePolicy: description.unknownDevicePolicy,
-                sessions: registry.openSessions().map(\.snapshot), counters: counters.snapshot()))
+                sessions: registry.openSessions().map(\.snapshot), counters: counters.snapshot(),
+                tails: liveTail.followers))
         case .sessions:
             try await writer.succeed(try registry.sessions())
         case .devices:
@@ -88,7 +107,49 @@ public final class ControlCommands: Sendable {
             try await export(record, format: format, classes: request.classes ?? [], writer: writer)
         case .delete:
             try await writer.succeed(try registry.delete(try sessionKey(request)))
+        case .tail:
+            return try await tail(request, writer: writer)
         }
+        return .readNextRequest
+    }
+
+    /// Streams tail lines until the client hangs up, the followed session stops or the daemon stops.
+    ///
+    /// The subscription starts before the history is read, so no event falls between the two;
+    /// live events already shown as history are left out by id.
+    private func tail(_ request: ControlRequest, writer: ControlReplyWriter) async throws -> Continuation {
+        let followed = request.all == true ? nil : try registry.find(try sessionKey(request))
+        let filter = TailFilter(sessions: followed.map { [$0.id] }, classes: Set(request.classes ?? []),
+                                device: request.device, grep: request.grep)
+        let subscription = liveTail.subscribe(filter, capacity: tailBuffer)
+        defer { subscription.cancel() }
+        writer.closeFuture.whenComplete { _ in subscription.cancel() }
+        let encoder = JSONEncoder()
+
+        var shownUpTo: [Int64: Int64] = [:]
+        if let since = request.since, since > 0 {
+            for record in followed.map({ [$0] }) ?? registry.openSessions().map(\.snapshot) {
+                let history = try SessionReader(path: record.path).events(classes: request.classes ?? [], last: since)
+                shownUpTo[record.id] = history.last?.id
+                try await writer.tail(history.map { TailLine.event($0, session: record.id) }.filter(filter.admits), encoder: encoder)
+            }
+        }
+        if let followed, followed.state == .stopped {
+            try await writer.succeed(Empty())
+            return .readNextRequest
+        }
+        while let lines = await subscription.next() {
+            let fresh = lines.filter { line in
+                guard let session = line.session, let id = line.event?.id, let shown = shownUpTo[session] else { return true }
+                return id > shown
+            }
+            try await writer.tail(fresh, encoder: encoder)
+            // No final line: the client learns from the closed connection that the daemon is gone.
+            if lines.contains(where: { $0.kind == .daemonStopping }) { return .close }
+            if followed != nil, lines.contains(where: { $0.kind == .sessionStopped }) { break }
+        }
+        try await writer.succeed(Empty())
+        return .readNextRequest
     }
 
     /// Streams the export as text chunks, a page of events at a time, so that no session has to fit in memory.

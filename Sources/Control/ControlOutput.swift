@@ -21,10 +21,35 @@ public enum ControlOutput {
             unknown devices     \(status.unknownDevicePolicy.rawValue)
             connections         \(c.connectionsOpen) open, \(c.connectionsAccepted) accepted, \(c.connectionsRefused) refused
             events              \(c.eventsReceived) received, \(c.eventsStored) stored, \(c.eventsDuplicate) duplicate, \(c.eventsFiltered) not selected
+            live tails          \(status.tails)
             refused             \(c.eventsRejectedNoSession) without session, \(c.malformedMessages) malformed, \(c.eventsFailedStorage) not storable, \(c.repliesDropped) replies dropped
 
             """
         text += status.sessions.isEmpty ? "no open session: start one with `muevalctl start`\n" : "\n" + sessions(status.sessions)
+        return text
+    }
+
+    /// `status --watch`: the status, and each open session's events per second since the last refresh.
+    public static func watch(_ status: StatusReport, previous: (report: StatusReport, elapsed: Double)?) -> String {
+        let rate = { (now: Int64, before: Int64?) -> String in
+            guard let before, let elapsed = previous?.elapsed, elapsed > 0 else { return "-" }
+            return String(format: "%.0f/s", Double(now - before) / elapsed)
+        }
+        let c = status.counters
+        var text = """
+            muevald \(status.version) on \(status.listen.map { "\($0.host):\($0.port)" } ?? "-"), up \(duration(Date().timeIntervalSince1970 - status.started)), \(time(Date().timeIntervalSince1970))
+            connections \(c.connectionsOpen) open   events \(c.eventsStored) stored (\(rate(Int64(c.eventsStored), previous.map { Int64($0.report.counters.eventsStored) })))   \(c.eventsReceived) received   \(c.malformedMessages) malformed   \(c.eventsRejectedNoSession) without session
+
+
+            """
+        guard !status.sessions.isEmpty else { return text + "no open session: start one with `muevalctl start`\n" }
+        var table = TextTable(["ID", "NAME", "STATE", "DEVICE", "USER", "EVENTS", "RATE"])
+        for session in status.sessions {
+            let before = previous?.report.sessions.first { $0.id == session.id }?.events
+            table.add([String(session.id), session.name, session.state.rawValue, session.device ?? session.boundDevice.map { "(\($0))" } ?? "-",
+                       session.testUser ?? "-", String(session.events), rate(session.events, before)])
+        }
+        text += table.render()
         return text
     }
 

@@ -7,7 +7,7 @@ import JournalStorage
 
 /// The control commands, as `muevalctl` names them.
 public enum ControlCommand: String, Codable, Sendable, CaseIterable {
-    case start, stop, status, sessions, devices, events, export, delete
+    case start, stop, status, sessions, devices, events, export, delete, tail
 }
 
 /// One request. A flat record: each command reads the fields it needs and ignores the rest.
@@ -25,10 +25,15 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var classes: [String]?
     public var limit: Int?
     public var format: ExportFormat?
+    /// Only events whose class, device or payload contains this text (tail).
+    public var grep: String?
+    /// Show the last N stored events before following (tail).
+    public var since: Int?
 
     public init(command: ControlCommand, session: String? = nil, all: Bool? = nil, name: String? = nil,
                 device: String? = nil, user: String? = nil, notes: String? = nil, sensors: [String]? = nil,
-                classes: [String]? = nil, limit: Int? = nil, format: ExportFormat? = nil) {
+                classes: [String]? = nil, limit: Int? = nil, format: ExportFormat? = nil, grep: String? = nil,
+                since: Int? = nil) {
         self.command = command
         self.session = session
         self.all = all
@@ -40,6 +45,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.classes = classes
         self.limit = limit
         self.format = format
+        self.grep = grep
+        self.since = since
     }
 }
 
@@ -50,12 +57,15 @@ public struct ControlReply<Result: Codable & Sendable>: Codable, Sendable {
     public var error: String?
     /// A piece of streamed output (export), before the final line.
     public var chunk: String?
+    /// A line of a live tail, before the final line.
+    public var tail: TailLine?
 
-    public init(ok: Bool? = nil, result: Result? = nil, error: String? = nil, chunk: String? = nil) {
+    public init(ok: Bool? = nil, result: Result? = nil, error: String? = nil, chunk: String? = nil, tail: TailLine? = nil) {
         self.ok = ok
         self.result = result
         self.error = error
         self.chunk = chunk
+        self.tail = tail
     }
 }
 
@@ -74,10 +84,12 @@ public struct StatusReport: Codable, Sendable {
     /// Open sessions (waiting, recording, interrupted), with live counts.
     public var sessions: [SessionRecord]
     public var counters: CaptureCounters.Snapshot
+    /// Live tails (`muevalctl tail`) following now.
+    public var tails: Int
 
     public init(version: String, pid: Int32, started: Double, listen: ListenAddress?, zeroconf: String, socket: String,
                 dataDirectory: String, unknownDevicePolicy: UnknownDevicePolicy, sessions: [SessionRecord],
-                counters: CaptureCounters.Snapshot) {
+                counters: CaptureCounters.Snapshot, tails: Int) {
         self.version = version
         self.pid = pid
         self.started = started
@@ -88,6 +100,7 @@ public struct StatusReport: Codable, Sendable {
         self.unknownDevicePolicy = unknownDevicePolicy
         self.sessions = sessions
         self.counters = counters
+        self.tails = tails
     }
 }
 

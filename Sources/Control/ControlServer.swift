@@ -1,3 +1,4 @@
+import CaptureServer
 import Foundation
 import Logging
 import NIOCore
@@ -49,6 +50,8 @@ public final class ControlServer: Service {
             }
         } onGracefulShutdown: {
             server.channel.close(promise: nil)
+            // Live tails would otherwise keep their connections, and the daemon, running.
+            self.commands.shutdown()
         }
     }
 
@@ -65,7 +68,7 @@ public final class ControlServer: Service {
     private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
         do {
             try await connection.executeThenClose { inbound, outbound in
-                let writer = ControlReplyWriter(outbound: outbound)
+                let writer = ControlReplyWriter(outbound: outbound, closeFuture: connection.channel.closeFuture)
                 let peer = try await peerCredentials(connection.channel)
                 guard access.allows(peer) else {
                     logger.warning("control: refused uid \(peer.uid) (pid \(peer.pid))")
@@ -80,7 +83,7 @@ public final class ControlServer: Service {
                         try await writer.fail("not a valid request: \(ControlRequestError.describe(error)) (docs/CONTROL.md)")
                         continue
                     }
-                    try await commands.execute(request, writer: writer)
+                    if try await commands.execute(request, writer: writer) == .close { return }
                 }
             }
         } catch {
@@ -132,6 +135,8 @@ enum ControlRequestError {
 /// Writes reply lines to one control connection.
 public struct ControlReplyWriter: Sendable {
     let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    /// Completes when the client hangs up: a long-running reply (tail) stops then.
+    let closeFuture: EventLoopFuture<Void>
 
     public func succeed<R: Codable & Sendable>(_ result: R) async throws {
         try await write(ControlReply(ok: true, result: result))
@@ -143,6 +148,17 @@ public struct ControlReplyWriter: Sendable {
 
     public func chunk(_ text: String) async throws {
         try await write(ControlReply<Empty>(chunk: text))
+    }
+
+    /// Tail lines, written in one go; waits while the client does not read (its buffer fills, not ours).
+    public func tail(_ lines: [TailLine], encoder: JSONEncoder) async throws {
+        guard !lines.isEmpty else { return }
+        var buffer = ByteBuffer()
+        for line in lines {
+            buffer.writeBytes(try encoder.encode(ControlReply<Empty>(tail: line)))
+            buffer.writeInteger(UInt8(ascii: "\n"))
+        }
+        try await outbound.write(buffer)
     }
 
     private func write<R>(_ reply: ControlReply<R>) async throws {

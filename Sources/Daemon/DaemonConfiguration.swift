@@ -107,6 +107,9 @@ struct ConfigurationOption: Sendable {
         .init(key: "limits.max_nesting_depth", kind: .integer) { value, config in
             positive(value).map { config.capture.wireLimits.maxDepth = $0 } != nil
         },
+        .init(key: "limits.tail_buffer", kind: .integer) { value, config in
+            positive(value).map { config.capture.tailBuffer = $0 } != nil
+        },
         .init(key: "storage.data_directory", kind: .string) { value, config in
             guard !value.isEmpty else { return false }
             config.dataDirectory = value

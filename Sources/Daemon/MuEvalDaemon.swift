@@ -27,15 +27,17 @@ public struct MuEvalDaemon {
         let catalog = try Catalog(directory: dataDirectory)
         let counters = CaptureCounters()
         let connections = ConnectionTable()
-        let router = CommitRouter(connections: connections, counters: counters)
+        let liveTail = LiveTail()
+        let router = CommitRouter(connections: connections, counters: counters, tail: liveTail)
         let registry = SessionRegistry(
             catalog: catalog, policy: configuration.capture.unknownDevicePolicy,
-            journalLimits: configuration.capture.journal, counters: counters, logger: logger,
+            journalLimits: configuration.capture.journal, counters: counters, tail: liveTail, logger: logger,
             commitObserver: { session, report in router.route(report, of: session) })
         try await registry.recover(now: started)
 
         let socketPath = configuration.controlSocket ?? ControlSocketPath.daemonDefault(dataDirectory: dataDirectory)
-        let commands = ControlCommands(registry: registry, counters: counters, description: DaemonDescription(
+        let commands = ControlCommands(registry: registry, counters: counters, liveTail: liveTail,
+                                       tailBuffer: configuration.capture.tailBuffer, description: DaemonDescription(
             pid: ProcessInfo.processInfo.processIdentifier, started: started, socket: socketPath,
             dataDirectory: dataDirectory, unknownDevicePolicy: configuration.capture.unknownDevicePolicy))
         let group = MultiThreadedEventLoopGroup.singleton

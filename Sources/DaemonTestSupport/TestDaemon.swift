@@ -1,6 +1,7 @@
 import Control
 import Foundation
 import JournalStorage
+import NIOConcurrencyHelpers
 
 /// A real muevald process on a temporary data directory, listening on a free loopback port,
 /// for integration tests that read like a user's session:
@@ -211,4 +212,64 @@ private final class LockedData: @unchecked Sendable {
     private var data = Data()
     func set(_ value: Data) { lock.withLock { data = value } }
     func get() -> Data { lock.withLock { data } }
+}
+
+/// A command that keeps running and printing (`muevalctl tail`), read line by line as it prints.
+public final class FollowingProcess: @unchecked Sendable {
+    public let process: Process
+    private let output = NIOLockedValueBox(Data())
+    private let errors = NIOLockedValueBox(Data())
+
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        out.fileHandleForReading.readabilityHandler = { [output] handle in
+            let data = handle.availableData
+            output.withLockedValue { $0.append(data) }
+        }
+        err.fileHandleForReading.readabilityHandler = { [errors] handle in
+            let data = handle.availableData
+            errors.withLockedValue { $0.append(data) }
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// Complete lines printed so far.
+    public var lines: [String] {
+        let text = String(decoding: output.withLockedValue { $0 }, as: UTF8.self)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines.removeLast()  // the part after the last newline is not a line yet
+        return lines
+    }
+
+    public var stderr: String { String(decoding: errors.withLockedValue { $0 }, as: UTF8.self) }
+
+    public func signal(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the exit and returns the status.
+    public func exitStatus(timeout: Double = 10) async throws -> Int32 {
+        let process = process
+        try await eventually(timeout: timeout, "\(process.arguments?.joined(separator: " ") ?? "") to exit") { process.isRunning ? nil : true }
+        return process.terminationStatus
+    }
+}
+
+extension TestDaemon {
+    /// Starts `muevalctl ARGUMENTS` against this daemon without waiting for it to end.
+    public func follow(_ arguments: [String], environment: [String: String] = [:]) throws -> FollowingProcess {
+        try FollowingProcess(Self.executable("muevalctl"), arguments + ["--socket", socketPath], environment: environment)
+    }
 }

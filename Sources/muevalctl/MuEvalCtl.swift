@@ -10,7 +10,8 @@ struct MuEvalCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "muevalctl",
         abstract: "Start and stop evaluation sessions on muevald and look at what they recorded.",
-        subcommands: [Start.self, Stop.self, Status.self, Sessions.self, Devices.self, Events.self, Export.self, Delete.self, Discover.self])
+        subcommands: [Start.self, Stop.self, Status.self, Top.self, Sessions.self, Devices.self, Events.self, Tail.self, Export.self,
+                      Delete.self, Discover.self])
 }
 
 /// Options every command takes.
@@ -70,9 +71,45 @@ struct Stop: AsyncParsableCommand {
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The daemon, its open sessions and its counters.")
     @OptionGroup var global: GlobalOptions
+    @Flag(name: [.short, .long], help: "Refresh every second, with event rates (like `top`).") var watch = false
 
     func run() async throws {
-        try await global.call(ControlRequest(command: .status), as: StatusReport.self, human: ControlOutput.status)
+        guard watch else {
+            return try await global.call(ControlRequest(command: .status), as: StatusReport.self, human: ControlOutput.status)
+        }
+        try await StatusWatch(global: global).run()
+    }
+}
+
+struct Top: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Sessions, devices and event rates, refreshed every second (status --watch).")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await StatusWatch(global: global).run()
+    }
+}
+
+/// `status --watch`: the status every second, with rates computed from the counters' growth.
+struct StatusWatch {
+    let global: GlobalOptions
+
+    func run() async throws {
+        Interrupt.exitCleanlyOnCtrlC()
+        let clearScreen = isatty(STDOUT_FILENO) == 1 && !global.json
+        var previous: (report: StatusReport, at: Date)?
+        while true {
+            let report = try await global.client.call(ControlRequest(command: .status), as: StatusReport.self)
+            let now = Date()
+            if global.json {
+                Terminal.write(ControlOutput.json(report).replacingOccurrences(of: "\n", with: "") + "\n")
+            } else {
+                let text = ControlOutput.watch(report, previous: previous.map { ($0.report, now.timeIntervalSince($0.at)) })
+                Terminal.write((clearScreen ? "\u{1B}[H\u{1B}[2J" : "\n") + text)
+            }
+            previous = (report, now)
+            try await Task.sleep(for: .seconds(1))
+        }
     }
 }
 
@@ -111,6 +148,97 @@ struct Events: AsyncParsableCommand {
             print(ControlOutput.events(events), terminator: "")
         }
     }
+}
+
+struct Tail: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Follow a session's events as they are stored (like journalctl -f).",
+        discussion: "Without SESSION it follows the session that records; --all follows every session. Ctrl-C ends it.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Session id or name (default: the recording session).") var session: String?
+    @Flag(help: "Follow every session, also those started later.") var all = false
+    @Option(name: .customLong("class"), help: ArgumentHelp("Only events of this class (repeatable).", valueName: "C")) var classes: [String] = []
+    @Option(help: ArgumentHelp("Only events of this device id.", valueName: "D")) var device: String?
+    @Option(help: ArgumentHelp("Only events whose class, device or payload contains TEXT.", valueName: "TEXT")) var grep: String?
+    @Option(help: ArgumentHelp("First print the last N stored events.", valueName: "N")) var since: Int?
+    @Option(help: "Colour the classes: auto (when the output is a terminal and NO_COLOR is unset), always or never.") var color: ColorChoice = .auto
+
+    enum ColorChoice: String, ExpressibleByArgument, CaseIterable { case auto, always, never }
+
+    func validate() throws {
+        if all, session != nil { throw ValidationError("give a session or --all, not both") }
+        if let since, since < 0 { throw ValidationError("--since takes a number of events, 0 or more") }
+    }
+
+    func run() async throws {
+        Interrupt.exitCleanlyOnCtrlC()
+        var target = session
+        if !all, target == nil { target = try await chooseSession() }
+        let formatter = TailFormatter(style: global.json ? .json : .human(color: useColor))
+        let request = ControlRequest(command: .tail, session: target, all: all ? true : nil, device: device,
+                                     classes: classes.isEmpty ? nil : classes, grep: grep, since: since)
+        var daemonStopped = false
+        do {
+            _ = try await global.client.call(request, as: Empty.self, onTail: { line in
+                if line.kind == .daemonStopping { daemonStopped = true }
+                Terminal.write(formatter.format(line) + "\n")
+            })
+        } catch ControlClientError.connectionLost {
+            daemonStopped = true
+        }
+        if daemonStopped {
+            FileHandle.standardError.write(Data("muevalctl: muevald stopped; the tail ends here\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+
+    private var useColor: Bool {
+        switch color {
+        case .always: true
+        case .never: false
+        case .auto: isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
+        }
+    }
+
+    /// The one recording session (or the one open session); asks when there are several.
+    private func chooseSession() async throws -> String {
+        let open = try await global.client.call(ControlRequest(command: .status), as: StatusReport.self).sessions
+        let recording = open.filter { $0.state == .recording }
+        let candidates = recording.isEmpty ? open : recording
+        if candidates.count == 1 { return String(candidates[0].id) }
+        guard !candidates.isEmpty else {
+            throw ValidationError("no session is open: start one with `muevalctl start`, or follow every session with --all")
+        }
+        let list = candidates.map { "  \($0.id)  \($0.name)  \($0.testUser ?? "-")  \($0.device ?? "-")" }.joined(separator: "\n")
+        guard isatty(STDIN_FILENO) == 1 else {
+            throw ValidationError("several sessions record; name one (or use --all):\n\(list)")
+        }
+        Terminal.write("Several sessions record:\n\(list)\nFollow which one? ")
+        guard let answer = readLine()?.trimmingCharacters(in: .whitespaces), !answer.isEmpty else {
+            throw ValidationError("no session chosen")
+        }
+        return answer
+    }
+}
+
+/// Unbuffered output: a followed stream must reach a pipe at once, not when a buffer fills.
+enum Terminal {
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}
+
+/// Ctrl-C ends a following command with status 0, its output flushed, instead of a signal death.
+enum Interrupt {
+    static func exitCleanlyOnCtrlC() {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
+        source.setEventHandler { exit(0) }
+        source.resume()
+        handlers.append(source)
+    }
+
+    nonisolated(unsafe) private static var handlers: [DispatchSourceSignal] = []
 }
 
 struct Export: AsyncParsableCommand {

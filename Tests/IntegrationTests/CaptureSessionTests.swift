@@ -66,7 +66,12 @@ final class CaptureSessionTests: XCTestCase {
             for (index, id) in devices.enumerated() {
                 group.addTask {
                     // The stranger connects last, when Jill's unbound session is already claimed.
-                    if index == 2 { try await Task.sleep(for: .milliseconds(300)) }
+                    if index == 2 {
+                        try await eventually("jill's session to be claimed") { () -> Bool? in
+                            let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+                            return status.sessions.first { $0.id == jill.id }?.device == "iphone-jill" ? true : nil
+                        }
+                    }
                     let device = try await daemon.connectDevice()
                     try await device.hello(DeviceHello(deviceId: id, deviceName: "\(id)'s phone", model: "iPhone3,1", systemVersion: "4.3"))
                     if index < 2 { _ = try await device.waitFor("welcome") { _ in device.welcome } }
