@@ -98,7 +98,7 @@ public enum ControlOutput {
     static func time(_ seconds: Double, fractional: Bool = false) -> String {
         let date = Date(timeIntervalSince1970: seconds)
         return fractional
-            ? date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+            ? date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)) + "Z"
             : date.formatted(.iso8601)
     }
 

@@ -15,6 +15,7 @@ final class ZeroconfService: Service, @unchecked Sendable {
     private let port: AsyncStream<Int>
     private let portContinuation: AsyncStream<Int>.Continuation
     private let publisher = NIOLockedValueBox<ZeroconfPublisher?>(nil)
+    private let failure = NIOLockedValueBox<String?>(nil)
 
     init(settings: ZeroconfSettings, registry: SessionRegistry, logger: Logger) {
         self.settings = settings
@@ -30,7 +31,10 @@ final class ZeroconfService: Service, @unchecked Sendable {
     }
 
     /// For `muevalctl status`.
-    var state: AnnouncementState? { publisher.withLockedValue { $0?.state } }
+    var state: AnnouncementState? {
+        if let reason = failure.withLockedValue({ $0 }) { return .failed(reason: reason) }
+        return publisher.withLockedValue { $0?.state }
+    }
 
     func run() async throws {
         var ports = port.cancelOnGracefulShutdown().makeAsyncIterator()
@@ -40,8 +44,17 @@ final class ZeroconfService: Service, @unchecked Sendable {
             name: settings.name ?? "muEval on \(host.split(separator: ".").first.map(String.init) ?? host)",
             types: [ServiceAnnouncement.captureServiceType] + settings.extraTypes,
             port: UInt16(port), txt: txt())
-        let publisher = try ZeroconfPublisher(announcement: announcement, hostPortHint: "\(host):\(port)", logger: logger)
-        try publisher.start()
+        let publisher: ZeroconfPublisher
+        do {
+            publisher = try ZeroconfPublisher(announcement: announcement, hostPortHint: "\(host):\(port)", logger: logger)
+            try publisher.start()
+        } catch {
+            // Announcing is a convenience: the capture server goes on without it.
+            logger.error("zeroconf: cannot announce, devices must connect to \(host):\(port) by hand: \(error)")
+            failure.withLockedValue { $0 = "\(error)" }
+            try? await gracefulShutdown()
+            return
+        }
         self.publisher.withLockedValue { $0 = publisher }
         registry.observeChanges { [weak self] in
             guard let self else { return }

@@ -8,7 +8,9 @@ import NIOConcurrencyHelpers
 /// ingestion. The client is created with AVAHI_CLIENT_NO_FAIL: when avahi-daemon is missing
 /// at start or restarts later, the client waits for it and the service is announced again as
 /// soon as it is back, without restarting muevald. A name already taken on the network is
-/// replaced by Avahi's alternative ("muEval on lab #2"), which `state` reports.
+/// replaced by Avahi's alternative ("muEval on lab #2"), which `state` reports. When not even
+/// a client can be made (no D-Bus system bus, no avahi-daemon installed), it retries every few
+/// seconds on Avahi's own timer instead of failing: the capture server works without Zeroconf.
 ///
 /// Every Avahi call outside the poll thread holds the poll's lock; callbacks run on the poll
 /// thread with the lock held.
@@ -23,6 +25,9 @@ public final class ZeroconfPublisher: @unchecked Sendable {
     private let published = NIOLockedValueBox<AnnouncementState>(.starting)
     private var warnedAboutMissingDaemon = false
     private var stopped = false
+    /// Armed while no client could be made; fires `retryConnect` on the poll thread.
+    private var retryTimer: OpaquePointer?
+    static let retryInterval: UInt32 = 2000
 
     /// - Parameter hostPortHint: what devices must connect to by hand when Avahi is missing ("lab:28021").
     public init(announcement: ServiceAnnouncement, hostPortHint: String, logger: Logger) throws {
@@ -46,9 +51,8 @@ public final class ZeroconfPublisher: @unchecked Sendable {
     /// Connects to avahi-daemon (or waits for it) and announces.
     public func start() throws {
         avahi_threaded_poll_lock(poll)
-        let result = connect()
+        connectOrRetry()
         avahi_threaded_poll_unlock(poll)
-        try result.get()
         guard avahi_threaded_poll_start(poll) == 0 else {
             throw AvahiError(code: Int32(AVAHI_ERR_FAILURE), context: "cannot start Avahi's event loop thread")
         }
@@ -77,6 +81,8 @@ public final class ZeroconfPublisher: @unchecked Sendable {
             return
         }
         stopped = true
+        if let retryTimer, let api = avahi_threaded_poll_get(poll) { api.pointee.timeout_free(retryTimer) }
+        retryTimer = nil
         if let group { avahi_entry_group_free(group) }
         group = nil
         if let client { avahi_client_free(client) }
@@ -88,17 +94,41 @@ public final class ZeroconfPublisher: @unchecked Sendable {
 
     // MARK: On the poll thread (or under its lock)
 
-    private func connect() -> Result<Void, AvahiError> {
+    /// Makes a client, which then waits for avahi-daemon by itself; when even that fails, tries again later.
+    private func connectOrRetry() {
         var error: Int32 = 0
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         // The callback runs for the first time inside avahi_client_new, before `client` is set:
         // it works with the pointer it is given.
-        guard let created = avahi_client_new(avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL,
-                                             publisherClientCallback, userdata, &error) else {
-            return .failure(AvahiError(code: error, context: "cannot create an Avahi client"))
+        if let created = avahi_client_new(avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL,
+                                          publisherClientCallback, userdata, &error) {
+            client = created
+            return
         }
-        client = created
-        return .success(())
+        set(.waitingForAvahi)
+        warnAboutMissingDaemon(because: AvahiError(code: error, context: "cannot create an Avahi client").description)
+        guard let api = avahi_threaded_poll_get(poll) else { return }
+        var when = timeval()
+        avahi_elapse_time(&when, Self.retryInterval, 0)
+        if let retryTimer {
+            api.pointee.timeout_update(retryTimer, &when)
+        } else {
+            retryTimer = api.pointee.timeout_new(api, &when, publisherRetryCallback, userdata)
+        }
+    }
+
+    fileprivate func retryConnect() {
+        guard client == nil, !stopped else { return }
+        connectOrRetry()
+    }
+
+    private func warnAboutMissingDaemon(because reason: String) {
+        guard !warnedAboutMissingDaemon else {
+            logger.debug("zeroconf: still waiting for avahi-daemon: \(reason)")
+            return
+        }
+        warnedAboutMissingDaemon = true
+        logger.warning("zeroconf: avahi-daemon is not running: devices must connect to \(hostPortHint) by hand until it starts; muevald announces as soon as it does (\(reason))")
     }
 
     fileprivate func clientChanged(_ client: OpaquePointer, _ state: AvahiClientState) {
@@ -112,10 +142,7 @@ public final class ZeroconfPublisher: @unchecked Sendable {
             if let group { avahi_entry_group_reset(group) }
         case AVAHI_CLIENT_CONNECTING:
             set(.waitingForAvahi)
-            if !warnedAboutMissingDaemon {
-                warnedAboutMissingDaemon = true
-                logger.warning("zeroconf: avahi-daemon is not running: devices must connect to \(hostPortHint) by hand until it starts; muevald announces as soon as it does")
-            }
+            warnAboutMissingDaemon(because: "no avahi-daemon on the system bus")
         case AVAHI_CLIENT_FAILURE:
             let code = avahi_client_errno(client)
             if code == Int32(AVAHI_ERR_DISCONNECTED), !stopped {
@@ -128,10 +155,7 @@ public final class ZeroconfPublisher: @unchecked Sendable {
                 self.client = nil
                 set(.waitingForAvahi)
                 warnedAboutMissingDaemon = true
-                if case .failure(let error) = connect() {
-                    logger.error("zeroconf: \(error)")
-                    set(.failed(reason: error.description))
-                }
+                connectOrRetry()
             } else {
                 let error = AvahiError(code: code, context: "Avahi client failed")
                 logger.error("zeroconf: \(error)")
@@ -221,6 +245,11 @@ public final class ZeroconfPublisher: @unchecked Sendable {
 private let publisherClientCallback: AvahiClientCallback = { client, state, userdata in
     guard let client, let userdata else { return }
     Unmanaged<ZeroconfPublisher>.fromOpaque(userdata).takeUnretainedValue().clientChanged(client, state)
+}
+
+private let publisherRetryCallback: AvahiTimeoutCallback = { _, userdata in
+    guard let userdata else { return }
+    Unmanaged<ZeroconfPublisher>.fromOpaque(userdata).takeUnretainedValue().retryConnect()
 }
 
 private let publisherGroupCallback: AvahiEntryGroupCallback = { group, state, userdata in

@@ -117,6 +117,24 @@ final class CaptureSessionTests: XCTestCase {
         for device in connections.values { await device.close() }
     }
 
+    func testServesDevicesWhenZeroconfCannotEvenReachDBus() async throws {
+        // No system bus at all (a container, a minimal install): the daemon warns once and serves TCP.
+        // The bus address leads nowhere, so nothing reaches the real network.
+        let daemon = try await TestDaemon.start(launcher: ["env", "DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/mueval-bus"],
+                                                zeroconf: true)
+        defer { daemon.cleanUp() }
+        try await eventually("the warning, and status saying so") { () -> Bool? in
+            let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+            return status.zeroconf == "waiting for avahi-daemon" && daemon.log.contains("devices must connect to") ? true : nil
+        }
+        _ = try await daemon.ctl.call(ControlRequest(command: .start), as: SessionRecord.self)
+        let device = try await daemon.connectDevice()
+        try await device.event(Self.touch(seq: 1, device: "address:127.0.0.1"))
+        try await device.waitForAck(1)
+        XCTAssertEqual(daemon.log.components(separatedBy: "avahi-daemon is not running").count - 1, 1, daemon.log)
+        await device.close()
+    }
+
     func testDuplicatesAreStoredOnceAndAcknowledged() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }

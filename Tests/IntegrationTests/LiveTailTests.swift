@@ -187,4 +187,23 @@ final class LiveTailTests: XCTestCase {
         XCTAssertEqual(orphanedStatus, 1)
         XCTAssertTrue(orphaned.stderr.contains("muevald stopped"), orphaned.stderr)
     }
+
+    func testStatusWatchRefreshesWithEventRates() async throws {
+        let daemon = try await TestDaemon.start()
+        defer { daemon.cleanUp() }
+        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "watched", user: "Jill"), as: SessionRecord.self)
+        let device = try await connect(daemon, as: "iphone-watched")
+        try await Self.stream(device, count: 300)
+        try await device.waitForAck(300)
+
+        let top = try daemon.follow(["top"])
+        try await eventually("two refreshes with a rate") { () -> Bool? in
+            top.lines.filter { $0.contains("watched") && $0.contains("/s") }.count >= 2 ? true : nil
+        }
+        let table = top.lines.last { $0.contains("watched") } ?? ""
+        XCTAssertTrue(table.contains("recording") && table.contains("iphone-watched") && table.contains("300"), table)
+        top.signal(SIGINT)
+        let status = try await top.exitStatus()
+        XCTAssertEqual(status, 0)
+    }
 }
