@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "muevald", targets: ["muevald"]),
         .executable(name: "muevalctl", targets: ["muevalctl"]),
+        .executable(name: "muevalsim", targets: ["muevalsim"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -23,6 +24,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Without pkgConfig: avahi-client.pc adds -D_REENTRANT, which SwiftPM refuses with a warning.
         .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
+        // zlib compresses the simulator's PNG screenshots.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
 
         // The wire protocol: XML event messages from capture libraries, byte-level and incremental.
         .target(name: "WireProtocol", dependencies: [
@@ -77,6 +80,19 @@ let package = Package(
             "Control", "WireProtocol", "Zeroconf",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // The device simulator: scenarios, events, PNG screenshots, and a reliable sender (muevalsim).
+        .target(name: "DeviceSimulator", dependencies: [
+            "CZlib", "WireProtocol", "Zeroconf",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "DequeModule", package: "swift-collections"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]),
+        .executableTarget(name: "muevalsim", dependencies: [
+            "DeviceSimulator",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // Starts a real muevald on a temporary directory, for integration tests.
         .target(name: "DaemonTestSupport", dependencies: [
             "Control", "WireProtocol", "JournalStorage",
@@ -89,9 +105,11 @@ let package = Package(
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
         .testTarget(name: "JournalStorageTests", dependencies: ["JournalStorage", "WireProtocol"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "CaptureServer", "JournalStorage"]),
+        .testTarget(name: "DeviceSimulatorTests", dependencies: ["DeviceSimulator", "WireProtocol"]),
         // Depends on the executables so that `swift test` builds the binaries it starts.
         .testTarget(name: "IntegrationTests", dependencies: [
             "DaemonTestSupport", "WireProtocol", "Control", "JournalStorage", "Zeroconf", "muevald", "muevalctl",
+            "muevalsim", "DeviceSimulator",
         ]),
     ]
 )

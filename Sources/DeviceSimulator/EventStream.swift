@@ -1,0 +1,50 @@
+import DequeModule
+import WireProtocol
+
+/// An event ready for the wire: its encoded bytes and what the sender needs to account for it.
+public struct OutgoingEvent: Sendable, Equatable {
+    public let seq: Int64
+    public let eventClass: EventClass
+    public let sensor: String?
+    /// Seconds since the device's run started, on the simulated clock; pacing follows it.
+    public let time: Double
+    public let bytes: [UInt8]
+}
+
+/// The events of one simulated device, numbered and encoded: pass after pass of its scenario.
+public struct EventStream {
+    public let profile: DeviceProfile
+    private var player: ScenarioPlayer
+    private var pass: Deque<SimulatedEvent> = []
+    private var lastSeq: Int64 = 0
+    /// Device time at the run's start, in seconds since 1970.
+    private let epoch: Double
+
+    public init(scenario: Scenario, deviceIndex: Int, seed: UInt64, epoch: Double) {
+        let random = SeededGenerator(seed: seed).derived(UInt64(deviceIndex) + 1)
+        profile = DeviceProfile(index: deviceIndex, scenario: scenario, random: random)
+        player = ScenarioPlayer(scenario: scenario, random: random)
+        self.epoch = epoch
+    }
+
+    /// The stream of device `index` of a run.
+    public init(_ options: SimulationOptions, device index: Int) {
+        self.init(scenario: options.scenario, deviceIndex: index, seed: options.seed, epoch: options.epoch)
+    }
+
+    /// The next event; a new pass starts when the previous one is used up.
+    public mutating func next() -> OutgoingEvent {
+        if pass.isEmpty {
+            pass = Deque(player.nextPass())
+        }
+        let event = pass.removeFirst()
+        lastSeq += 1
+        var sensor: String?
+        if case .string(let name)? = event.fields["sensor"] { sensor = name }
+        return OutgoingEvent(seq: lastSeq, eventClass: event.eventClass, sensor: sensor, time: event.time,
+                             bytes: WireEncoder.event(event.wireFields(seq: lastSeq, epoch: epoch)))
+    }
+
+    /// Whether the current pass has no events left (a one-pass run ends here).
+    public var passFinished: Bool { pass.isEmpty }
+}

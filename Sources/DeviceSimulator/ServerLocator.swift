@@ -1,0 +1,73 @@
+import Zeroconf
+
+/// Where the capture server listens.
+public struct ServerAddress: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    /// The Zeroconf service name, when found that way.
+    public var name: String?
+
+    public init(host: String, port: Int, name: String? = nil) {
+        self.host = host
+        self.port = port
+        self.name = name
+    }
+
+    /// `HOST:PORT`, `[IPv6]:PORT`.
+    public init(parsing text: String) throws(SimulatorError) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+            throw .badAddress(text)
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw .badAddress(text) }
+        self.init(host: host, port: port)
+    }
+
+    public var description: String {
+        let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        return name.map { "\"\($0)\" at \(address)" } ?? address
+    }
+}
+
+public enum SimulatorError: Error, CustomStringConvertible, Equatable {
+    case badAddress(String)
+    case noServerFound(type: String, seconds: Double)
+    case severalServers([String])
+    case serverNotFound(String, available: [String])
+
+    public var description: String {
+        switch self {
+        case .badAddress(let text):
+            "\"\(text)\" is not HOST:PORT (for example 127.0.0.1:28021 or [::1]:28021)"
+        case .noServerFound(let type, let seconds):
+            "no capture server answered for \(type) within \(seconds) s: is muevald running with Zeroconf on this network (and avahi-daemon here)? Or give --connect HOST:PORT"
+        case .severalServers(let names):
+            "several capture servers answered: \(names.map { "\"\($0)\"" }.joined(separator: ", ")); choose one with --server NAME"
+        case .serverNotFound(let name, let available):
+            "no capture server named \"\(name)\" answered; found: \(available.isEmpty ? "none" : available.map { "\"\($0)\"" }.joined(separator: ", "))"
+        }
+    }
+}
+
+/// Finds the capture server the way the thesis's capture library does: Zeroconf browse and resolve.
+public enum ServerLocator {
+    public static func discover(name: String?, type: String = ServiceAnnouncement.captureServiceType,
+                                timeout: Double) async throws -> ServerAddress {
+        let services = try await ZeroconfBrowser.browse(type: type, timeout: timeout).filter { !$0.addresses.isEmpty }
+        let chosen: DiscoveredService
+        if let name {
+            guard let match = services.first(where: { $0.name == name }) else {
+                throw SimulatorError.serverNotFound(name, available: services.map(\.name))
+            }
+            chosen = match
+        } else {
+            guard let only = services.first else { throw SimulatorError.noServerFound(type: type, seconds: timeout) }
+            guard services.count == 1 else { throw SimulatorError.severalServers(services.map(\.name)) }
+            chosen = only
+        }
+        // IPv4 first: a link-local IPv6 address needs its interface, which the resolver does not give us.
+        let address = chosen.addresses.first { !$0.contains(":") } ?? chosen.addresses[0]
+        return ServerAddress(host: address, port: chosen.port, name: chosen.name)
+    }
+}

@@ -1,0 +1,53 @@
+/// How a run goes: how many devices, how fast, how long, and how patient the sender is.
+public struct SimulationOptions: Sendable {
+    public enum Pacing: Sendable, Equatable {
+        /// The scenario's own timing (think times, typing), compressed by `speed`.
+        case scenario(speed: Double)
+        /// A fixed number of events per second per device.
+        case rate(Double)
+        /// As fast as the connection and the server's acknowledgements allow.
+        case unlimited
+    }
+
+    public var scenario: Scenario
+    public var devices = 1
+    public var pacing = Pacing.scenario(speed: 1)
+    /// Stop generating after this many events per device; with `duration` also nil: one pass of the scenario.
+    public var events: Int?
+    /// Stop generating after this many seconds.
+    public var duration: Double?
+    public var seed: UInt64 = 1
+    /// Device time at the start, in seconds since 1970.
+    public var epoch: Double
+    /// Unacknowledged events a device holds at most; when full, the simulated tester waits.
+    public var bufferCapacity = 10_000
+    /// How long to wait at the end for the last acknowledgements (and to get the last events out).
+    public var ackTimeout = 30.0
+    /// Reconnection delays: doubling from the first to the last.
+    public var reconnectDelays: ClosedRange<Double> = 0.05...2
+
+    public init(scenario: Scenario, epoch: Double) {
+        self.scenario = scenario
+        self.epoch = epoch
+    }
+}
+
+/// Exponential backoff, so that devices do not hammer a restarting server.
+struct Backoff {
+    let delays: ClosedRange<Double>
+    private var next: Double
+
+    init(_ delays: ClosedRange<Double>) {
+        self.delays = delays
+        next = delays.lowerBound
+    }
+
+    mutating func delay() -> Double {
+        defer { next = min(next * 2, delays.upperBound) }
+        return next
+    }
+
+    mutating func reset() {
+        next = delays.lowerBound
+    }
+}

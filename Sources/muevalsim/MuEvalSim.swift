@@ -1,0 +1,134 @@
+import ArgumentParser
+import DeviceSimulator
+import Foundation
+
+/// muevalsim: simulated phones that play usability-test scenarios against muevald (docs/SIMULATOR.md).
+@main
+struct MuEvalSim: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "muevalsim",
+        abstract: "Simulated phones that stream a usability test's events to muevald, found over Zeroconf or given with --connect.",
+        discussion: "Built-in scenarios: \(BuiltinScenarios.names.joined(separator: ", ")). docs/SIMULATOR.md describes scenario files.")
+
+    @Option(help: ArgumentHelp("The capture server, instead of finding it over Zeroconf.", valueName: "HOST:PORT"))
+    var connect: String?
+
+    @Option(help: ArgumentHelp("When several servers answer over Zeroconf, the one with this service name.", valueName: "NAME"))
+    var server: String?
+
+    @Option(help: ArgumentHelp("How long to browse for servers over Zeroconf.", valueName: "SECONDS"))
+    var browseTimeout = 3.0
+
+    @Option(help: ArgumentHelp("A built-in scenario or a scenario file.", valueName: "NAME|FILE"))
+    var scenario = "wordpress"
+
+    @Option(help: "Concurrent simulated devices, each with its own connection and identity.")
+    var devices = 1
+
+    @Option(help: ArgumentHelp("Events per second per device, or max; without it the scenario's own timing (see --speed).", valueName: "N|max"))
+    var rate: Rate?
+
+    @Option(help: ArgumentHelp("Time compression of the scenario's timing: 10 plays ten times faster.", valueName: "FACTOR"))
+    var speed = 1.0
+
+    @Option(help: ArgumentHelp("Stop after this many seconds; the scenario repeats until then.", valueName: "SECONDS"))
+    var duration: Double?
+
+    @Option(help: ArgumentHelp("Stop after this many events per device; the scenario repeats until then.", valueName: "N"))
+    var events: Int?
+
+    @Option(help: "Seed of every random choice: the same seed sends the same bytes (default: a random seed).")
+    var seed: UInt64?
+
+    @Option(help: ArgumentHelp("Device time at the start, in seconds since 1970 (default: now; with --seed: 2011-02-19T22:43:06Z, so that runs repeat byte for byte).", valueName: "SECONDS"))
+    var startTime: Double?
+
+    @Option(help: ArgumentHelp("Unacknowledged events a device keeps at most; when full the tester waits.", valueName: "EVENTS"))
+    var buffer = 10_000
+
+    @Option(help: ArgumentHelp("At the end, how long to wait for the last acknowledgements.", valueName: "SECONDS"))
+    var ackTimeout = 30.0
+
+    @Flag(help: "Print the summary as JSON.")
+    var json = false
+
+    @Flag(help: "Print what device 1 would send (hello, events, goodbye) instead of connecting; needs no server.")
+    var dryRun = false
+
+    @Flag(help: "List the built-in scenarios and exit.")
+    var listScenarios = false
+
+    @Option(help: ArgumentHelp("Print a scenario as a scenario file (a starting point for your own) and exit.", valueName: "NAME|FILE"))
+    var printScenario: String?
+
+    func validate() throws {
+        guard devices >= 1 else { throw ValidationError("--devices must be at least 1") }
+        guard speed > 0 else { throw ValidationError("--speed must be positive") }
+        guard events.map({ $0 >= 1 }) ?? true else { throw ValidationError("--events must be at least 1") }
+        guard duration.map({ $0 > 0 }) ?? true else { throw ValidationError("--duration must be positive") }
+        guard buffer >= 1 else { throw ValidationError("--buffer must be at least 1") }
+        guard !(dryRun && duration != nil) else { throw ValidationError("--dry-run plays one pass or --events N, not a --duration") }
+        if case .perSecond(let value)? = rate, !(value > 0) { throw ValidationError("--rate must be positive, or max") }
+    }
+
+    func run() async throws {
+        if listScenarios {
+            for name in BuiltinScenarios.names { print("\(name)\t\(BuiltinScenarios.named(name)?.description ?? "")") }
+            return
+        }
+        if let printScenario {
+            print(ScenarioLoader.encode(try ScenarioLoader.load(printScenario)))
+            return
+        }
+        var options = SimulationOptions(scenario: try ScenarioLoader.load(scenario),
+                                        epoch: startTime ?? (seed == nil ? Date().timeIntervalSince1970 : 1_298_155_386))
+        options.devices = devices
+        options.pacing = switch rate {
+        case .perSecond(let value)?: .rate(value)
+        case .max?: .unlimited
+        case nil: .scenario(speed: speed)
+        }
+        options.events = events
+        options.duration = duration
+        options.seed = seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        options.bufferCapacity = buffer
+        options.ackTimeout = ackTimeout
+
+        if dryRun {
+            let planned = Simulation.plannedEvents(options, device: 0)
+            let hello = Simulation.hello(options, device: 0)
+            FileHandle.standardOutput.write(Data(hello + planned.flatMap(\.bytes) + Simulation.goodbye))
+            return
+        }
+        let target = if let connect {
+            try ServerAddress(parsing: connect)
+        } else {
+            try await ServerLocator.discover(name: server, timeout: browseTimeout)
+        }
+        let report = await Simulation.run(options, server: target)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            print(report.text)
+        }
+        // Scripts and CI learn from the status whether every event arrived.
+        guard report.total.isComplete else { throw ExitCode(1) }
+    }
+}
+
+enum Rate: ExpressibleByArgument {
+    case perSecond(Double)
+    case max
+
+    init?(argument: String) {
+        if argument == "max" {
+            self = .max
+        } else if let value = Double(argument) {
+            self = .perSecond(value)
+        } else {
+            return nil
+        }
+    }
+}
