@@ -1,0 +1,147 @@
+import Control
+import DaemonTestSupport
+import DeviceSimulator
+import Foundation
+import JournalStorage
+import WireProtocol
+import XCTest
+import Zeroconf
+
+/// muevalsim against the real muevald: what it sends is what the session holds, exactly once, even when the
+/// daemon is killed and restarted in the middle of a run.
+final class SimulatorTests: XCTestCase {
+    /// The events muevalsim sends with these arguments, as the daemon decodes them (payload per seq).
+    private func expectedPayloads(scenario: String, seed: UInt64, events: Int? = nil) throws -> [Int64: String] {
+        var options = SimulationOptions(scenario: try ScenarioLoader.load(scenario), epoch: 1_298_155_386)
+        options.seed = seed
+        options.events = events
+        var decoder = WireDecoder()
+        decoder.append(Simulation.plannedEvents(options, device: 0).flatMap(\.bytes))
+        var payloads: [Int64: String] = [:]
+        while let result = decoder.next() {
+            guard case .event(let event) = try result.get(), let seq = event.seq else { continue }
+            payloads[seq] = String(decoding: event.payload, as: UTF8.self)
+        }
+        return payloads
+    }
+
+    private func deviceId(scenario: String, seed: UInt64) throws -> String {
+        var options = SimulationOptions(scenario: try ScenarioLoader.load(scenario), epoch: 1_298_155_386)
+        options.seed = seed
+        return EventStream(options, device: 0).profile.deviceId
+    }
+
+    /// Every stored event once, in seq order, with exactly the payload that was sent.
+    private func assertSessionHoldsExactly(_ expected: [Int64: String], path: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let stored = try SessionReader(path: path).events()
+        XCTAssertEqual(stored.compactMap(\.seq), (1...Int64(expected.count)).map { $0 }, "each seq once", file: file, line: line)
+        for event in stored where event.payload != expected[event.seq ?? 0] {
+            XCTFail("seq \(event.seq ?? 0) stored differs from what was sent", file: file, line: line)
+            break
+        }
+    }
+
+    private func report(_ output: String) throws -> SimulationReport {
+        try JSONDecoder().decode(SimulationReport.self, from: Data(output.utf8))
+    }
+
+    func testAScenarioRunLandsInTheSessionWithExactlyTheEventsSent() async throws {
+        let daemon = try await TestDaemon.start()
+        defer { daemon.cleanUp() }
+        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "plainnote"), as: SessionRecord.self)
+
+        let run = try runProcess(TestDaemon.executable("muevalsim"), [
+            "--connect", "127.0.0.1:\(daemon.port)", "--scenario", "plainnote", "--seed", "5", "--rate", "max", "--json",
+        ])
+        XCTAssertEqual(run.status, 0, run.stderr + run.stdout)
+        let total = try report(run.stdout).total
+        let expected = try expectedPayloads(scenario: "plainnote", seed: 5)
+        XCTAssertEqual(total.generated, expected.count)
+        XCTAssertEqual(total.acknowledged, expected.count)
+        XCTAssertEqual(total.resent, 0)
+        XCTAssertEqual(total.rejected, 0)
+        XCTAssertEqual(total.sessions, [String(session.id)])
+        XCTAssertEqual(total.perClass.values.reduce(0, +), expected.count)
+
+        let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, session: "plainnote"), as: [SessionRecord].self)
+        XCTAssertEqual(stopped.first?.events, Int64(expected.count))
+        try assertSessionHoldsExactly(expected, path: session.path)
+        // The goodbye ended the connection on purpose: no gap in the session.
+        XCTAssertEqual(try SessionReader(path: session.path).gaps().count, 0)
+        let device = try SessionReader(path: session.path).devices().first
+        let id = try deviceId(scenario: "plainnote", seed: 5)
+        XCTAssertEqual(device?.id, id)
+        XCTAssertEqual(device?.model, "iPhone3,1")
+    }
+
+    func testDaemonKilledAndRestartedMidRunStoresEveryEventExactlyOnce() async throws {
+        let daemon = try await TestDaemon.start()
+        defer { daemon.cleanUp() }
+        let device = try deviceId(scenario: "campus", seed: 11)
+        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "field", device: device), as: SessionRecord.self)
+        let events = 600
+
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("muevalsim-\(UUID().uuidString.prefix(8)).json")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        let simulator = Process()
+        simulator.executableURL = URL(fileURLWithPath: TestDaemon.executable("muevalsim"))
+        simulator.arguments = ["--connect", "127.0.0.1:\(daemon.port)", "--scenario", "campus", "--seed", "11",
+                               "--events", String(events), "--rate", "100", "--ack-timeout", "60", "--json"]
+        simulator.standardOutput = try FileHandle(forWritingTo: output)
+        try simulator.run()
+        defer { if simulator.isRunning { simulator.terminate() } }
+
+        // Kill the daemon while events are flowing, then bring it back on the same port and directory.
+        try await eventually(timeout: 30, "events to be stored before the kill") { () -> Bool? in
+            let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+            return (sessions.first?.events ?? 0) >= 100 ? true : nil
+        }
+        try await daemon.kill()
+        try await daemon.restart()
+
+        try await eventually(timeout: 90, "muevalsim to finish") { simulator.isRunning ? nil : true }
+        let stdout = try String(contentsOf: output, encoding: .utf8)
+        XCTAssertEqual(simulator.terminationStatus, 0, stdout)
+        let total = try report(stdout).total
+        XCTAssertEqual(total.generated, events)
+        XCTAssertEqual(total.acknowledged, events)
+        XCTAssertEqual(total.unacknowledged, 0)
+        XCTAssertGreaterThanOrEqual(total.disconnects, 1)
+        XCTAssertGreaterThanOrEqual(total.connections, 2)
+
+        let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, session: "field"), as: [SessionRecord].self)
+        XCTAssertEqual(stopped.first?.events, Int64(events), "re-sent: \(total.resent), duplicates dropped: \(stopped.first?.duplicates ?? -1)")
+        try assertSessionHoldsExactly(try expectedPayloads(scenario: "campus", seed: 11, events: events), path: session.path)
+        XCTAssertEqual(try SessionReader(path: session.path).gaps().first?.reason, "muevald was not running")
+    }
+
+    func testSimulatorInTheDeviceNamespaceFindsTheDaemonOverZeroconf() async throws {
+        if let reason = NetworkLab.unavailableReason {
+            print("⚠️  SKIPPING ZEROCONF SIMULATOR TEST: \(reason)")
+            throw XCTSkip("needs network namespaces: \(reason)")
+        }
+        let lab = try NetworkLab.create()
+        defer { lab.cleanUp() }
+        try lab.startAvahi(on: lab.lab)
+        try lab.startAvahi(on: lab.device)
+        let daemon = try await TestDaemon.start(launcher: lab.launcher(on: lab.lab), listenHost: "0.0.0.0", zeroconf: true)
+        defer { daemon.cleanUp() }
+        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "zeroconf"), as: SessionRecord.self)
+        // The device host sees the announcement (it may trail the daemon's start).
+        try await eventually(timeout: 15, "the announcement on the device host") { () -> Bool? in
+            let found = try lab.run(on: lab.device, [TestDaemon.executable("muevalctl"), "discover", "--json", "--timeout", "2"])
+            return found.stdout.contains("\"port\" : \(daemon.port)") || found.stdout.contains("\"port\":\(daemon.port)") ? true : nil
+        }
+
+        let run = try lab.run(on: lab.device, [TestDaemon.executable("muevalsim"), "--scenario", "plainnote", "--seed", "3",
+                                               "--rate", "max", "--browse-timeout", "5", "--json"], timeout: 60)
+        XCTAssertEqual(run.status, 0, run.stderr + run.stdout)
+        let report = try report(run.stdout)
+        XCTAssertTrue(report.server.contains(lab.lab.address), report.server)
+        let expected = try expectedPayloads(scenario: "plainnote", seed: 3)
+        XCTAssertEqual(report.total.acknowledged, expected.count)
+        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: "zeroconf"), as: [SessionRecord].self)
+        try assertSessionHoldsExactly(expected, path: session.path)
+    }
+}
