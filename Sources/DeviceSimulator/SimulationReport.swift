@@ -72,7 +72,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
                 + "\(total.rejected) rejected, \(total.unacknowledged) unacknowledged"
                 + (total.notSelected > 0 ? ", \(total.notSelected) not selected by the session" : ""),
             "  per class: " + EventClass.allCases.map { "\($0.rawValue) \(total.perClass[$0.rawValue] ?? 0)" }.joined(separator: ", "),
-            "  connections: \(total.connections) (\(total.disconnects) dropped); sessions: \(Set(total.sessions).sorted().joined(separator: ", "))",
+            "  connections: \(total.connections) (\(total.disconnects) dropped); sessions: \(total.sessions.isEmpty ? "none" : Set(total.sessions).sorted().joined(separator: ", "))",
         ]
         if devices.count > 1 {
             for device in devices {
