@@ -20,6 +20,7 @@ public struct EventStream {
     /// Device time at the run's start, in seconds since 1970.
     private let epoch: Double
 
+    /// The stream of device `deviceIndex` (from 0) playing `scenario`; device time starts at `epoch`.
     public init(scenario: Scenario, deviceIndex: Int, seed: UInt64, epoch: Double) {
         let random = SeededGenerator(seed: seed).derived(UInt64(deviceIndex) + 1)
         profile = DeviceProfile(index: deviceIndex, scenario: scenario, random: random)
