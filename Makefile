@@ -8,11 +8,23 @@ ARGS         ?=
 # Build-time libraries, and the tools the tests drive (python3's plistlib is the independent
 # plist writer of the tests; avahi and dbus serve the Zeroconf tests, iproute2 their namespaces).
 APT_PACKAGES := libsqlite3-dev sqlite3 libavahi-client-dev libavahi-common-dev avahi-daemon avahi-utils \
-                dbus iproute2 python3 pkg-config netcat-openbsd zlib1g-dev
+                dbus iproute2 python3 pkg-config netcat-openbsd zlib1g-dev systemd
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release run test clean
+# Install locations (`make install PREFIX=/usr DESTDIR=/tmp/pkg`). Units and the config live
+# under /etc whatever the prefix: that is where systemd and administrators look for them.
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+BINDIR       := $(PREFIX)/bin
+UNITDIR      ?= /etc/systemd/system
+SYSUSERSDIR  := $(PREFIX)/lib/sysusers.d
+CONFDIR      ?= /etc/mueval
+DOCDIR       := $(PREFIX)/share/doc/mueval
+# Where the binaries to install are; empty: build them in release mode first.
+BIN          ?=
+
+.PHONY: deps build release run test clean install uninstall
 
 ## deps: install the system packages that are missing (apt)
 deps:
@@ -42,3 +54,29 @@ test: deps
 
 clean:
 	rm -rf .build
+
+## install: the release binaries, systemd unit, sysusers snippet, config (kept if present), completions, docs
+install: $(if $(BIN),,release)
+	$(eval BIN := $(or $(BIN),$(shell $(SWIFT) build -c release --show-bin-path)))
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(CONFDIR) $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	for tool in muevald muevalctl muevalsim; do \
+		[ ! -x $(BIN)/$$tool ] || install -m 0755 $(BIN)/$$tool $(DESTDIR)$(BINDIR)/$$tool; done
+	sed 's|/usr/local/bin/|$(BINDIR)/|g; s|/etc/mueval/|$(CONFDIR)/|g' systemd/muevald.service > $(DESTDIR)$(UNITDIR)/muevald.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/muevald.service
+	install -m 0644 systemd/sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/mueval.conf
+	[ -e $(DESTDIR)$(CONFDIR)/muevald.toml ] || install -m 0644 config/muevald.toml $(DESTDIR)$(CONFDIR)/muevald.toml
+	$(BIN)/muevalctl --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/muevalctl
+	$(BIN)/muevalctl --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_muevalctl
+	$(BIN)/muevalctl --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/muevalctl.fish
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	@[ -n "$(DESTDIR)" ] || echo "installed; next: systemd-sysusers && systemctl daemon-reload && systemctl enable --now muevald"
+
+## uninstall: remove what install put in place, except the configuration (it may hold the lab's edits)
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,muevald muevalctl muevalsim) $(DESTDIR)$(UNITDIR)/muevald.service \
+		$(DESTDIR)$(SYSUSERSDIR)/mueval.conf $(DESTDIR)$(PREFIX)/share/bash-completion/completions/muevalctl \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_muevalctl $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/muevalctl.fish
+	rm -rf $(DESTDIR)$(DOCDIR)
+	@echo "kept $(DESTDIR)$(CONFDIR)/muevald.toml; remove it by hand if you no longer need it"

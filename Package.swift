@@ -70,6 +70,7 @@ let package = Package(
             "CaptureServer", "Control", "JournalStorage", "Zeroconf",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .executableTarget(name: "muevald", dependencies: [

@@ -1,4 +1,5 @@
 import JournalStorage
+import NIOConcurrencyHelpers
 import WireProtocol
 
 /// What to do with events from a device that no session is waiting for.
@@ -41,5 +42,21 @@ public struct CaptureConfiguration: Sendable {
         self.unknownDevicePolicy = unknownDevicePolicy
         self.journal = journal
         self.tailBuffer = tailBuffer
+    }
+}
+
+/// The capture configuration in effect. A reload (SIGHUP) replaces it; each new connection and
+/// each new tail reads it once, so limits change for what comes next, never mid-message.
+public final class CaptureSettings: Sendable {
+    private let box: NIOLockedValueBox<CaptureConfiguration>
+
+    public init(_ configuration: CaptureConfiguration) {
+        box = NIOLockedValueBox(configuration)
+    }
+
+    public var current: CaptureConfiguration { box.withLockedValue { $0 } }
+
+    public func update(_ configuration: CaptureConfiguration) {
+        box.withLockedValue { $0 = configuration }
     }
 }

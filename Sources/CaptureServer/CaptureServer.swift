@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// The TCP listener devices connect to. Runs until graceful shutdown, then stops accepting,
 /// lets every connection hand its last events to the journal, and closes them.
 public final class CaptureServer: Service {
-    private let configuration: CaptureConfiguration
+    private let settings: CaptureSettings
     private let registry: SessionRegistry
     private let connections: ConnectionTable
     private let counters: CaptureCounters
@@ -16,10 +16,10 @@ public final class CaptureServer: Service {
     private let logger: Logger
     private let onListening: @Sendable (SocketAddress) -> Void
 
-    public init(configuration: CaptureConfiguration, registry: SessionRegistry, connections: ConnectionTable,
+    public init(settings: CaptureSettings, registry: SessionRegistry, connections: ConnectionTable,
                 counters: CaptureCounters, group: EventLoopGroup, logger: Logger,
                 onListening: @escaping @Sendable (SocketAddress) -> Void) {
-        self.configuration = configuration
+        self.settings = settings
         self.registry = registry
         self.connections = connections
         self.counters = counters
@@ -30,7 +30,8 @@ public final class CaptureServer: Service {
 
     /// Binds the listener; fails with a message naming the address when it cannot.
     public func bind() async throws -> Channel {
-        let configuration = configuration
+        let settings = settings
+        let configuration = settings.current
         let registry = registry
         let connections = connections
         let counters = counters
@@ -46,6 +47,7 @@ public final class CaptureServer: Service {
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 16 << 10, high: 64 << 10))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    let configuration = settings.current
                     let sync = channel.pipeline.syncOperations
                     if configuration.idleTimeout > 0 {
                         try sync.addHandler(IdleStateHandler(readTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
@@ -65,7 +67,7 @@ public final class CaptureServer: Service {
     public func run() async throws {
         let listener = try await bind()
         if let address = listener.localAddress {
-            logger.notice("capture server listening on \(address.ipAddress ?? configuration.host):\(address.port ?? configuration.port)")
+            logger.notice("capture server listening on \(address.ipAddress ?? "?"):\(address.port ?? 0)")
             onListening(address)
         }
         try? await gracefulShutdown()

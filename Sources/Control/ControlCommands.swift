@@ -25,17 +25,17 @@ public final class ControlCommands: Sendable {
     private let registry: SessionRegistry
     private let counters: CaptureCounters
     private let liveTail: LiveTail
-    private let tailBuffer: Int
+    private let settings: CaptureSettings
     private let description: DaemonDescription
     private let listen = NIOLockedValueBox<ListenAddress?>(nil)
     private let zeroconfState = NIOLockedValueBox<@Sendable () -> String>({ "off" })
 
-    public init(registry: SessionRegistry, counters: CaptureCounters, liveTail: LiveTail, tailBuffer: Int,
+    public init(registry: SessionRegistry, counters: CaptureCounters, liveTail: LiveTail, settings: CaptureSettings,
                 description: DaemonDescription) {
         self.registry = registry
         self.counters = counters
         self.liveTail = liveTail
-        self.tailBuffer = tailBuffer
+        self.settings = settings
         self.description = description
     }
 
@@ -121,7 +121,7 @@ public final class ControlCommands: Sendable {
         let followed = request.all == true ? nil : try registry.find(try sessionKey(request))
         let filter = TailFilter(sessions: followed.map { [$0.id] }, classes: Set(request.classes ?? []),
                                 device: request.device, grep: request.grep)
-        let subscription = liveTail.subscribe(filter, capacity: tailBuffer)
+        let subscription = liveTail.subscribe(filter, capacity: settings.current.tailBuffer)
         defer { subscription.cancel() }
         writer.closeFuture.whenComplete { _ in subscription.cancel() }
         let encoder = JSONEncoder()

@@ -16,13 +16,16 @@ public final class ControlServer: Service {
     private let commands: ControlCommands
     private let group: EventLoopGroup
     private let logger: Logger
+    private let onListening: @Sendable () -> Void
 
-    public init(path: String, access: ControlAccess, commands: ControlCommands, group: EventLoopGroup, logger: Logger) {
+    public init(path: String, access: ControlAccess, commands: ControlCommands, group: EventLoopGroup, logger: Logger,
+                onListening: @escaping @Sendable () -> Void = {}) {
         self.path = path
         self.access = access
         self.commands = commands
         self.group = group
         self.logger = logger
+        self.onListening = onListening
     }
 
     public func run() async throws {
@@ -38,6 +41,7 @@ public final class ControlServer: Service {
         chmod(path, 0o660)
         if let gid = access.groupID { chown(path, UInt32.max, gid) }
         logger.notice("control socket at \(path)")
+        onListening()
         defer { unlink(path) }
 
         try await withGracefulShutdownHandler {

@@ -71,82 +71,92 @@ struct ConfigurationOption: Sendable {
 
     let key: String
     let kind: Kind
+    /// Whether SIGHUP can apply a change without a restart.
+    var reloadable = false
     /// Shorter environment variables that users know from elsewhere (`MUEVAL_SOCKET`, shared with muevalctl).
     var aliases: [String] = []
+    /// The value in effect, as the text `apply` reads (for `--check-config` and reloads).
+    let current: @Sendable (DaemonConfiguration) -> String
     let apply: @Sendable (String, inout DaemonConfiguration) -> Bool
 
     /// `MUEVAL_SERVER_LISTEN` for `server.listen`, then the aliases.
     var environmentVariables: [String] { ["MUEVAL_" + key.uppercased().replacingOccurrences(of: ".", with: "_")] + aliases }
 
     static let all: [ConfigurationOption] = [
-        .init(key: "server.listen", kind: .hostPort) { value, config in
+        .init(key: "server.listen", kind: .hostPort, current: { "\($0.capture.host):\($0.capture.port)" }) { value, config in
             guard let (host, port) = parseHostPort(value) else { return false }
             config.capture.host = host
             config.capture.port = port
             return true
         },
-        .init(key: "server.unknown_device_policy", kind: .choice(UnknownDevicePolicy.allCases.map(\.rawValue))) { value, config in
+        .init(key: "server.unknown_device_policy", kind: .choice(UnknownDevicePolicy.allCases.map(\.rawValue)),
+              current: { $0.capture.unknownDevicePolicy.rawValue }) { value, config in
             guard let policy = UnknownDevicePolicy(rawValue: value) else { return false }
             config.capture.unknownDevicePolicy = policy
             return true
         },
-        .init(key: "server.max_connections", kind: .integer) { value, config in
+        .init(key: "server.max_connections", kind: .integer, reloadable: true, current: { String($0.capture.maxConnections) }) { value, config in
             positive(value).map { config.capture.maxConnections = $0 } != nil
         },
-        .init(key: "server.max_connections_per_address", kind: .integer) { value, config in
+        .init(key: "server.max_connections_per_address", kind: .integer, reloadable: true,
+              current: { String($0.capture.maxConnectionsPerAddress) }) { value, config in
             positive(value).map { config.capture.maxConnectionsPerAddress = $0 } != nil
         },
-        .init(key: "server.idle_timeout", kind: .number) { value, config in
+        .init(key: "server.idle_timeout", kind: .number, reloadable: true, current: { String($0.capture.idleTimeout) }) { value, config in
             guard let seconds = Double(value), seconds >= 0 else { return false }
             config.capture.idleTimeout = seconds
             return true
         },
-        .init(key: "limits.max_message_bytes", kind: .integer) { value, config in
+        .init(key: "limits.max_message_bytes", kind: .integer, reloadable: true,
+              current: { String($0.capture.wireLimits.maxMessageBytes) }) { value, config in
             positive(value).map { config.capture.wireLimits.maxMessageBytes = $0 } != nil
         },
-        .init(key: "limits.max_nesting_depth", kind: .integer) { value, config in
+        .init(key: "limits.max_nesting_depth", kind: .integer, reloadable: true,
+              current: { String($0.capture.wireLimits.maxDepth) }) { value, config in
             positive(value).map { config.capture.wireLimits.maxDepth = $0 } != nil
         },
-        .init(key: "limits.tail_buffer", kind: .integer) { value, config in
+        .init(key: "limits.tail_buffer", kind: .integer, reloadable: true, current: { String($0.capture.tailBuffer) }) { value, config in
             positive(value).map { config.capture.tailBuffer = $0 } != nil
         },
-        .init(key: "storage.data_directory", kind: .string) { value, config in
+        .init(key: "storage.data_directory", kind: .string, current: { $0.dataDirectory }) { value, config in
             guard !value.isEmpty else { return false }
             config.dataDirectory = value
             return true
         },
-        .init(key: "storage.synchronous", kind: .choice(JournalSynchronous.allCases.map(\.rawValue))) { value, config in
+        .init(key: "storage.synchronous", kind: .choice(JournalSynchronous.allCases.map(\.rawValue)),
+              current: { $0.capture.journal.synchronous.rawValue }) { value, config in
             guard let mode = JournalSynchronous(rawValue: value) else { return false }
             config.capture.journal.synchronous = mode
             return true
         },
-        .init(key: "storage.max_pending_bytes", kind: .integer) { value, config in
+        .init(key: "storage.max_pending_bytes", kind: .integer, current: { String($0.capture.journal.maxPendingBytes) }) { value, config in
             positive(value).map { config.capture.journal.maxPendingBytes = $0 } != nil
         },
-        .init(key: "control.socket", kind: .string, aliases: ["MUEVAL_SOCKET"]) { value, config in
+        .init(key: "control.socket", kind: .string, aliases: ["MUEVAL_SOCKET"], current: { $0.controlSocket ?? "" }) { value, config in
             config.controlSocket = value.isEmpty ? nil : value
             return true
         },
-        .init(key: "control.group", kind: .string) { value, config in
+        .init(key: "control.group", kind: .string, current: { $0.controlGroup ?? "" }) { value, config in
             config.controlGroup = value.isEmpty ? nil : value
             return true
         },
-        .init(key: "zeroconf.enabled", kind: .boolean) { value, config in
+        .init(key: "zeroconf.enabled", kind: .boolean, current: { String($0.zeroconf.enabled) }) { value, config in
             guard let enabled = Bool(value) else { return false }
             config.zeroconf.enabled = enabled
             return true
         },
-        .init(key: "zeroconf.name", kind: .string) { value, config in
+        .init(key: "zeroconf.name", kind: .string, reloadable: true, current: { $0.zeroconf.name ?? "" }) { value, config in
             config.zeroconf.name = value.isEmpty ? nil : value
             return true
         },
-        .init(key: "zeroconf.types", kind: .stringList) { value, config in
+        .init(key: "zeroconf.types", kind: .stringList, current: { $0.zeroconf.extraTypes.joined(separator: ",") }) { value, config in
             let types = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard types.allSatisfy({ $0.hasPrefix("_") && ($0.hasSuffix("._tcp")) }) else { return false }
             config.zeroconf.extraTypes = types
             return true
         },
-        .init(key: "log.level", kind: .choice(Logger.Level.allCases.map(\.rawValue))) { value, config in
+        .init(key: "log.level", kind: .choice(Logger.Level.allCases.map(\.rawValue)), reloadable: true,
+              current: { $0.logLevel.rawValue }) { value, config in
             guard let level = Logger.Level(rawValue: value) else { return false }
             config.logLevel = level
             return true
@@ -155,6 +165,66 @@ struct ConfigurationOption: Sendable {
 
     static func named(_ key: String) -> ConfigurationOption? {
         all.first { $0.key == key }
+    }
+}
+
+/// A TOML basic string.
+private func toml(_ text: String) -> String {
+    "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+}
+
+extension DaemonConfiguration {
+    /// The effective configuration as a TOML file that muevald reads back (`muevald --check-config`).
+    public var rendered: String {
+        var text = ""
+        var section = ""
+        for option in ConfigurationOption.all {
+            let parts = option.key.split(separator: ".", maxSplits: 1).map(String.init)
+            if parts[0] != section {
+                text += (text.isEmpty ? "" : "\n") + "[\(parts[0])]\n"
+                section = parts[0]
+            }
+            let value = option.current(self)
+            let rendered = switch option.kind {
+            case .integer, .number, .boolean: value
+            case .stringList: "[" + value.split(separator: ",").map { toml(String($0)) }.joined(separator: ", ") + "]"
+            case .string, .choice, .hostPort: toml(value)
+            }
+            text += "\(parts[1]) = \(rendered)\n"
+        }
+        return text
+    }
+
+    /// This configuration with what a reload may change taken from `new`; and the settings that
+    /// differ, split into those applied and those that need a restart.
+    func reloaded(from new: DaemonConfiguration) -> (configuration: DaemonConfiguration, applied: [String], needRestart: [String]) {
+        var result = self
+        var applied: [String] = []
+        var needRestart: [String] = []
+        for option in ConfigurationOption.all where option.current(new) != option.current(self) {
+            if option.reloadable, option.apply(option.current(new), &result) {
+                applied.append(option.key)
+            } else {
+                needRestart.append(option.key)
+            }
+        }
+        return (result, applied, needRestart)
+    }
+}
+
+/// Where the configuration comes from, kept so that SIGHUP can read it again.
+public struct ConfigurationSource: Sendable {
+    public var file: String?
+    /// Settings from the command line, by config key.
+    public var flags: [String: String]
+
+    public init(file: String?, flags: [String: String]) {
+        self.file = file
+        self.flags = flags
+    }
+
+    public func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> DaemonConfiguration {
+        try ConfigurationLoader(environment: environment).load(file: file, flags: flags)
     }
 }
 

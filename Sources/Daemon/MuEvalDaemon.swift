@@ -15,9 +15,15 @@ import ServiceLifecycle
 /// catalog and resume when their device reconnects after the next start.
 public struct MuEvalDaemon {
     public let configuration: DaemonConfiguration
+    /// Read again on SIGHUP.
+    public let source: ConfigurationSource
+    /// Shared with the log handlers, so that a reload changes the level.
+    public let logLevel: LogLevelSetting
 
-    public init(configuration: DaemonConfiguration) {
+    public init(configuration: DaemonConfiguration, source: ConfigurationSource, logLevel: LogLevelSetting) {
         self.configuration = configuration
+        self.source = source
+        self.logLevel = logLevel
     }
 
     public func run() async throws {
@@ -26,6 +32,8 @@ public struct MuEvalDaemon {
         let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path
         let catalog = try Catalog(directory: dataDirectory)
         let counters = CaptureCounters()
+        let settings = CaptureSettings(configuration.capture)
+        let readiness = ReadinessGate()
         let connections = ConnectionTable()
         let liveTail = LiveTail()
         let router = CommitRouter(connections: connections, counters: counters, tail: liveTail)
@@ -37,27 +45,45 @@ public struct MuEvalDaemon {
 
         let socketPath = configuration.controlSocket ?? ControlSocketPath.daemonDefault(dataDirectory: dataDirectory)
         let commands = ControlCommands(registry: registry, counters: counters, liveTail: liveTail,
-                                       tailBuffer: configuration.capture.tailBuffer, description: DaemonDescription(
+                                       settings: settings, description: DaemonDescription(
             pid: ProcessInfo.processInfo.processIdentifier, started: started, socket: socketPath,
             dataDirectory: dataDirectory, unknownDevicePolicy: configuration.capture.unknownDevicePolicy))
         let group = MultiThreadedEventLoopGroup.singleton
         let control = ControlServer(path: socketPath, access: try ControlAccess(groupName: configuration.controlGroup),
-                                    commands: commands, group: group, logger: logger)
+                                    commands: commands, group: group, logger: logger,
+                                    onListening: { readiness.ready(.controlSocket) })
         let zeroconf = configuration.zeroconf.enabled
             ? ZeroconfService(settings: configuration.zeroconf, registry: registry, logger: logger) : nil
         commands.reportZeroconf { zeroconf?.state?.description ?? "off" }
         let capture = CaptureServer(
-            configuration: configuration.capture, registry: registry, connections: connections, counters: counters,
+            settings: settings, registry: registry, connections: connections, counters: counters,
             group: group, logger: logger,
             onListening: { address in
                 commands.listening(on: ListenAddress(host: address.ipAddress ?? "", port: address.port ?? 0))
                 zeroconf?.listening(on: address.port ?? 0)
+                readiness.ready(.captureServer)
             })
+        let reload = ReloadService(source: source, initial: configuration, logger: logger) { [logLevel] reloaded in
+            logLevel.level = reloaded.logLevel
+            settings.update(reloaded.capture)
+            zeroconf?.rename(reloaded.zeroconf.name)
+        }
+        // Last in the list: the first to hear of shutdown, so STOPPING=1 goes out at once.
+        let systemd = SystemdNotifier().map { notifier in
+            SystemdService(notifier: notifier, readiness: readiness, group: group) {
+                let sessions = registry.openSessions().map(\.snapshot)
+                let recording = sessions.filter { $0.state == .recording }.count
+                let c = counters.snapshot()
+                return "\(sessions.count) sessions open (\(recording) recording), \(c.connectionsOpen) devices connected, \(c.eventsStored) events stored"
+            }
+        }
 
         logger.notice("muevald \(MuEvalVersion.current) starting: data in \(dataDirectory), policy for unknown devices: \(configuration.capture.unknownDevicePolicy.rawValue)")
         let serviceGroup = ServiceGroup(configuration: .init(
             services: [.init(service: JournalService(registry: registry)), .init(service: control), .init(service: capture)]
-                + (zeroconf.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0)] } ?? []),
+                + (zeroconf.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0)] } ?? [])
+                + [.init(service: reload)]
+                + (systemd.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0)] } ?? []),
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await serviceGroup.run()

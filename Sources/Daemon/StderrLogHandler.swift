@@ -1,20 +1,40 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
+
+/// The daemon's log level, shared by all its loggers, so that a reload (SIGHUP) changes it everywhere.
+public final class LogLevelSetting: Sendable {
+    private let box: NIOLockedValueBox<Logger.Level>
+
+    public init(_ level: Logger.Level) {
+        box = NIOLockedValueBox(level)
+    }
+
+    public var level: Logger.Level {
+        get { box.withLockedValue { $0 } }
+        set { box.withLockedValue { $0 = newValue } }
+    }
+}
 
 /// Logs one line per message to stderr. Under systemd (JOURNAL_STREAM set) each line starts with
 /// the syslog priority, `<3>` … `<7>`, which journald turns into the entry's priority; in a
 /// terminal it starts with the time and level instead. swift-log's StreamLogHandler has no
 /// priority prefix, hence this small handler.
 public struct StderrLogHandler: LogHandler {
-    public var logLevel: Logger.Level
+    private let level: LogLevelSetting
     public var metadata: Logger.Metadata = [:]
     private let label: String
     private let forJournal: Bool
 
-    public init(label: String, level: Logger.Level, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(label: String, level: LogLevelSetting, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.label = label
-        logLevel = level
+        self.level = level
         forJournal = environment["JOURNAL_STREAM"] != nil
+    }
+
+    public var logLevel: Logger.Level {
+        get { level.level }
+        set { level.level = newValue }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {

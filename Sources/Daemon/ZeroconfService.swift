@@ -41,7 +41,7 @@ final class ZeroconfService: Service, @unchecked Sendable {
         guard let port = await ports.next() else { return }
         let host = ProcessInfo.processInfo.hostName
         let announcement = ServiceAnnouncement(
-            name: settings.name ?? "muEval on \(host.split(separator: ".").first.map(String.init) ?? host)",
+            name: Self.instanceName(settings.name),
             types: [ServiceAnnouncement.captureServiceType] + settings.extraTypes,
             port: UInt16(port), txt: txt())
         let publisher: ZeroconfPublisher
@@ -63,6 +63,16 @@ final class ZeroconfService: Service, @unchecked Sendable {
         try? await gracefulShutdown()
         publisher.stop()
         logger.info("zeroconf: announcement withdrawn")
+    }
+
+    /// A reload changed the instance name (nil: the default).
+    func rename(_ name: String?) {
+        publisher.withLockedValue { $0 }?.rename(to: Self.instanceName(name))
+    }
+
+    private static func instanceName(_ configured: String?) -> String {
+        let host = ProcessInfo.processInfo.hostName
+        return configured ?? "muEval on \(host.split(separator: ".").first.map(String.init) ?? host)"
     }
 
     /// The TXT record: versions, and whether the server records and how many sessions wait for a device.

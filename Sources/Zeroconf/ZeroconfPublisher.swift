@@ -73,6 +73,16 @@ public final class ZeroconfPublisher: @unchecked Sendable {
         }
     }
 
+    /// Announces under another instance name (a reload changed `zeroconf.name`).
+    public func rename(to name: String) {
+        avahi_threaded_poll_lock(poll)
+        defer { avahi_threaded_poll_unlock(poll) }
+        guard name != announcement.name, !stopped else { return }
+        logger.notice("zeroconf: announcing as \"\(name)\" instead of \"\(announcement.name)\"")
+        announcement.name = name
+        if let client, avahi_client_get_state(client) == AVAHI_CLIENT_S_RUNNING { register(on: client) }
+    }
+
     /// Withdraws the announcement and disconnects from avahi-daemon.
     public func stop() {
         avahi_threaded_poll_lock(poll)

@@ -29,6 +29,9 @@ struct MuEvalDaemonCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-zeroconf"), help: "Do not announce the service over Zeroconf (Avahi).")
     var noZeroconf = false
 
+    @Flag(name: .customLong("check-config"), help: "Check the configuration, print the effective settings as TOML, and exit (status 78 when invalid).")
+    var checkConfig = false
+
     @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
     var logLevel: String?
 
@@ -40,16 +43,22 @@ struct MuEvalDaemonCommand: AsyncParsableCommand {
         flags["server.unknown_device_policy"] = unknownDevicePolicy
         flags["log.level"] = logLevel
         if noZeroconf { flags["zeroconf.enabled"] = "false" }
+        let source = ConfigurationSource(file: config, flags: flags)
         let configuration: DaemonConfiguration
         do {
-            configuration = try ConfigurationLoader().load(file: config, flags: flags)
+            configuration = try source.load()
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("muevald: \(error)\n".utf8))
             throw ExitCode(ConfigurationError.exitCode)
         }
-        LoggingSystem.bootstrap { StderrLogHandler(label: $0, level: configuration.logLevel) }
+        if checkConfig {
+            print("# muevald: the configuration is valid; in effect:\n" + configuration.rendered, terminator: "")
+            return
+        }
+        let logLevel = LogLevelSetting(configuration.logLevel)
+        LoggingSystem.bootstrap { StderrLogHandler(label: $0, level: logLevel) }
         do {
-            try await MuEvalDaemon(configuration: configuration).run()
+            try await MuEvalDaemon(configuration: configuration, source: source, logLevel: logLevel).run()
         } catch {
             Logger(label: "muevald").critical("\(error)")
             throw ExitCode.failure

@@ -1,0 +1,53 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// Rereads the configuration on SIGHUP (`systemctl reload muevald`) and applies what can change
+/// without a restart: log level, limits, the Zeroconf name. It says what it applied and what
+/// needs a restart; an invalid file is reported and the running configuration stays.
+final class ReloadService: Service {
+    private let source: ConfigurationSource
+    private let initial: DaemonConfiguration
+    private let apply: @Sendable (DaemonConfiguration) -> Void
+    private let logger: Logger
+
+    init(source: ConfigurationSource, initial: DaemonConfiguration, logger: Logger,
+         apply: @escaping @Sendable (DaemonConfiguration) -> Void) {
+        self.source = source
+        self.initial = initial
+        self.logger = logger
+        self.apply = apply
+    }
+
+    func run() async {
+        // Trapping replaces SIGHUP's default action, which would end the process.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        var running = initial
+        for await _ in hangups.cancelOnGracefulShutdown() {
+            running = reload(running)
+        }
+    }
+
+    private func reload(_ running: DaemonConfiguration) -> DaemonConfiguration {
+        let new: DaemonConfiguration
+        do {
+            new = try source.load()
+        } catch {
+            logger.error("reload: \(error); the running configuration stays")
+            return running
+        }
+        let (reloaded, applied, needRestart) = running.reloaded(from: new)
+        apply(reloaded)
+        let from = source.file ?? "the environment"
+        if applied.isEmpty, needRestart.isEmpty {
+            logger.notice("reload: \(from) has no changes")
+        } else {
+            if !applied.isEmpty { logger.notice("reload: applied \(applied.joined(separator: ", ")) from \(from)") }
+            if !needRestart.isEmpty {
+                logger.warning("reload: not applied, need a restart (systemctl restart muevald): \(needRestart.joined(separator: ", "))")
+            }
+        }
+        return reloaded
+    }
+}
