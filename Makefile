@@ -63,7 +63,7 @@ install: $(if $(BIN),,release)
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	for tool in muevald muevalctl muevalsim; do \
 		[ ! -x $(BIN)/$$tool ] || install -m 0755 $(BIN)/$$tool $(DESTDIR)$(BINDIR)/$$tool; done
-	sed 's|/usr/local/bin/|$(BINDIR)/|g; s|/etc/mueval/|$(CONFDIR)/|g' systemd/muevald.service > $(DESTDIR)$(UNITDIR)/muevald.service
+	sed 's|/usr/local/bin/|$(BINDIR)/|g; s|/usr/local/share/doc/mueval/|$(DOCDIR)/|g; s|/etc/mueval/|$(CONFDIR)/|g' systemd/muevald.service > $(DESTDIR)$(UNITDIR)/muevald.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/muevald.service
 	install -m 0644 systemd/sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/mueval.conf
 	[ -e $(DESTDIR)$(CONFDIR)/muevald.toml ] || install -m 0644 config/muevald.toml $(DESTDIR)$(CONFDIR)/muevald.toml

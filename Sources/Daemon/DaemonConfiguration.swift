@@ -132,6 +132,12 @@ struct ConfigurationOption: Sendable {
         .init(key: "storage.max_pending_bytes", kind: .integer, current: { String($0.capture.journal.maxPendingBytes) }) { value, config in
             positive(value).map { config.capture.journal.maxPendingBytes = $0 } != nil
         },
+        .init(key: "storage.commit_delay_ms", kind: .integer,
+              current: { String(Int($0.capture.journal.commitDelay / .milliseconds(1))) }) { value, config in
+            guard let milliseconds = Int(value), (0...1000).contains(milliseconds) else { return false }
+            config.capture.journal.commitDelay = .milliseconds(milliseconds)
+            return true
+        },
         .init(key: "control.socket", kind: .string, aliases: ["MUEVAL_SOCKET"], current: { $0.controlSocket ?? "" }) { value, config in
             config.controlSocket = value.isEmpty ? nil : value
             return true

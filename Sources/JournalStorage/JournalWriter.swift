@@ -21,10 +21,15 @@ public struct JournalWriterLimits: Sendable {
     /// Above this many bytes waiting for commit, `append` asks its callers to stop reading their sockets.
     public var maxPendingBytes: Int
     public var synchronous: JournalSynchronous
+    /// How long a commit waits for more events to join its batch once the first one is queued.
+    /// Zero: at once; batches still grow by themselves while a commit is running. A delay trades
+    /// latency for fewer, larger transactions on slow disks.
+    public var commitDelay: Duration
 
-    public init(maxPendingBytes: Int = 32 << 20, synchronous: JournalSynchronous = .full) {
+    public init(maxPendingBytes: Int = 32 << 20, synchronous: JournalSynchronous = .full, commitDelay: Duration = .zero) {
         self.maxPendingBytes = maxPendingBytes
         self.synchronous = synchronous
+        self.commitDelay = commitDelay
     }
 }
 
@@ -82,7 +87,14 @@ public final class JournalWriter: @unchecked Sendable {
             state.commitScheduled = true
             return (state.pendingBytes > limits.maxPendingBytes ? .overloaded : .accepted, schedule)
         }
-        if schedule { queue.async { self.commitPending() } }
+        if schedule {
+            if limits.commitDelay > .zero {
+                let delay = DispatchTimeInterval.nanoseconds(Int(limits.commitDelay / .nanoseconds(1)))
+                queue.asyncAfter(deadline: .now() + delay) { self.commitPending() }
+            } else {
+                queue.async { self.commitPending() }
+            }
+        }
         return admission
     }
 

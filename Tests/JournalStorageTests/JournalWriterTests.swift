@@ -44,6 +44,19 @@ final class JournalWriterTests: XCTestCase {
         try await writer.close()
     }
 
+    func testACommitDelayGathersWhatArrivesMeanwhileIntoOneTransaction() async throws {
+        let reports = NIOLockedValueBox<[CommitReport]>([])
+        // A long delay, so that the appends below certainly fall within it.
+        let writer = try JournalWriter(path: directory + "/s.sqlite", limits: .init(commitDelay: .seconds(1))) { report in
+            reports.withLockedValue { $0.append(report) }
+        }
+        for seq in 1...50 { _ = writer.append([record(seq: Int64(seq))]) }
+        XCTAssertTrue(reports.withLockedValue { $0.isEmpty }, "nothing is committed before the delay")
+        try await writer.flush()
+        XCTAssertEqual(reports.withLockedValue { $0.map(\.records.count) }, [50])
+        try await writer.close()
+    }
+
     func testDuplicateDeviceSeqIsStoredOnceButEventsWithoutSeqAlwaysStored() async throws {
         let reports = NIOLockedValueBox<[CommitReport]>([])
         let writer = try JournalWriter(path: directory + "/s.sqlite", limits: .init()) { report in
@@ -157,3 +170,4 @@ final class JournalWriterTests: XCTestCase {
         return String(decoding: data, as: UTF8.self)
     }
 }
+
