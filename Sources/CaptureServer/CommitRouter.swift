@@ -15,15 +15,19 @@ public struct CommitRouter: Sendable {
 
     public func route(_ report: CommitReport, of session: EvaluationSession) {
         if let failure = report.failure {
-            var perOrigin: [UInt64: (count: Int, seq: Int64?)] = [:]
+            // Per connection: how many failed, and the seqs they span (a connection's events are in order).
+            var perOrigin: [UInt64: (count: Int, seqs: ClosedRange<Int64>?)] = [:]
             for record in report.records {
-                let previous = perOrigin[record.origin] ?? (0, nil)
-                perOrigin[record.origin] = (previous.count + 1, max(previous.seq ?? .min, record.event.seq ?? .min))
+                var failed = perOrigin[record.origin] ?? (0, nil)
+                failed.count += 1
+                if let seq = record.event.seq {
+                    failed.seqs = failed.seqs.map { min($0.lowerBound, seq)...max($0.upperBound, seq) } ?? seq...seq
+                }
+                perOrigin[record.origin] = failed
             }
             let reason = failure.isDiskFull ? "the server's disk is full" : "the server cannot write its journal (\(failure.message))"
             for (origin, failed) in perOrigin {
-                connections.signal(origin, .storageFailed(reason: reason, count: failed.count,
-                                                          highestSeq: failed.seq == .min ? nil : failed.seq))
+                connections.signal(origin, .storageFailed(reason: reason, count: failed.count, seqs: failed.seqs))
             }
             return
         }

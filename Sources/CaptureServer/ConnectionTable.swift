@@ -6,7 +6,7 @@ enum ConnectionSignal: Sendable {
     /// Events up to this `seq` are committed: acknowledge.
     case durable(seq: Int64)
     /// Events of this connection could not be stored.
-    case storageFailed(reason: String, count: Int, highestSeq: Int64?)
+    case storageFailed(reason: String, count: Int, seqs: ClosedRange<Int64>?)
     /// The journal drained below its limit: read the socket again.
     case resumeReading
 }

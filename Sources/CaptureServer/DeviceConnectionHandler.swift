@@ -35,6 +35,13 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     // Acknowledgements are coalesced: only the highest durable seq matters.
     private var lastAcknowledged: Int64 = .min
     private var ackWaitingForWritability: Int64?
+    /// The highest seq handed to the journal, and the highest it reported durable.
+    private var lastAppendedSeq: Int64 = .min
+    private var lastDurableSeq: Int64 = .min
+    /// The highest seq of an event the session did not select: dealt with on arrival, acknowledged
+    /// as soon as every stored event before it is durable (else a stream ending with such events
+    /// would never be acknowledged).
+    private var lastFilteredSeq: Int64 = .min
 
     init(registry: SessionRegistry, connections: ConnectionTable, counters: CaptureCounters,
          configuration: CaptureConfiguration, logger: Logger) {
@@ -119,8 +126,13 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
             guard session.selects(event) else {
                 session.filtered.add(1)
                 counters.eventsFiltered.add(1)
+                if let seq = event.seq {
+                    lastFilteredSeq = max(lastFilteredSeq, seq)
+                    if lastAppendedSeq <= lastDurableSeq { acknowledge(context, seq) }
+                }
                 return
             }
+            if let seq = event.seq { lastAppendedSeq = max(lastAppendedSeq, seq) }
             batch.append(JournalRecord(device: deviceID, received: now, event: event, origin: origin ?? 0))
         case .hello(let hello):
             appendBatch(context)
@@ -212,10 +224,15 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         case let signal as ConnectionSignal:
             switch signal {
             case .durable(let seq):
-                acknowledge(context, seq)
-            case .storageFailed(let reason, let count, let seq):
+                lastDurableSeq = max(lastDurableSeq, seq)
+                let filteredSince = lastAppendedSeq <= lastDurableSeq && lastFilteredSeq > seq
+                acknowledge(context, filteredSince ? lastFilteredSeq : seq)
+            case .storageFailed(let reason, let count, let seqs):
                 counters.eventsFailedStorage.add(count)
-                reply(context, WireEncoder.error(WireReplyError(reason: "\(count) events not stored: \(reason)", seq: seq)))
+                // The failed events count as dealt with for acknowledgement: the error names them.
+                if let seqs { lastDurableSeq = max(lastDurableSeq, seqs.upperBound) }
+                reply(context, WireEncoder.error(WireReplyError(reason: "\(count) events not stored: \(reason)",
+                                                                seq: seqs?.upperBound, fromSeq: seqs.map { $0.lowerBound })))
             case .resumeReading:
                 readingPaused = false
                 if readHeldBack {

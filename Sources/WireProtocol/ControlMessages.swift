@@ -88,7 +88,8 @@ extension Welcome {
 
 extension WireReplyError {
     init(_ fields: ControlFields) throws(ParseFailure) {
-        self.init(reason: try fields.required("reason", fields.string, "a <string>"), seq: try fields.integer("seq"))
+        self.init(reason: try fields.required("reason", fields.string, "a <string>"), seq: try fields.integer("seq"),
+                  fromSeq: try fields.integer("fromSeq"))
     }
 }
 

@@ -57,6 +57,7 @@ public enum WireEncoder {
 
     public static func error(_ error: WireReplyError) -> [UInt8] {
         var dict: OrderedDictionary<String, PlistValue> = ["reason": .string(error.reason)]
+        dict["fromSeq"] = error.fromSeq.map(PlistValue.integer)
         dict["seq"] = error.seq.map(PlistValue.integer)
         return message("error", dict)
     }

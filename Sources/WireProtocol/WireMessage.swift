@@ -107,10 +107,15 @@ public struct Welcome: Sendable, Equatable {
 /// The server's `<error>` reply to a rejected message.
 public struct WireReplyError: Sendable, Equatable {
     public var reason: String
+    /// The refused event's seq; for a range of events, the last.
     public var seq: Int64?
+    /// For a range of refused events (a commit that failed), the first seq: every event of the
+    /// connection from `fromSeq` through `seq` was refused, whatever a later `<ack>` covers.
+    public var fromSeq: Int64?
 
-    public init(reason: String, seq: Int64? = nil) {
+    public init(reason: String, seq: Int64? = nil, fromSeq: Int64? = nil) {
         self.reason = reason
         self.seq = seq
+        self.fromSeq = fromSeq
     }
 }

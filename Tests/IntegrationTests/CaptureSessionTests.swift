@@ -166,9 +166,14 @@ final class CaptureSessionTests: XCTestCase {
         try await device.event(["class": .string("ApplicationEvent"), "type": .string("launch"), "seq": .integer(4)])
         try await device.event(Self.touch(seq: 5, device: "phone"))
         try await device.waitForAck(5)
+        // A stream that ends with events the session does not select is acknowledged to its end:
+        // the device must not keep them for ever.
+        try await device.event(["class": .string("ApplicationEvent"), "type": .string("background"), "seq": .integer(6)])
+        try await device.event(["class": .string("CustomEvent"), "name": .string("not selected"), "seq": .integer(7)])
+        try await device.waitForAck(7)
         let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
         XCTAssertEqual(stopped.first?.events, 3)
-        XCTAssertEqual(stopped.first?.filtered, 2)
+        XCTAssertEqual(stopped.first?.filtered, 4)
         XCTAssertEqual(try SessionReader(path: session.path).events().compactMap(\.seq), [1, 2, 5])
     }
 
