@@ -8,6 +8,10 @@ let package = Package(
         .executable(name: "muevald", targets: ["muevald"]),
         .executable(name: "muevalctl", targets: ["muevalctl"]),
         .executable(name: "muevalsim", targets: ["muevalsim"]),
+        // For the separate Benchmarks/ package (`make bench`), which depends on this one by path.
+        .library(name: "WireProtocol", targets: ["WireProtocol"]),
+        .library(name: "JournalStorage", targets: ["JournalStorage"]),
+        .library(name: "DeviceSimulator", targets: ["DeviceSimulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),

@@ -1,4 +1,6 @@
+import Foundation
 import JournalStorage
+import Logging
 
 /// Turns each group commit into what devices and counters must learn from it: `<ack>` to the
 /// connections whose events are now durable, `<error>` to those whose events could not be stored.
@@ -6,11 +8,15 @@ public struct CommitRouter: Sendable {
     private let connections: ConnectionTable
     private let counters: CaptureCounters
     private let tail: LiveTail
+    private let health: StorageHealth
+    private let logger: Logger
 
-    public init(connections: ConnectionTable, counters: CaptureCounters, tail: LiveTail) {
+    public init(connections: ConnectionTable, counters: CaptureCounters, tail: LiveTail, health: StorageHealth, logger: Logger) {
         self.connections = connections
         self.counters = counters
         self.tail = tail
+        self.health = health
+        self.logger = logger
     }
 
     public func route(_ report: CommitReport, of session: EvaluationSession) {
@@ -26,10 +32,16 @@ public struct CommitRouter: Sendable {
                 perOrigin[record.origin] = failed
             }
             let reason = failure.isDiskFull ? "the server's disk is full" : "the server cannot write its journal (\(failure.message))"
+            if health.failed(reason: reason, diskFull: failure.isDiskFull, now: report.committedAt) {
+                logger.error("storage: cannot commit to session \(session.id) (\(failure)); devices get an error for each refused batch until a commit succeeds again\(failure.isDiskFull ? ": free some space" : "")")
+            }
             for (origin, failed) in perOrigin {
                 connections.signal(origin, .storageFailed(reason: reason, count: failed.count, seqs: failed.seqs))
             }
             return
+        }
+        if let ended = health.succeeded() {
+            logger.notice("storage: commits succeed again, after \(ended.failedCommits) failed in \(Int(report.committedAt - ended.since)) s")
         }
         let stored = report.rowIDs.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
         let duplicates = report.records.count - stored

@@ -26,16 +26,18 @@ public final class ControlCommands: Sendable {
     private let counters: CaptureCounters
     private let liveTail: LiveTail
     private let settings: CaptureSettings
+    private let health: StorageHealth
     private let description: DaemonDescription
     private let listen = NIOLockedValueBox<ListenAddress?>(nil)
     private let zeroconfState = NIOLockedValueBox<@Sendable () -> String>({ "off" })
 
     public init(registry: SessionRegistry, counters: CaptureCounters, liveTail: LiveTail, settings: CaptureSettings,
-                description: DaemonDescription) {
+                health: StorageHealth, description: DaemonDescription) {
         self.registry = registry
         self.counters = counters
         self.liveTail = liveTail
         self.settings = settings
+        self.health = health
         self.description = description
     }
 
@@ -91,7 +93,7 @@ public final class ControlCommands: Sendable {
                 listen: listen.withLockedValue { $0 }, zeroconf: zeroconfState.withLockedValue { $0 }(), socket: description.socket,
                 dataDirectory: description.dataDirectory, unknownDevicePolicy: description.unknownDevicePolicy,
                 sessions: registry.openSessions().map(\.snapshot), counters: counters.snapshot(),
-                tails: liveTail.followers))
+                tails: liveTail.followers, storageProblem: health.problem))
         case .sessions:
             try await writer.succeed(try registry.sessions())
         case .devices:

@@ -21,6 +21,7 @@ public enum ControlOutput {
             unknown devices     \(status.unknownDevicePolicy.rawValue)
             connections         \(c.connectionsOpen) open, \(c.connectionsAccepted) accepted, \(c.connectionsRefused) refused
             events              \(c.eventsReceived) received, \(c.eventsStored) stored, \(c.eventsDuplicate) duplicate, \(c.eventsFiltered) not selected
+            storage             \(status.storageProblem.map { "FAILING since \(time($0.since)): \($0.reason); \($0.failedCommits) commits refused\($0.diskFull ? " (free some space: muevald resumes by itself)" : "")" } ?? "ok")
             live tails          \(status.tails)
             refused             \(c.eventsRejectedNoSession) without session, \(c.malformedMessages) malformed, \(c.eventsFailedStorage) not storable, \(c.repliesDropped) replies dropped
 

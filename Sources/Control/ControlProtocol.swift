@@ -86,10 +86,12 @@ public struct StatusReport: Codable, Sendable {
     public var counters: CaptureCounters.Snapshot
     /// Live tails (`muevalctl tail`) following now.
     public var tails: Int
+    /// nil while commits succeed; else since when and why they fail (a full disk).
+    public var storageProblem: StorageHealth.Problem?
 
     public init(version: String, pid: Int32, started: Double, listen: ListenAddress?, zeroconf: String, socket: String,
                 dataDirectory: String, unknownDevicePolicy: UnknownDevicePolicy, sessions: [SessionRecord],
-                counters: CaptureCounters.Snapshot, tails: Int) {
+                counters: CaptureCounters.Snapshot, tails: Int, storageProblem: StorageHealth.Problem?) {
         self.version = version
         self.pid = pid
         self.started = started
@@ -101,6 +103,7 @@ public struct StatusReport: Codable, Sendable {
         self.sessions = sessions
         self.counters = counters
         self.tails = tails
+        self.storageProblem = storageProblem
     }
 }
 

@@ -1,6 +1,7 @@
 import CaptureServer
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOExtras
 import NIOPosix
@@ -17,6 +18,11 @@ public final class ControlServer: Service {
     private let group: EventLoopGroup
     private let logger: Logger
     private let onListening: @Sendable () -> Void
+    private typealias Listener = NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+    /// The listener in use; replaced when the socket file was removed and is made anew.
+    private let listener = NIOLockedValueBox<Listener?>(nil)
+    private let rebinds: AsyncStream<Void>
+    private let rebindRequests: AsyncStream<Void>.Continuation
 
     public init(path: String, access: ControlAccess, commands: ControlCommands, group: EventLoopGroup, logger: Logger,
                 onListening: @escaping @Sendable () -> Void = {}) {
@@ -26,10 +32,41 @@ public final class ControlServer: Service {
         self.group = group
         self.logger = logger
         self.onListening = onListening
+        (rebinds, rebindRequests) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Makes the socket anew if its file was removed (an over-eager cleanup of /run): on SIGHUP.
+    public func recreateSocketIfMissing() {
+        rebindRequests.yield()
     }
 
     public func run() async throws {
         try prepareSocketPath()
+        let first = try await bind()
+        logger.notice("control socket at \(path)")
+        onListening()
+        defer { unlink(path) }
+
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { tasks in
+                tasks.addTask { try await self.accept(on: first) }
+                for await _ in rebinds where !FileManager.default.fileExists(atPath: path) {
+                    let replacement = try await bind()
+                    tasks.addTask { try await self.accept(on: replacement) }
+                    logger.notice("recreated the control socket at \(path), which had been removed")
+                }
+            }
+        } onGracefulShutdown: {
+            self.rebindRequests.finish()
+            self.listener.withLockedValue { $0 }?.channel.close(promise: nil)
+            // Live tails would otherwise keep their connections, and the daemon, running.
+            self.commands.shutdown()
+        }
+    }
+
+    /// Listens at `path`, closing the listener it replaces first (closing a Unix listener removes its path).
+    private func bind() async throws -> Listener {
+        try? await listener.withLockedValue { $0 }?.channel.close()
         let server = try await ServerBootstrap(group: group)
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false) { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -40,22 +77,17 @@ public final class ControlServer: Service {
         // 0660: the owner and the configured group; the peer check below is the real gate.
         chmod(path, 0o660)
         if let gid = access.groupID { chown(path, UInt32.max, gid) }
-        logger.notice("control socket at \(path)")
-        onListening()
-        defer { unlink(path) }
+        listener.withLockedValue { $0 = server }
+        return server
+    }
 
-        try await withGracefulShutdownHandler {
-            try await withThrowingDiscardingTaskGroup { tasks in
-                try await server.executeThenClose { connections in
-                    for try await connection in connections {
-                        tasks.addTask { await self.serve(connection) }
-                    }
+    private func accept(on server: Listener) async throws {
+        try await withThrowingDiscardingTaskGroup { connections in
+            try await server.executeThenClose { inbound in
+                for try await connection in inbound {
+                    connections.addTask { await self.serve(connection) }
                 }
             }
-        } onGracefulShutdown: {
-            server.channel.close(promise: nil)
-            // Live tails would otherwise keep their connections, and the daemon, running.
-            self.commands.shutdown()
         }
     }
 

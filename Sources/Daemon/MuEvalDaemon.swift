@@ -28,6 +28,9 @@ public struct MuEvalDaemon {
 
     public func run() async throws {
         let logger = Logger(label: "muevald")
+        // Recordings are private (thesis 2.5.4): every file muevald makes, SQLite's -wal and -shm
+        // included, is for its own user only.
+        umask(0o077)
         let started = Date().timeIntervalSince1970
         let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path
         let catalog = try Catalog(directory: dataDirectory)
@@ -36,7 +39,8 @@ public struct MuEvalDaemon {
         let readiness = ReadinessGate()
         let connections = ConnectionTable()
         let liveTail = LiveTail()
-        let router = CommitRouter(connections: connections, counters: counters, tail: liveTail)
+        let health = StorageHealth()
+        let router = CommitRouter(connections: connections, counters: counters, tail: liveTail, health: health, logger: logger)
         let registry = SessionRegistry(
             catalog: catalog, policy: configuration.capture.unknownDevicePolicy,
             journalLimits: configuration.capture.journal, counters: counters, tail: liveTail, logger: logger,
@@ -45,7 +49,7 @@ public struct MuEvalDaemon {
 
         let socketPath = configuration.controlSocket ?? ControlSocketPath.daemonDefault(dataDirectory: dataDirectory)
         let commands = ControlCommands(registry: registry, counters: counters, liveTail: liveTail,
-                                       settings: settings, description: DaemonDescription(
+                                       settings: settings, health: health, description: DaemonDescription(
             pid: ProcessInfo.processInfo.processIdentifier, started: started, socket: socketPath,
             dataDirectory: dataDirectory, unknownDevicePolicy: configuration.capture.unknownDevicePolicy))
         let group = MultiThreadedEventLoopGroup.singleton
@@ -63,7 +67,8 @@ public struct MuEvalDaemon {
                 zeroconf?.listening(on: address.port ?? 0)
                 readiness.ready(.captureServer)
             })
-        let reload = ReloadService(source: source, initial: configuration, logger: logger) { [logLevel] reloaded in
+        let reload = ReloadService(source: source, initial: configuration, logger: logger,
+                                   onHangup: { control.recreateSocketIfMissing() }) { [logLevel] reloaded in
             logLevel.level = reloaded.logLevel
             settings.update(reloaded.capture)
             zeroconf?.rename(reloaded.zeroconf.name)
@@ -74,7 +79,8 @@ public struct MuEvalDaemon {
                 let sessions = registry.openSessions().map(\.snapshot)
                 let recording = sessions.filter { $0.state == .recording }.count
                 let c = counters.snapshot()
-                return "\(sessions.count) sessions open (\(recording) recording), \(c.connectionsOpen) devices connected, \(c.eventsStored) events stored"
+                let storage = health.problem.map { "; STORAGE FAILING: \($0.reason)" } ?? ""
+                return "\(sessions.count) sessions open (\(recording) recording), \(c.connectionsOpen) devices connected, \(c.eventsStored) events stored\(storage)"
             }
         }
 

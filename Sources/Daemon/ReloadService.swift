@@ -5,18 +5,22 @@ import UnixSignals
 
 /// Rereads the configuration on SIGHUP (`systemctl reload muevald`) and applies what can change
 /// without a restart: log level, limits, the Zeroconf name. It says what it applied and what
-/// needs a restart; an invalid file is reported and the running configuration stays.
+/// needs a restart; an invalid file is reported and the running configuration stays. It also
+/// makes the control socket anew if its file was removed.
 final class ReloadService: Service {
     private let source: ConfigurationSource
     private let initial: DaemonConfiguration
     private let apply: @Sendable (DaemonConfiguration) -> Void
+    /// Runs on every SIGHUP, whatever the configuration says (repairs such as a removed socket).
+    private let onHangup: @Sendable () -> Void
     private let logger: Logger
 
     init(source: ConfigurationSource, initial: DaemonConfiguration, logger: Logger,
-         apply: @escaping @Sendable (DaemonConfiguration) -> Void) {
+         onHangup: @escaping @Sendable () -> Void, apply: @escaping @Sendable (DaemonConfiguration) -> Void) {
         self.source = source
         self.initial = initial
         self.logger = logger
+        self.onHangup = onHangup
         self.apply = apply
     }
 
@@ -25,6 +29,7 @@ final class ReloadService: Service {
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         var running = initial
         for await _ in hangups.cancelOnGracefulShutdown() {
+            onHangup()
             running = reload(running)
         }
     }
