@@ -66,6 +66,6 @@ public struct PeerCredentials: Sendable, Equatable {
     static func supplementaryGroups(of pid: Int32) -> [UInt32] {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Groups:") }) else { return [] }
-        return line.dropFirst("Groups:".count).split(separator: " ").compactMap { UInt32($0) }
+        return line.dropFirst("Groups:".count).split(whereSeparator: \.isWhitespace).compactMap { UInt32($0) }
     }
 }

@@ -9,7 +9,8 @@ import Glibc
 
 public enum ControlClientError: Error, CustomStringConvertible, Equatable {
     case daemonNotRunning(path: String)
-    case permissionDenied(path: String)
+    /// The socket's file permissions keep this user out; `group` is the socket's group, to join.
+    case permissionDenied(path: String, group: String?)
     /// The daemon carried out nothing and said why.
     case refused(String)
     case connectionLost
@@ -19,7 +20,9 @@ public enum ControlClientError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .daemonNotRunning(let path):
             "muevald is not running (no control socket at \(path)); start it with `make run` or `systemctl start muevald`, or point --socket / MUEVAL_SOCKET at it"
-        case .permissionDenied(let path):
+        case .permissionDenied(let path, let group?):
+            "permission denied on \(path): join the group \"\(group)\" (sudo usermod -aG \(group) $USER) and log in again"
+        case .permissionDenied(let path, nil):
             "permission denied on \(path): ask for membership of the daemon's control group"
         case .refused(let message): message
         case .connectionLost: "muevald closed the control connection before answering (did it stop?)"
@@ -45,7 +48,8 @@ public struct ControlClient: Sendable {
         return try await channel.executeThenClose { inbound, outbound in
             var line = try JSONEncoder().encode(request)
             line.append(UInt8(ascii: "\n"))
-            try await outbound.write(ByteBuffer(bytes: line))
+            // A daemon that refuses the peer answers and closes before reading: its answer still counts.
+            try? await outbound.write(ByteBuffer(bytes: line))
             for try await reply in inbound {
                 let data = Data(reply.readableBytesView)
                 let envelope: ControlReply<R>
@@ -82,10 +86,18 @@ public struct ControlClient: Sendable {
                     }
                 }
         } catch let error as IOError where error.errnoCode == EACCES {
-            throw ControlClientError.permissionDenied(path: socketPath)
+            throw ControlClientError.permissionDenied(path: socketPath, group: Self.groupName(of: socketPath))
         } catch {
             throw ControlClientError.daemonNotRunning(path: socketPath)
         }
+    }
+
+    /// The name of the group that owns `path`, if it has one.
+    static func groupName(of path: String) -> String? {
+        var info = stat()
+        // Root's group is no group to join: the daemon has no control group configured then.
+        guard stat(path, &info) == 0, info.st_gid != 0, let group = getgrgid(info.st_gid) else { return nil }
+        return String(cString: group.pointee.gr_name)
     }
 
     /// Whether something accepts connections at `path` (a live daemon rather than a stale socket file).
