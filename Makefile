@@ -8,7 +8,7 @@ ARGS         ?=
 # Build-time libraries, and the tools the tests drive (python3's plistlib is the independent
 # plist writer of the tests; avahi and dbus serve the Zeroconf tests, iproute2 their namespaces).
 APT_PACKAGES := libsqlite3-dev sqlite3 libavahi-client-dev libavahi-common-dev avahi-daemon avahi-utils \
-                dbus iproute2 python3 pkg-config netcat-openbsd zlib1g-dev systemd
+                dbus iproute2 python3 pkg-config netcat-openbsd zlib1g-dev chromium systemd
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -82,7 +82,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "muevalctl", dependencies: [
-            "Control", "WireProtocol", "Zeroconf",
+            "Control", "WireProtocol", "Zeroconf", "ReportCritique",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The device simulator: scenarios, events, PNG screenshots, and a reliable sender (muevalsim).
@@ -107,10 +107,28 @@ let package = Package(
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
 
+        // Analysis: interpreters on a blackboard turn a session file into results (docs/REPORTS.md).
+        .target(name: "SessionAnalysis", dependencies: [
+            "JournalStorage", "WireProtocol",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]),
+        // Critique: the static HTML report written from the analysis results.
+        .target(name: "ReportCritique", dependencies: ["SessionAnalysis", "JournalStorage"]),
+        // Synthetic session files with known contents, for the analysis tests and the report benchmark.
+        .target(name: "SessionAnalysisTestSupport", dependencies: [
+            "JournalStorage", "WireProtocol", "DeviceSimulator",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]),
+        // Times analysis and report of a synthetic one-hour session (`make bench`).
+        .executableTarget(name: "ReportBenchmark", dependencies: ["ReportCritique", "SessionAnalysisTestSupport"]),
+
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
         .testTarget(name: "JournalStorageTests", dependencies: ["JournalStorage", "WireProtocol"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "CaptureServer", "JournalStorage"]),
         .testTarget(name: "DeviceSimulatorTests", dependencies: ["DeviceSimulator", "WireProtocol"]),
+        .testTarget(name: "SessionAnalysisTests", dependencies: [
+            "SessionAnalysis", "ReportCritique", "SessionAnalysisTestSupport", "JournalStorage", "WireProtocol",
+        ]),
         // Depends on the executables so that `swift test` builds the binaries it starts.
         .testTarget(name: "IntegrationTests", dependencies: [
             "DaemonTestSupport", "WireProtocol", "Control", "JournalStorage", "Zeroconf", "muevald", "muevalctl",

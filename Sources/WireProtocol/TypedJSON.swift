@@ -26,6 +26,15 @@ public enum TypedJSON {
         return try Array(json).withUnsafeBufferPointer { try decode(buffer: $0, blob: blob) }
     }
 
+    /// Reads typed JSON back without loading blobs: a `data` value stays the dictionary that names it,
+    /// `["$data": sha256, "$size": N]`. For readers (analysis) that need to know which blob, not its bytes.
+    public static func decodeLeavingBlobs(_ json: some Collection<UInt8>) throws -> PlistValue {
+        try decode(json, blob: { _ in throw BlobLeftOut() })
+    }
+
+    /// Thrown by `decodeLeavingBlobs`'s blob function; the reader answers it with the `$data` dictionary.
+    struct BlobLeftOut: Error {}
+
     private static func decode(buffer: UnsafeBufferPointer<UInt8>, blob: (String) throws -> [UInt8]) throws -> PlistValue {
         try withoutActuallyEscaping(blob) { blob in
             var reader = TypedJSONReader(buffer, blob: blob)
@@ -180,7 +189,12 @@ private struct TypedJSONReader {
             try expect(ASCII.colon)
             skipWhitespace()
             guard case .integer(let size) = try number() else { throw failure("$size must be an integer") }
-            let bytes = try blob(sha)
+            let bytes: [UInt8]
+            do {
+                bytes = try blob(sha)
+            } catch is TypedJSON.BlobLeftOut {
+                return .dict(["$data": .string(sha), "$size": .integer(size)])
+            }
             guard bytes.count == size else {
                 throw failure("blob \(sha) has \(bytes.count) bytes, expected \(size)")
             }

@@ -11,7 +11,7 @@ struct MuEvalCtl: AsyncParsableCommand {
         commandName: "muevalctl",
         abstract: "Start and stop evaluation sessions on muevald and look at what they recorded.",
         subcommands: [Start.self, Stop.self, Status.self, Top.self, Sessions.self, Devices.self, Events.self, Tail.self, Export.self,
-                      Delete.self, Discover.self])
+                      Delete.self, Discover.self, Report.self, ReportConfig.self])
 }
 
 /// Options every command takes.

@@ -1,0 +1,126 @@
+import Foundation
+import SessionAnalysis
+
+/// One analysed session in a report, with what the sections need to refer to it.
+struct ReportedSession {
+    let analysis: AnalyzedSession
+    /// How the report names the session: its test user, else its name.
+    let label: String
+    /// Report-relative file of each screenshot, by index.
+    let shotFiles: [String]
+    /// Session start (first event): times in the report count from here.
+    let start: Double
+
+    func result<R: InterpretationResult>(_ type: R.Type) -> R? { analysis.results.first(type) }
+
+    func shotFile(_ index: Int?) -> String? { index.flatMap { shotFiles.indices.contains($0) ? shotFiles[$0] : nil } }
+
+    func screen(of index: Int?) -> Size? {
+        guard let index, let shots = result(Screenshots.self)?.shots, shots.indices.contains(index) else { return nil }
+        return shots[index].screen
+    }
+
+    /// Seconds since the session's start, as `m:ss.s`.
+    func clock(_ time: Double) -> String { Format.clock(time - start) }
+}
+
+/// What every section sees: the sessions of the report, one or several to compare.
+struct ReportContext {
+    let sessions: [ReportedSession]
+    let options: AnalysisOptions
+
+    var isComparison: Bool { sessions.count > 1 }
+
+    /// One column per session, side by side (the column is the whole width for a single session).
+    func columns(_ body: (ReportedSession) -> String) -> String {
+        guard isComparison else { return body(sessions[0]) }
+        return "<div class=\"compare\">" + sessions.map { session in
+            "<div class=\"column\"><h3 class=\"user\">\(esc(session.label))</h3>\(body(session))</div>"
+        }.joined() + "</div>"
+    }
+}
+
+enum Format {
+    static func clock(_ seconds: Double) -> String {
+        let tenths = Int((max(0, seconds) * 10).rounded())
+        let (minutes, rest) = (tenths / 600, tenths % 600)
+        let secondsText = String(format: "%02d.%d", rest / 10, rest % 10)
+        return minutes >= 60 ? String(format: "%d:%02d:", minutes / 60, minutes % 60) + secondsText : "\(minutes):" + secondsText
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        seconds < 60 ? String(format: "%.1f s", seconds) : clock(seconds)
+    }
+
+    static func percent(_ share: Double) -> String { String(format: "%.1f %%", share * 100) }
+
+    static func date(_ seconds: Double?) -> String {
+        guard let seconds else { return "–" }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss 'UTC'"
+        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+    }
+}
+
+/// Text for HTML content and attribute values.
+func esc(_ text: String) -> String {
+    var out = ""
+    out.reserveCapacity(text.utf8.count)
+    for character in text {
+        switch character {
+        case "&": out += "&amp;"
+        case "<": out += "&lt;"
+        case ">": out += "&gt;"
+        case "\"": out += "&quot;"
+        default: out.append(character)
+        }
+    }
+    return out
+}
+
+/// JSON text of a string, safe inside a `<script>` element.
+func jsonString(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case "<": out += "\\u003c"
+        case "\u{2028}": out += "\\u2028"
+        case "\u{2029}": out += "\\u2029"
+        default:
+            if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+        }
+    }
+    return out + "\""
+}
+
+func jsonNumber(_ value: Double) -> String {
+    value.isFinite ? String(format: "%.3f", value).replacingOccurrences(of: ".000", with: "") : "0"
+}
+
+func jsonPoints(_ points: [Point]) -> String {
+    "[" + points.map { "[\(jsonNumber($0.x)),\(jsonNumber($0.y))]" }.joined(separator: ",") + "]"
+}
+
+/// A screenshot with a mark where something happened: an element's frame, or a finger's spot.
+func markedScreenshot(_ session: ReportedSession, _ index: Int?, frame: Rect? = nil, point: Point? = nil,
+                      caption: String = "") -> String {
+    guard let file = session.shotFile(index) else { return "" }
+    var marks = ""
+    if let screen = session.screen(of: index), screen.width > 0, screen.height > 0 {
+        func pct(_ value: Double, _ total: Double) -> String { String(format: "%.2f%%", value / total * 100) }
+        if let frame {
+            marks += "<span class=\"mark box\" style=\"left:\(pct(frame.x, screen.width));top:\(pct(frame.y, screen.height));width:\(pct(frame.width, screen.width));height:\(pct(frame.height, screen.height))\"></span>"
+        }
+        if let point {
+            marks += "<span class=\"mark dot\" style=\"left:\(pct(point.x, screen.width));top:\(pct(point.y, screen.height))\"></span>"
+        }
+    }
+    return "<figure class=\"shot\"><a href=\"\(file)\" target=\"_blank\"><span class=\"marked\"><img src=\"\(file)\" alt=\"screenshot \(index! + 1)\" loading=\"lazy\">\(marks)</span></a>\(caption.isEmpty ? "" : "<figcaption>\(caption)</figcaption>")</figure>"
+}

@@ -1,0 +1,30 @@
+import SessionAnalysis
+
+/// Touches as heat over each screenshot, and gesture paths as lines, drawn by report.js on canvases
+/// (thesis 5.4, `TouchHeatmapsSection`). Coordinates are in points; the canvas has the screen's size in points.
+struct HeatmapSection: ReportSection {
+    let kind = SectionKind.heatmaps
+    let title = "Touch heatmaps"
+
+    func body(_ context: ReportContext) -> String {
+        "<p class=\"legend\">Circles: where fingers went down (red where many did). Lines: gesture paths, from the dot.</p>"
+            + context.columns { session in
+                let heatmaps = session.result(TouchHeatmaps.self)?.heatmaps ?? []
+                let paths = Dictionary(grouping: session.result(GesturePaths.self)?.paths ?? [], by: \.screenshot)
+                let shown = Set(heatmaps.map(\.screenshot)).union(paths.keys.compactMap { $0 }).sorted()
+                guard !shown.isEmpty else { return "<p class=\"empty\">No touches on a screenshot in this session.</p>" }
+                let touches = Dictionary(uniqueKeysWithValues: heatmaps.map { ($0.screenshot, $0.touches) })
+                return "<div class=\"gallery\">" + shown.compactMap { index -> String? in
+                    guard let file = session.shotFile(index) else { return nil }
+                    let screen = session.screen(of: index) ?? Size(width: 320, height: 480)
+                    let strokes = paths[index] ?? []
+                    let view = session.result(Screenshots.self)?.shots[index].view ?? "?"
+                    return """
+                        <figure class="heatmap"><canvas width="\(Int(screen.width))" height="\(Int(screen.height))" data-shot="\(file)" \
+                        data-touches="\(esc(jsonPoints(touches[index] ?? [])))" data-paths="\(esc("[" + strokes.map { jsonPoints($0.points) }.joined(separator: ",") + "]"))" \
+                        data-drawn="0"></canvas><figcaption>\(esc(view)) · screenshot \(index + 1) · \(touches[index]?.count ?? 0) touches\(strokes.isEmpty ? "" : ", \(strokes.count) gestures")</figcaption></figure>
+                        """
+                }.joined() + "</div>"
+            }
+    }
+}

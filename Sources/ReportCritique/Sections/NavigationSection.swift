@@ -1,0 +1,18 @@
+import SessionAnalysis
+
+/// The way through the app's views, with the view stack and a thumbnail at each step (thesis 5.4, `NavigationPathSection`).
+struct NavigationSection: ReportSection {
+    let kind = SectionKind.navigation
+    let title = "Navigation path"
+
+    func body(_ context: ReportContext) -> String {
+        context.columns { session in
+            let steps = session.result(NavigationPath.self)?.steps ?? []
+            guard !steps.isEmpty else { return "<p class=\"empty\">No view changes in this session.</p>" }
+            return "<ol class=\"path\">" + steps.map { step in
+                let thumbnail = session.shotFile(step.screenshot).map { "<a href=\"\($0)\" target=\"_blank\"><img src=\"\($0)\" alt=\"\(esc(step.view))\" loading=\"lazy\"></a>" } ?? ""
+                return "<li class=\"step \(esc(step.transition))\">\(thumbnail)<div><span class=\"time\">\(session.clock(step.time))</span> <span class=\"badge\">\(esc(step.transition))</span><br><strong>\(esc(step.title ?? step.view))</strong><br><span class=\"stack\">\(esc(step.stackText))</span></div></li>"
+            }.joined() + "</ol>"
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import SessionAnalysis
+
+/// Usability problems of every detector: where, the evidence, and the change to make (thesis 2.4.3).
+struct ProblemsSection: ReportSection {
+    let kind = SectionKind.problems
+    let title = "Usability problems"
+
+    func body(_ context: ReportContext) -> String {
+        context.columns { session in
+            let problems = session.analysis.problems
+            guard !problems.isEmpty else { return "<p class=\"empty\">No usability problem detected.</p>" }
+            let counts = Dictionary(grouping: problems, by: \.kind)
+            let summary = UsabilityProblem.Kind.allCases.compactMap { kind in counts[kind].map { "\(kind.rawValue): \($0.count)" } }
+            return "<p class=\"summary\">\(summary.joined(separator: " · "))</p><ol class=\"problems\">" + problems.map { problem in
+                let times = problem.occurrences > 1 ? " · \(problem.occurrences)×" : ""
+                return """
+                    <li class="problem \(problem.kind == .smallHitTarget || problem.kind == .missingPlaceholder ? "guideline" : "behaviour")">\
+                    \(markedScreenshot(session, problem.screenshot, frame: problem.frame, point: problem.point))\
+                    <div><h4>\(esc(problem.kind.rawValue.prefix(1).uppercased() + problem.kind.rawValue.dropFirst()))</h4>\
+                    <p class="where">\(esc(problem.view ?? "–")) · \(session.clock(problem.time))\(times)</p>\
+                    <p class="evidence">\(esc(problem.evidence))</p>\
+                    <p class="recommendation"><strong>Recommended change:</strong> \(esc(problem.recommendation))</p></div></li>
+                    """
+            }.joined() + "</ol>"
+        }
+    }
+}

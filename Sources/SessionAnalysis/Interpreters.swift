@@ -1,0 +1,44 @@
+/// The interpreters of an analysis: the one place where an interpreter is registered.
+/// Order does not matter; the controller runs each when its requirements are on the blackboard.
+public enum Interpreters {
+    public static func standard(options: AnalysisOptions) -> [any Interpreter] {
+        [
+            OverviewInterpreter(),
+            InteractionsInterpreter(options: options),
+            ScreenshotsInterpreter(),
+            TimelineInterpreter(),
+            TouchHeatmapInterpreter(),
+            GesturePathsInterpreter(),
+            ViewChangesInterpreter(),
+            ViewDurationInterpreter(options: options),
+            InputModalitiesInterpreter(),
+            TasksInterpreter(),
+            UIGuidelineChecker(options: options),
+            InputResponsesInterpreter(),
+            FreezeDetector(options: options),
+            UnresponsiveTapDetector(options: options),
+            RageTapDetector(options: options),
+            NavigationLoopDetector(options: options),
+        ]
+    }
+}
+
+/// The analysis of one session: its journal and the blackboard after every interpreter contributed.
+public struct AnalyzedSession {
+    public let journal: SessionJournal
+    public let results: ResultStore
+    /// Interpreters whose requirements never appeared (none with the standard set).
+    public let neverReady: [String]
+
+    /// Analyses the session file at `path` (thesis 4.2.2: the `AnalysisFacade`).
+    public init(path: String, options: AnalysisOptions = AnalysisOptions(),
+                interpreters: [any Interpreter]? = nil) throws {
+        journal = try SessionJournal(path: path)
+        (results, neverReady) = try InterpreterController(interpreters ?? Interpreters.standard(options: options)).run(on: journal)
+    }
+
+    /// Every problem every detector found, in time order.
+    public var problems: [UsabilityProblem] {
+        results.all(ProblemReport.self).flatMap(\.problems).sorted { $0.time < $1.time }
+    }
+}

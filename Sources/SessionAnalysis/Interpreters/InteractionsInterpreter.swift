@@ -1,0 +1,203 @@
+import WireProtocol
+
+/// A finger's way across the screen, from touch-down to lift (touch phases began, moved…, ended).
+public struct Stroke: Equatable, Sendable {
+    /// The touch-down event.
+    public var eventID: Int64
+    public var start: Double
+    public var end: Double
+    public var view: String?
+    public var points: [Point]
+    public var target: ElementReference?
+    /// Short and still: a tap rather than a gesture.
+    public var isTap: Bool
+
+    public var origin: Point { points[0] }
+}
+
+/// A gesture the capture library recognised (`type` gesture): tap, swipe, scroll, drag, pinch…
+public struct RecognizedGesture: Equatable, Sendable {
+    public var eventID: Int64
+    public var time: Double
+    public var view: String?
+    public var kind: String
+    public var recognized: Bool
+}
+
+/// A UserInterfaceEvent: the app did something visible (an action, a row selection, a view change).
+public struct ScreenUpdate: Equatable, Sendable {
+    public var eventID: Int64
+    public var time: Double
+    public var type: String
+    public var view: String?
+}
+
+/// A view that appeared, with what the capture library saw of it (thesis 5.2, `MFScreenSensor`).
+public struct ViewAppearance: Equatable, Sendable {
+    public var eventID: Int64
+    public var time: Double
+    public var view: String
+    public var title: String?
+    /// launch, push, modal, pop, dismiss.
+    public var transition: String
+    /// The navigation stack, root first.
+    public var stack: [String]
+    public var screenshot: BlobReference?
+    /// The UI state tree (thesis Listing 4.2), when the event has one.
+    public var uiState: PlistValue?
+}
+
+/// A custom event; `marker` begin/end delimit a task (`[monitor beginEvent: @"name"]`).
+public struct CustomMarker: Equatable, Sendable {
+    public enum Kind: String, Sendable { case begin, end }
+    public var eventID: Int64
+    public var time: Double
+    public var name: String
+    public var kind: Kind?
+}
+
+/// An ApplicationEvent: launch, background, foreground, terminate, exception.
+public struct LifecycleEvent: Equatable, Sendable {
+    public var eventID: Int64
+    public var time: Double
+    public var type: String
+}
+
+/// A screenshot in any interaction event, in the order taken.
+public struct ScreenshotTake: Equatable, Sendable {
+    public var eventID: Int64
+    public var time: Double
+    public var view: String?
+    public var blob: BlobReference
+    /// The screen in points, from the same event's UI state tree.
+    public var screen: Size?
+}
+
+/// Every interaction event of the session decoded once, so that the interpreters after it need not
+/// read the journal again. Sensor events are not part of it: they are the bulk of a session and only
+/// the timeline shows them.
+public struct Interactions: InterpretationResult, Equatable {
+    public var strokes: [Stroke] = []
+    public var gestures: [RecognizedGesture] = []
+    /// Text typed (UserInputEvent `text`).
+    public var textEntries: [Double] = []
+    public var updates: [ScreenUpdate] = []
+    public var appearances: [ViewAppearance] = []
+    public var markers: [CustomMarker] = []
+    public var lifecycle: [LifecycleEvent] = []
+    public var screenshots: [ScreenshotTake] = []
+}
+
+public struct InteractionsInterpreter: Interpreter {
+    public let name = "Interactions"
+    public let requires: [any InterpretationResult.Type] = []
+    public let produces: [any InterpretationResult.Type] = [Interactions.self]
+    let options: AnalysisOptions
+
+    /// Payload keys that hold a screenshot: the simulator's and the thesis's.
+    static let screenshotKeys = ["screenshot", "image"]
+
+    public init(options: AnalysisOptions) {
+        self.options = options
+    }
+
+    public func run(on journal: SessionJournal, results: inout ResultStore) throws {
+        var result = Interactions()
+        var strokes = StrokeBuilder(options: options)
+        let classes = [EventClassName.userInput, EventClassName.userInterface, EventClassName.custom, EventClassName.application]
+        try journal.forEachEvent(classes: classes) { event in
+            if let blob = Self.screenshotKeys.lazy.compactMap({ event[$0]?.blobReference }).first {
+                result.screenshots.append(ScreenshotTake(eventID: event.id, time: event.time, view: event.view, blob: blob,
+                                                         screen: event["uiState"]?["frame"]?.rect.map { Size(width: $0.width, height: $0.height) }))
+            }
+            switch event.eventClass {
+            case EventClassName.userInput:
+                switch event["type"]?.string {
+                case "touch": strokes.add(event)
+                case "gesture":
+                    result.gestures.append(RecognizedGesture(eventID: event.id, time: event.time, view: event.view,
+                                                             kind: event["gesture"]?.string ?? "gesture",
+                                                             recognized: event["recognized"]?.bool ?? true))
+                case "text": result.textEntries.append(event.time)
+                default: break
+                }
+            case EventClassName.userInterface:
+                let type = event["type"]?.string ?? ""
+                result.updates.append(ScreenUpdate(eventID: event.id, time: event.time, type: type, view: event.view))
+                if type == "viewDidAppear", let view = event.view {
+                    result.appearances.append(ViewAppearance(
+                        eventID: event.id, time: event.time, view: view, title: event["title"]?.string,
+                        transition: event["transition"]?.string ?? "push",
+                        stack: event["viewStack"]?.array?.compactMap(\.string) ?? [view],
+                        screenshot: Self.screenshotKeys.lazy.compactMap({ event[$0]?.blobReference }).first,
+                        uiState: event["uiState"]))
+                }
+            case EventClassName.custom:
+                if let name = event["name"]?.string {
+                    result.markers.append(CustomMarker(eventID: event.id, time: event.time, name: name,
+                                                       kind: Self.markerKind(event)))
+                }
+            default:
+                if let type = event["type"]?.string {
+                    result.lifecycle.append(LifecycleEvent(eventID: event.id, time: event.time, type: type))
+                }
+            }
+        }
+        result.strokes = strokes.finish()
+        results.add(result)
+    }
+
+    /// `marker` as the simulator sends it, else the thesis's call (`[monitor beginEvent: @"…"]`).
+    static func markerKind(_ event: JournalEvent) -> CustomMarker.Kind? {
+        if let marker = event["marker"]?.string { return CustomMarker.Kind(rawValue: marker) }
+        guard let call = event["call"]?.string else { return nil }
+        return call.contains("beginEvent") ? .begin : call.contains("endEvent") ? .end : nil
+    }
+}
+
+/// Joins touch events into strokes. One finger at a time: a touch-down while a stroke is open ends it.
+struct StrokeBuilder {
+    let options: AnalysisOptions
+    private var open: Stroke?
+    private var done: [Stroke] = []
+
+    init(options: AnalysisOptions) {
+        self.options = options
+    }
+
+    mutating func add(_ event: JournalEvent) {
+        guard let x = event["x"]?.number, let y = event["y"]?.number else { return }
+        let point = Point(x: x, y: y)
+        switch event["phase"]?.string {
+        case "began", nil:
+            close()
+            open = Stroke(eventID: event.id, start: event.time, end: event.time, view: event.view, points: [point],
+                          target: ElementReference(event["target"]), isTap: false)
+            if event["phase"] == nil { close() }
+        case "ended", "cancelled":
+            extend(with: point, at: event.time)
+            close()
+        default:
+            extend(with: point, at: event.time)
+        }
+    }
+
+    private mutating func extend(with point: Point, at time: Double) {
+        guard open != nil else { return }
+        if open!.points.last != point { open!.points.append(point) }
+        open!.end = time
+    }
+
+    private mutating func close() {
+        guard var stroke = open else { return }
+        let still = stroke.points.allSatisfy { $0.distance(to: stroke.origin) <= options.tapSlop }
+        stroke.isTap = still && stroke.end - stroke.start <= options.tapMaxDuration
+        done.append(stroke)
+        open = nil
+    }
+
+    mutating func finish() -> [Stroke] {
+        close()
+        return done
+    }
+}

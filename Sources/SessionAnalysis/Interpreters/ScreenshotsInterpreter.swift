@@ -1,0 +1,58 @@
+/// One distinct screenshot: the index the other results use to refer to it.
+public struct Screenshot: Equatable, Sendable {
+    public var index: Int
+    public var blob: BlobReference
+    /// The view it shows (of its first take).
+    public var view: String?
+    public var firstTaken: Double
+    /// The screen in points: the UI state tree's window, else the device's screen.
+    public var screen: Size?
+}
+
+/// The session's screenshots, ordered by the time they were first taken and de-duplicated by content
+/// (thesis 5.3, `ScreenshotInterpreter`): the same image taken twice has one index.
+public struct Screenshots: InterpretationResult, Equatable {
+    public var shots: [Screenshot]
+    /// Every take, in time order: (time, index).
+    public var takes: [(time: Double, index: Int)]
+
+    /// The last screenshot taken at or before `time`: what the screen showed then.
+    public func shown(at time: Double) -> Int? {
+        var low = 0, high = takes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if takes[middle].time <= time { low = middle + 1 } else { high = middle }
+        }
+        return low == 0 ? nil : takes[low - 1].index
+    }
+
+    public static func == (lhs: Screenshots, rhs: Screenshots) -> Bool {
+        lhs.shots == rhs.shots && lhs.takes.elementsEqual(rhs.takes) { $0 == $1 }
+    }
+}
+
+public struct ScreenshotsInterpreter: Interpreter {
+    public let name = "Screenshots"
+    public let requires: [any InterpretationResult.Type] = [Interactions.self]
+    public let produces: [any InterpretationResult.Type] = [Screenshots.self]
+
+    public init() {}
+
+    public func run(on journal: SessionJournal, results: inout ResultStore) throws {
+        let takes = try results.required(Interactions.self).screenshots.sorted { $0.time < $1.time }
+        var shots: [Screenshot] = []
+        var indexBySHA: [String: Int] = [:]
+        var timeline: [(time: Double, index: Int)] = []
+        for take in takes {
+            let index = indexBySHA[take.blob.sha256] ?? {
+                let index = shots.count
+                shots.append(Screenshot(index: index, blob: take.blob, view: take.view, firstTaken: take.time,
+                                        screen: take.screen ?? journal.screenSize))
+                indexBySHA[take.blob.sha256] = index
+                return index
+            }()
+            timeline.append((take.time, index))
+        }
+        results.add(Screenshots(shots: shots, takes: timeline))
+    }
+}

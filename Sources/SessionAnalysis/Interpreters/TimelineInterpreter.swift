@@ -1,0 +1,74 @@
+import Foundation
+import WireProtocol
+
+/// One line of the event log.
+public struct TimelineEntry: Equatable, Sendable {
+    public var eventID: Int64
+    public var time: Double
+    public var eventClass: String
+    /// `type`, or a sensor's name, or a custom event's name.
+    public var type: String
+    public var view: String?
+    /// The rest of the payload in one short line.
+    public var summary: String
+    /// What the screen showed then (the event's own screenshot when it took one).
+    public var screenshot: Int?
+}
+
+/// Every event of the session, for the report's filterable timeline.
+public struct Timeline: InterpretationResult, Equatable {
+    public var entries: [TimelineEntry]
+}
+
+public struct TimelineInterpreter: Interpreter {
+    public let name = "Timeline"
+    public let requires: [any InterpretationResult.Type] = [Screenshots.self]
+    public let produces: [any InterpretationResult.Type] = [Timeline.self]
+
+    /// Summaries longer than this are cut: the timeline is for scanning, the event itself is in the file.
+    static let summaryLimit = 160
+    /// Keys the timeline shows in their own columns, or that only repeat the row.
+    static let shownElsewhere: Set<String> = ["class", "timestamp", "seq", "type", "view", "sensor"]
+
+    public init() {}
+
+    public func run(on journal: SessionJournal, results: inout ResultStore) throws {
+        let screenshots = try results.required(Screenshots.self)
+        var entries: [TimelineEntry] = []
+        try journal.forEachEvent { event in
+            entries.append(TimelineEntry(eventID: event.id, time: event.time, eventClass: event.eventClass,
+                                         type: event.type ?? "", view: event.view,
+                                         summary: Self.summary(of: event.payload), screenshot: screenshots.shown(at: event.time)))
+        }
+        results.add(Timeline(entries: entries))
+    }
+
+    /// `key=value` for each field not shown in a column: nested elements by class and id, images and trees by name.
+    static func summary(of payload: PlistValue) -> String {
+        guard case .dict(let fields) = payload else { return "" }
+        var text = ""
+        for (key, value) in fields where !shownElsewhere.contains(key) {
+            if !text.isEmpty { text += " " }
+            text += key + "=" + describe(value)
+            if text.count > summaryLimit { return String(text.prefix(summaryLimit - 1)) + "…" }
+        }
+        return text
+    }
+
+    private static func describe(_ value: PlistValue) -> String {
+        switch value {
+        case .string(let text): return text
+        case .integer(let number): return String(number)
+        case .real(let number): return number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+        case .bool(let flag): return flag ? "yes" : "no"
+        case .date(let seconds): return Date(timeIntervalSince1970: seconds).ISO8601Format()
+        case .data(let bytes): return "<\(bytes.count) bytes>"
+        case .array(let items): return "[\(items.count)]"
+        case .dict:
+            if let blob = value.blobReference { return "<image \(blob.size) bytes>" }
+            if let element = ElementReference(value) { return element.label }
+            if let rect = value.rect { return "\(Int(rect.x)),\(Int(rect.y)) \(Int(rect.width))×\(Int(rect.height))" }
+            return "{…}"
+        }
+    }
+}

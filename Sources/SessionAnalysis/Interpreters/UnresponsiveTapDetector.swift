@@ -1,0 +1,55 @@
+/// Taps after which nothing happened: no UserInterfaceEvent, no screen change within the response window.
+/// Usually taps on something that looks interactive and is not (seed 003's "leaf problem"). Taps during a
+/// freeze are the freeze's. Reported once per element and view, with the number of taps.
+public struct UnresponsiveTapDetector: Interpreter {
+    public let name = "Unresponsive taps"
+    public let requires: [any InterpretationResult.Type] = [Interactions.self, InputResponses.self, Freezes.self, Screenshots.self]
+    public let produces: [any InterpretationResult.Type] = [ProblemReport.self]
+    let options: AnalysisOptions
+
+    public init(options: AnalysisOptions) {
+        self.options = options
+    }
+
+    private struct Place: Hashable {
+        var view: String?
+        var element: ElementReference?
+    }
+
+    public func run(on journal: SessionJournal, results: inout ResultStore) throws {
+        let strokes = try results.required(Interactions.self).strokes
+        let screenshots = try results.required(Screenshots.self)
+        let frozen = Set(try results.required(Freezes.self).freezes.flatMap { Array($0.strokes) })
+        var problems: [UsabilityProblem] = []
+        var places: [Place] = []
+        var byPlace: [Place: Int] = [:]
+        for response in try results.required(InputResponses.self).responses {
+            let stroke = strokes[response.stroke]
+            guard stroke.isTap, !frozen.contains(response.stroke), (response.latency ?? .infinity) > options.responseWindow else { continue }
+            let place = Place(view: stroke.view, element: stroke.target)
+            if let existing = byPlace[place] {
+                problems[existing].occurrences += 1
+                continue
+            }
+            byPlace[place] = problems.count
+            places.append(place)
+            problems.append(UsabilityProblem(
+                kind: .unresponsiveTap, view: stroke.view, time: stroke.start, occurrences: 1,
+                screenshot: screenshots.shown(at: stroke.start), frame: stroke.target?.frame, point: stroke.origin,
+                evidence: "", recommendation: Self.recommendation(for: stroke.target)))
+        }
+        for index in problems.indices {
+            let problem = problems[index]
+            let what = places[index].element?.label ?? "the background"
+            problems[index].evidence = "\(problem.occurrences == 1 ? "A tap" : "\(problem.occurrences) taps") on \(what) got no UI event and no screen change within \(formatSeconds(options.responseWindow))."
+        }
+        results.add(ProblemReport(detector: name, problems: problems))
+    }
+
+    static func recommendation(for target: ElementReference?) -> String {
+        guard let target else {
+            return "Users tapped where nothing responds: if they expect a control there, put one there or enlarge the nearest control's hit target."
+        }
+        return "Users expect \(target.label) to respond to a tap: make it interactive (open its details, select it), or make it look static so nobody tries."
+    }
+}

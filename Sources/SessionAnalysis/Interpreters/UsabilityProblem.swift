@@ -1,0 +1,36 @@
+/// A usability problem found in the session: where it happened, the evidence, and what to change.
+public struct UsabilityProblem: Equatable, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case smallHitTarget = "small hit target"
+        case missingPlaceholder = "text field without placeholder"
+        case unresponsiveTap = "unresponsive tap"
+        case rageTap = "rage taps"
+        case freeze = "freeze"
+        case navigationLoop = "navigation loop"
+    }
+
+    public var kind: Kind
+    public var view: String?
+    /// When it (first) happened.
+    public var time: Double
+    public var occurrences: Int
+    /// The screenshot that shows it.
+    public var screenshot: Int?
+    /// What to mark on the screenshot: an element's frame, or where the finger went.
+    public var frame: Rect?
+    public var point: Point?
+    public var evidence: String
+    public var recommendation: String
+}
+
+/// The problems one detector found. Every detector adds one; the report lists them all, so a new
+/// detector needs no change anywhere else.
+public struct ProblemReport: InterpretationResult, Equatable {
+    public var detector: String
+    public var problems: [UsabilityProblem]
+}
+
+func formatSeconds(_ seconds: Double) -> String {
+    let tenths = (seconds * 10).rounded() / 10
+    return tenths == tenths.rounded() ? "\(Int(tenths)) s" : "\(tenths) s"
+}

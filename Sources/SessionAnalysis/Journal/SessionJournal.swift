@@ -1,0 +1,69 @@
+import Foundation
+import JournalStorage
+import WireProtocol
+
+/// One session file, as the interpreters read it: its description and its events, streamed.
+/// Needs only the file, so that a copied session file is analysed away from the daemon.
+public final class SessionJournal {
+    public let path: String
+    public let session: SessionRecord
+    public let devices: [DeviceRecord]
+    public let gaps: [SessionGap]
+    private let reader: SessionReader
+
+    public init(path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else { throw AnalysisError.fileNotFound(path) }
+        self.path = path
+        do {
+            reader = try SessionReader(path: path)
+            guard let session = try reader.session() else {
+                throw AnalysisError.notASessionFile(path: path, reason: "its session table is empty")
+            }
+            self.session = session
+            devices = try reader.devices()
+            gaps = try reader.gaps()
+        } catch let error as AnalysisError {
+            throw error
+        } catch {
+            throw AnalysisError.notASessionFile(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Stored events in storage order, payloads left as text: for passes that need no payload.
+    public func forEachStoredEvent(classes: [String] = [], _ body: (StoredEvent) throws -> Void) throws {
+        try reader.forEachEvent(classes: classes, body)
+    }
+
+    /// Events in storage order with their payloads decoded; screenshots stay references to their blobs.
+    public func forEachEvent(classes: [String] = [], _ body: (JournalEvent) throws -> Void) throws {
+        try reader.forEachEvent(classes: classes) { stored in
+            let payload: PlistValue
+            do {
+                payload = try TypedJSON.decodeLeavingBlobs(stored.payload.utf8)
+            } catch {
+                throw AnalysisError.unreadablePayload(path: path, event: stored.id, reason: "\(error)")
+            }
+            try body(JournalEvent(id: stored.id, eventClass: stored.eventClass, time: stored.timestamp, payload: payload))
+        }
+    }
+
+    public func blob(sha256: String) throws -> [UInt8]? {
+        try reader.blob(sha256: sha256)
+    }
+
+    /// The recording device's screen in points, as it said in its hello.
+    public var screenSize: Size? {
+        let device = devices.first { $0.id == session.device } ?? devices.first
+        guard let width = device?.screenWidth, let height = device?.screenHeight else { return nil }
+        return Size(width: width, height: height)
+    }
+}
+
+/// The thesis's event classes (section 2.6.2), as stored in the `class` column.
+public enum EventClassName {
+    public static let userInput = "UserInputEvent"
+    public static let userInterface = "UserInterfaceEvent"
+    public static let deviceSensor = "DeviceSensorEvent"
+    public static let application = "ApplicationEvent"
+    public static let custom = "CustomEvent"
+}

@@ -1,0 +1,39 @@
+import DeviceSimulator
+import JournalStorage
+
+/// Session files recorded from muevalsim's scenarios without a daemon: the simulator's own events, in
+/// its wire format, stored as muevald stores them.
+public enum SimulatedSession {
+    /// Device time at which simulated sessions start (a Saturday in February 2011, the thesis's days).
+    public static let epoch = 1_298_000_000.0
+
+    /// Writes `passes` passes of a built-in scenario as played by device `deviceIndex` (Jack, Jill, Jane…).
+    public static func write(scenario name: String, to path: String, passes: Int = 1, deviceIndex: Int = 0,
+                             seed: UInt64 = 1) async throws {
+        guard let scenario = BuiltinScenarios.named(name) else { throw SimulatedSessionError.unknownScenario(name) }
+        var stream = EventStream(scenario: scenario, deviceIndex: deviceIndex, seed: seed, epoch: epoch)
+        let hello = stream.profile.hello
+        let device = DeviceRecord(id: hello.deviceId, name: hello.deviceName, model: hello.model,
+                                  systemVersion: hello.systemVersion, appId: hello.appId, appVersion: hello.appVersion,
+                                  screenWidth: hello.screenWidth, screenHeight: hello.screenHeight,
+                                  screenScale: hello.screenScale, firstSeen: epoch, lastSeen: epoch)
+        let owner = hello.deviceName?.components(separatedBy: "'").first
+        let builder = try JournalBuilder(path: path, name: "\(name) \(owner ?? "")", testUser: owner, device: device)
+        var finished = 0
+        while finished < passes {
+            try builder.add(wire: stream.next().bytes)
+            if stream.passFinished { finished += 1 }
+        }
+        try await builder.finish()
+    }
+
+    public enum SimulatedSessionError: Error, CustomStringConvertible {
+        case unknownScenario(String)
+
+        public var description: String {
+            switch self {
+            case .unknownScenario(let name): "no built-in scenario \(name); there are \(BuiltinScenarios.names.joined(separator: ", "))"
+            }
+        }
+    }
+}

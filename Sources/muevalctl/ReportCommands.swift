@@ -1,0 +1,151 @@
+import ArgumentParser
+import Control
+import Foundation
+import JournalStorage
+import ReportCritique
+import SessionAnalysis
+
+/// `muevalctl report`: analysis and critique of one session, or of several compared side by side (docs/REPORTS.md).
+struct Report: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write an HTML usability report of one or more sessions (several are compared side by side).",
+        discussion: """
+            SESSION is a session id or name known to muevald, or the path of a session file (a copy works \
+            without the daemon). The report is a directory to open in any browser: index.html, report.css, \
+            report.js and the screenshots. Sections: \(SectionKind.allCases.map(\.rawValue).joined(separator: ", ")).
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("Session ids, names or session file paths.", valueName: "SESSION")) var sessions: [String]
+    @Option(help: ArgumentHelp("The report directory (default: the configuration's, else ./report).", valueName: "DIR")) var out: String?
+    @Option(help: ArgumentHelp("Sections to include, comma-separated, in this order.", valueName: "LIST")) var sections: String?
+    @Option(help: ArgumentHelp("Start from a saved report configuration (see report-config).", valueName: "NAME")) var config: String?
+    @Flag(help: "Open the report in the desktop's browser (xdg-open).") var open = false
+
+    func validate() throws {
+        guard !sessions.isEmpty else { throw ValidationError("give at least one session id, name or session file") }
+    }
+
+    func run() async throws {
+        var configuration = try config.map { try ReportConfigurationStore().load($0) } ?? ReportConfiguration()
+        if let sections { configuration.sections = try SectionKind.list(sections) }
+        let files = try await sessionFiles()
+        let index = try ReportGenerator.generate(sessionFiles: files, configuration: configuration,
+                                                 output: out ?? configuration.output ?? "report")
+        print(index)
+        if open { try Browser.open(index) }
+    }
+
+    /// Paths stay paths; the daemon is asked (once) for the files of ids and names.
+    private func sessionFiles() async throws -> [String] {
+        var known: [SessionRecord]?
+        var files: [String] = []
+        for session in sessions {
+            if session.contains("/") || session.hasSuffix(".sqlite") || FileManager.default.fileExists(atPath: session) {
+                files.append(session)
+                continue
+            }
+            if known == nil {
+                do {
+                    known = try await global.client.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+                } catch {
+                    throw ValidationError("\"\(session)\" is not a session file, and muevald cannot be asked for it: \(error)")
+                }
+            }
+            guard let record = known!.first(where: { String($0.id) == session }) ?? known!.first(where: { $0.name == session }) else {
+                throw ValidationError("muevald knows no session \"\(session)\"; see `muevalctl sessions`")
+            }
+            files.append(record.path)
+        }
+        return files
+    }
+}
+
+/// `muevalctl report-config`: named report configurations, reused by `report --config`.
+struct ReportConfig: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report-config",
+        abstract: "Save, list and show named report configurations (sections, thresholds, output directory).",
+        discussion: "They are JSON files in $XDG_CONFIG_HOME/mueval/reports (default ~/.config/mueval/reports).",
+        subcommands: [Save.self, List.self, Show.self])
+
+    struct Save: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Save a configuration (replacing one of the same name).")
+        @Argument(help: "The configuration's name.") var name: String
+        @Option(help: ArgumentHelp("Sections, comma-separated, in order (default: all).", valueName: "LIST")) var sections: String?
+        @Option(help: ArgumentHelp("The report directory.", valueName: "DIR")) var out: String?
+        @Option(name: .customLong("set"), help: ArgumentHelp("A threshold, such as responseWindow=1.5 (repeatable; docs/REPORTS.md lists them).", valueName: "KEY=VALUE"))
+        var settings: [String] = []
+        @Option(help: ArgumentHelp("Group a view into a functionality, such as TimetableViewController=Timetable (repeatable).", valueName: "VIEW=NAME"))
+        var functionality: [String] = []
+
+        func run() throws {
+            var configuration = ReportConfiguration(output: out)
+            if let sections { configuration.sections = try SectionKind.list(sections) }
+            configuration.options = try options()
+            let store = ReportConfigurationStore()
+            try store.save(configuration, as: name)
+            print("saved \(store.path(of: name))")
+        }
+
+        /// The thresholds through their JSON form, so that every option is settable without a flag of its own.
+        private func options() throws -> AnalysisOptions {
+            var json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(AnalysisOptions())) as! [String: Any]
+            for setting in settings {
+                let (key, value) = try pair(setting)
+                guard json[key] != nil, key != "functionalities", let number = Double(value) else {
+                    let keys = json.keys.filter { $0 != "functionalities" }.sorted().joined(separator: ", ")
+                    throw ValidationError("--set \(setting): give one of \(keys) and a number")
+                }
+                json[key] = number
+            }
+            var groups: [String: String] = [:]
+            for entry in functionality {
+                let (view, name) = try pair(entry)
+                groups[view] = name
+            }
+            json["functionalities"] = groups
+            return try JSONDecoder().decode(AnalysisOptions.self, from: JSONSerialization.data(withJSONObject: json))
+        }
+
+        private func pair(_ text: String) throws -> (String, String) {
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("expected KEY=VALUE, got \(text)") }
+            return (parts[0], parts[1])
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The saved configurations.")
+
+        func run() {
+            let store = ReportConfigurationStore()
+            let names = store.names()
+            print(names.isEmpty ? "no report configuration in \(store.directory)" : names.joined(separator: "\n"))
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a saved configuration (its JSON file).")
+        @Argument(help: "The configuration's name.") var name: String
+
+        func run() throws {
+            let store = ReportConfigurationStore()
+            _ = try store.load(name)
+            print(try String(contentsOfFile: store.path(of: name), encoding: .utf8))
+        }
+    }
+}
+
+/// Opens a file in the desktop's browser.
+enum Browser {
+    static func open(_ path: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["xdg-open", path]
+        do {
+            try process.run()
+        } catch {
+            throw ValidationError("cannot start xdg-open (\(error)); open \(path) in a browser")
+        }
+    }
+}
