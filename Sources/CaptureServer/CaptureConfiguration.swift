@@ -23,6 +23,8 @@ public struct CaptureConfiguration: Sendable {
     public var idleTimeout: Double
     public var unknownDevicePolicy: UnknownDevicePolicy
     public var journal: JournalWriterLimits
+    /// When set, a device must present it in `<hello>` (`token`), or a session's pairing code.
+    public var deviceToken: String?
     /// Lines a live tail may have undelivered before it skips (a paused terminal never slows ingest).
     public var tailBuffer: Int
 
@@ -32,7 +34,8 @@ public struct CaptureConfiguration: Sendable {
     public init(host: String = "0.0.0.0", port: Int = CaptureConfiguration.defaultPort,
                 wireLimits: WireLimits = WireLimits(), maxConnections: Int = 4096, maxConnectionsPerAddress: Int = 256,
                 idleTimeout: Double = 1800, unknownDevicePolicy: UnknownDevicePolicy = .reject,
-                journal: JournalWriterLimits = JournalWriterLimits(), tailBuffer: Int = 10_000) {
+                journal: JournalWriterLimits = JournalWriterLimits(), tailBuffer: Int = 10_000,
+                deviceToken: String? = nil) {
         self.host = host
         self.port = port
         self.wireLimits = wireLimits
@@ -42,6 +45,7 @@ public struct CaptureConfiguration: Sendable {
         self.unknownDevicePolicy = unknownDevicePolicy
         self.journal = journal
         self.tailBuffer = tailBuffer
+        self.deviceToken = deviceToken
     }
 }
 

@@ -18,6 +18,8 @@ public final class CaptureCounters: Sendable {
     public let malformedMessages = Atomic<Int>(0)
     /// Replies not sent because the device was not reading them.
     public let repliesDropped = Atomic<Int>(0)
+    /// Devices refused for a missing or wrong device token or pairing code.
+    public let authenticationFailures = Atomic<Int>(0)
     public let bytesReceived = Atomic<Int>(0)
 
     public init() {}
@@ -34,6 +36,7 @@ public final class CaptureCounters: Sendable {
                  eventsFailedStorage: eventsFailedStorage.load(ordering: .relaxed),
                  malformedMessages: malformedMessages.load(ordering: .relaxed),
                  repliesDropped: repliesDropped.load(ordering: .relaxed),
+                 authenticationFailures: authenticationFailures.load(ordering: .relaxed),
                  bytesReceived: bytesReceived.load(ordering: .relaxed))
     }
 
@@ -50,6 +53,7 @@ public final class CaptureCounters: Sendable {
         public var eventsFailedStorage: Int
         public var malformedMessages: Int
         public var repliesDropped: Int
+        public var authenticationFailures: Int
         public var bytesReceived: Int
     }
 }

@@ -165,7 +165,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         if let session, session.isOpen { return session }
         appendBatch(context)
         let device = identity ?? DeviceIdentity(id: deviceID, hello: nil, address: address)
-        switch registry.attach(device, now: now) {
+        switch registry.attach(device, deviceToken: configuration.deviceToken, now: now) {
         case .attached(let attached):
             session = attached
             lastRejection = nil

@@ -111,13 +111,14 @@ public final class SessionRegistry: @unchecked Sendable {
     // MARK: Developer's commands
 
     /// Starts a session; it records as soon as its device (or, without one, the next device) connects.
+    /// With `pairing`, the session gets a six-digit code that its device must present in `<hello>`.
     public func start(name: String?, testUser: String?, notes: String?, sensors: [String],
-                      device: String?, now: Double) async throws -> SessionRecord {
+                      device: String?, pairing: Bool = false, now: Double) async throws -> SessionRecord {
         if let device, let busy = lock.withLock({ open.values.first { $0.snapshot.boundDevice == device || $0.snapshot.device == device } }) {
             throw SessionError.deviceBusy(device: device, session: busy.id)
         }
         let record = try catalog.createSession(name: name, testUser: testUser, notes: notes, sensors: sensors,
-                                               boundDevice: device, now: now)
+                                               boundDevice: device, pairingCode: pairing ? Self.newPairingCode() : nil, now: now)
         let session = try openSession(record, isAutomatic: false)
         try await session.journal.perform { try $0.writeMetadata(record) }
         changed()
@@ -197,11 +198,28 @@ public final class SessionRegistry: @unchecked Sendable {
 
     // MARK: Devices
 
-    /// Finds the session a device records into: the open session bound to it, else the oldest
-    /// session waiting for any device, else (policy `auto`) a new one.
-    public func attach(_ device: DeviceIdentity, now: Double) -> AttachOutcome {
+    /// Finds the session a device records into: the session whose pairing code it presents, else
+    /// the open session bound to it, else the oldest session waiting for any device, else (policy
+    /// `auto`) a new one. With a `deviceToken`, only devices presenting it (or a pairing code) get
+    /// a session; a session with a pairing code takes only the device that presents it.
+    public func attach(_ device: DeviceIdentity, deviceToken: String?, now: Double) -> AttachOutcome {
+        let presented = device.hello?.token
+        let paired = presented.flatMap { code in
+            lock.withLock { open.values.first { $0.snapshot.pairingCode.map { Self.same($0, code) } == true } }
+        }
+        if paired == nil, let deviceToken, presented.map({ Self.same(deviceToken, $0) }) != true {
+            counters.authenticationFailures.add(1)
+            return .rejected(reason: presented == nil
+                ? "this server needs a device token: send it in <hello> as <key>token</key>"
+                : "the token in <hello> is neither this server's device token nor an open session's pairing code")
+        }
         let claim: (EvaluationSession, Bool)? = lock.withLock {
-            let sessions = open.values.sorted { $0.id < $1.id }
+            if let session = paired {
+                let claimed = session.snapshot.device == nil
+                if claimed { session.update { $0.device = device.id } }
+                return (session, claimed)
+            }
+            let sessions = open.values.sorted { $0.id < $1.id }.filter { $0.snapshot.pairingCode == nil }
             if let own = sessions.first(where: { $0.snapshot.device == device.id || $0.snapshot.boundDevice == device.id }) {
                 return (own, false)
             }
@@ -311,6 +329,19 @@ public final class SessionRegistry: @unchecked Sendable {
         box.session = session
         lock.withLock { open[record.id] = session }
         return session
+    }
+
+    /// Six random digits: short enough to type on a phone, for a session that lasts an hour.
+    private static func newPairingCode() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(format: "%06d", Int.random(in: 0..<1_000_000, using: &generator))
+    }
+
+    /// Compares secrets in time independent of where they differ.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     private func logFailure(_ session: EvaluationSession) -> @Sendable (Error) -> Void {

@@ -79,7 +79,8 @@ public final class ControlCommands: Sendable {
         switch request.command {
         case .start:
             let record = try await registry.start(name: request.name, testUser: request.user, notes: request.notes,
-                                                  sensors: request.sensors ?? [], device: request.device, now: now)
+                                                  sensors: request.sensors ?? [], device: request.device,
+                                                  pairing: request.pairing == true, now: now)
             try await writer.succeed(record)
         case .stop:
             if request.all == true {

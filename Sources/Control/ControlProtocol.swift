@@ -29,11 +29,13 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var grep: String?
     /// Show the last N stored events before following (tail).
     public var since: Int?
+    /// Give the session a pairing code its device must present (start).
+    public var pairing: Bool?
 
     public init(command: ControlCommand, session: String? = nil, all: Bool? = nil, name: String? = nil,
                 device: String? = nil, user: String? = nil, notes: String? = nil, sensors: [String]? = nil,
                 classes: [String]? = nil, limit: Int? = nil, format: ExportFormat? = nil, grep: String? = nil,
-                since: Int? = nil) {
+                since: Int? = nil, pairing: Bool? = nil) {
         self.command = command
         self.session = session
         self.all = all
@@ -47,6 +49,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.format = format
         self.grep = grep
         self.since = since
+        self.pairing = pairing
     }
 }
 

@@ -102,6 +102,10 @@ struct ConfigurationOption: Sendable {
               current: { String($0.capture.maxConnectionsPerAddress) }) { value, config in
             positive(value).map { config.capture.maxConnectionsPerAddress = $0 } != nil
         },
+        .init(key: "server.device_token", kind: .string, reloadable: true, current: { $0.capture.deviceToken ?? "" }) { value, config in
+            config.capture.deviceToken = value.isEmpty ? nil : value
+            return true
+        },
         .init(key: "server.idle_timeout", kind: .number, reloadable: true, current: { String($0.capture.idleTimeout) }) { value, config in
             guard let seconds = Double(value), seconds >= 0 else { return false }
             config.capture.idleTimeout = seconds

@@ -57,7 +57,7 @@ public struct MuEvalDaemon {
                                     commands: commands, group: group, logger: logger,
                                     onListening: { readiness.ready(.controlSocket) })
         let zeroconf = configuration.zeroconf.enabled
-            ? ZeroconfService(settings: configuration.zeroconf, registry: registry, logger: logger) : nil
+            ? ZeroconfService(settings: configuration.zeroconf, registry: registry, capture: settings, logger: logger) : nil
         commands.reportZeroconf { zeroconf?.state?.description ?? "off" }
         let capture = CaptureServer(
             settings: settings, registry: registry, connections: connections, counters: counters,
@@ -71,7 +71,7 @@ public struct MuEvalDaemon {
                                    onHangup: { control.recreateSocketIfMissing() }) { [logLevel] reloaded in
             logLevel.level = reloaded.logLevel
             settings.update(reloaded.capture)
-            zeroconf?.rename(reloaded.zeroconf.name)
+            zeroconf?.reloaded(name: reloaded.zeroconf.name)
         }
         // Last in the list: the first to hear of shutdown, so STOPPING=1 goes out at once.
         let systemd = SystemdNotifier().map { notifier in

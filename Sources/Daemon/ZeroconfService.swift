@@ -11,15 +11,17 @@ import Zeroconf
 final class ZeroconfService: Service, @unchecked Sendable {
     private let settings: ZeroconfSettings
     private let registry: SessionRegistry
+    private let capture: CaptureSettings
     private let logger: Logger
     private let port: AsyncStream<Int>
     private let portContinuation: AsyncStream<Int>.Continuation
     private let publisher = NIOLockedValueBox<ZeroconfPublisher?>(nil)
     private let failure = NIOLockedValueBox<String?>(nil)
 
-    init(settings: ZeroconfSettings, registry: SessionRegistry, logger: Logger) {
+    init(settings: ZeroconfSettings, registry: SessionRegistry, capture: CaptureSettings, logger: Logger) {
         self.settings = settings
         self.registry = registry
+        self.capture = capture
         self.logger = logger
         (port, portContinuation) = AsyncStream.makeStream(of: Int.self)
     }
@@ -56,18 +58,20 @@ final class ZeroconfService: Service, @unchecked Sendable {
             return
         }
         self.publisher.withLockedValue { $0 = publisher }
-        registry.observeChanges { [weak self] in
-            guard let self else { return }
-            self.publisher.withLockedValue { $0 }?.update(txt: self.txt())
-        }
+        registry.observeChanges { [weak self] in self?.refreshTXT() }
         try? await gracefulShutdown()
         publisher.stop()
         logger.info("zeroconf: announcement withdrawn")
     }
 
-    /// A reload changed the instance name (nil: the default).
-    func rename(_ name: String?) {
+    /// A reload changed the instance name (nil: the default) or what devices must present.
+    func reloaded(name: String?) {
         publisher.withLockedValue { $0 }?.rename(to: Self.instanceName(name))
+        refreshTXT()
+    }
+
+    private func refreshTXT() {
+        publisher.withLockedValue { $0 }?.update(txt: txt())
     }
 
     private static func instanceName(_ configured: String?) -> String {
@@ -80,7 +84,9 @@ final class ZeroconfService: Service, @unchecked Sendable {
         let sessions = registry.openSessions().map(\.snapshot)
         let recording = sessions.contains { $0.state == .recording }
         let waiting = sessions.filter { $0.state == .waiting }.count
+        // What a device must present in <hello>: the server's token, a session's pairing code, or nothing.
+        let auth = capture.current.deviceToken != nil ? "token" : sessions.contains { $0.pairingCode != nil } ? "pairing" : "none"
         return [("txtvers", "1"), ("protocol", "1"), ("server", MuEvalVersion.current),
-                ("state", recording ? "recording" : "idle"), ("waiting", String(waiting))]
+                ("state", recording ? "recording" : "idle"), ("waiting", String(waiting)), ("auth", auth)]
     }
 }

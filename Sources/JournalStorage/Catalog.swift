@@ -50,11 +50,20 @@ public final class Catalog: @unchecked Sendable {
             );
             """)
         try DataDirectory.restrict(directory + "/" + Self.fileName)
+        try addPairingCodeColumn()
+    }
+
+    /// Catalogs written before pairing codes existed get the column.
+    private func addPairingCodeColumn() throws {
+        let columns = try database.prepare("SELECT name FROM pragma_table_info('sessions')")
+        var names: [String] = []
+        try columns.forEachRow { names.append($0.string(0) ?? "") }
+        if !names.contains("pairing_code") { try database.execute("ALTER TABLE sessions ADD COLUMN pairing_code TEXT") }
     }
 
     /// Creates a new session in state `waiting` and reserves its file path.
     public func createSession(name: String?, testUser: String?, notes: String?, sensors: [String],
-                              boundDevice: String?, now: Double) throws -> SessionRecord {
+                              boundDevice: String?, pairingCode: String? = nil, now: Double) throws -> SessionRecord {
         try lock.withLock {
             try database.transaction {
                 let next = try database.prepare("SELECT COALESCE(MAX(id), 0) + 1 FROM sessions")
@@ -65,7 +74,7 @@ public final class Catalog: @unchecked Sendable {
                 let record = SessionRecord(
                     id: id, uuid: UUID().uuidString.lowercased(), name: name ?? "session-\(id)",
                     testUser: testUser, notes: notes, sensors: sensors, boundDevice: boundDevice,
-                    state: .waiting, created: now, path: path)
+                    state: .waiting, created: now, path: path, pairingCode: pairingCode)
                 try upsert(record)
                 return record
             }
@@ -79,19 +88,22 @@ public final class Catalog: @unchecked Sendable {
 
     private func upsert(_ session: SessionRecord) throws {
         let statement = try database.prepare("""
-            INSERT OR REPLACE INTO sessions (\(SessionRow.columns), path, events)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO sessions (\(SessionRow.columns), path, events, pairing_code)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        statement.bind(SessionRow.values(session) + [.text(session.path), .integer(session.events)])
+        statement.bind(SessionRow.values(session) + [.text(session.path), .integer(session.events),
+                                                      session.pairingCode.map { .text($0) } ?? .null])
         try statement.run()
     }
 
     public func sessions() throws -> [SessionRecord] {
         try lock.withLock {
-            let statement = try database.prepare("SELECT \(SessionRow.columns), path, events FROM sessions ORDER BY id")
+            let statement = try database.prepare("SELECT \(SessionRow.columns), path, events, pairing_code FROM sessions ORDER BY id")
             var result: [SessionRecord] = []
             try statement.forEachRow { row in
-                result.append(SessionRow.read(row, path: row.string(14) ?? "", events: row.int64(15)))
+                var record = SessionRow.read(row, path: row.string(14) ?? "", events: row.int64(15))
+                record.pairingCode = row.string(16)
+                result.append(record)
             }
             return result
         }

@@ -41,11 +41,14 @@ public struct SessionRecord: Codable, Sendable, Equatable {
     public var filtered: Int64
     /// Events received again with a (device, seq) already stored.
     public var duplicates: Int64
+    /// The code a device must present in `<hello>` to record into this session. Kept in the
+    /// catalog only, never in the session file that travels with bug reports.
+    public var pairingCode: String?
 
     public init(id: Int64, uuid: String, name: String, testUser: String? = nil, notes: String? = nil,
                 sensors: [String] = [], boundDevice: String? = nil, device: String? = nil,
                 state: SessionState = .waiting, created: Double, started: Double? = nil, stopped: Double? = nil,
-                path: String, events: Int64 = 0, filtered: Int64 = 0, duplicates: Int64 = 0) {
+                path: String, events: Int64 = 0, filtered: Int64 = 0, duplicates: Int64 = 0, pairingCode: String? = nil) {
         self.id = id
         self.uuid = uuid
         self.name = name
@@ -62,6 +65,7 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         self.events = events
         self.filtered = filtered
         self.duplicates = duplicates
+        self.pairingCode = pairingCode
     }
 }
 

@@ -75,7 +75,8 @@ extension DeviceHello {
                   appVersion: try fields.string("appVersion"),
                   screenWidth: try fields.number("screenWidth"),
                   screenHeight: try fields.number("screenHeight"),
-                  screenScale: try fields.number("screenScale"))
+                  screenScale: try fields.number("screenScale"),
+                  token: try fields.string("token"))
     }
 }
 

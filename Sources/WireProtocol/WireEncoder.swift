@@ -44,6 +44,7 @@ public enum WireEncoder {
         dict["screenWidth"] = hello.screenWidth.map(PlistValue.real)
         dict["screenHeight"] = hello.screenHeight.map(PlistValue.real)
         dict["screenScale"] = hello.screenScale.map(PlistValue.real)
+        dict["token"] = hello.token.map(PlistValue.string)
         return message("hello", dict)
     }
 

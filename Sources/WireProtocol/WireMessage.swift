@@ -38,10 +38,12 @@ public struct DeviceHello: Sendable, Equatable {
     public var screenWidth: Double?
     public var screenHeight: Double?
     public var screenScale: Double?
+    /// The server's device token or a session's pairing code, when the server asks for one.
+    public var token: String?
 
     public init(deviceId: String, protocolVersion: Int64? = nil, deviceName: String? = nil, model: String? = nil,
                 systemVersion: String? = nil, appId: String? = nil, appVersion: String? = nil,
-                screenWidth: Double? = nil, screenHeight: Double? = nil, screenScale: Double? = nil) {
+                screenWidth: Double? = nil, screenHeight: Double? = nil, screenScale: Double? = nil, token: String? = nil) {
         self.deviceId = deviceId
         self.protocolVersion = protocolVersion
         self.deviceName = deviceName
@@ -52,6 +54,7 @@ public struct DeviceHello: Sendable, Equatable {
         self.screenWidth = screenWidth
         self.screenHeight = screenHeight
         self.screenScale = screenScale
+        self.token = token
     }
 }
 

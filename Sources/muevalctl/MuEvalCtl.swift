@@ -43,11 +43,16 @@ struct Start: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The test user.", valueName: "NAME")) var user: String?
     @Option(help: ArgumentHelp("Event classes or sensor names to record, comma-separated (default: all).", valueName: "LIST")) var sensors: String?
     @Option(help: "Free-form notes.") var notes: String?
+    @Flag(name: .customLong("pairing-code"), help: "Give the session a six-digit code (printed on a second line) that its device must present in <hello>.")
+    var pairingCode = false
 
     func run() async throws {
         let list = sensors?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        try await global.call(ControlRequest(command: .start, name: name, device: device, user: user, notes: notes, sensors: list),
-                              as: SessionRecord.self) { "\($0.id)\n" }
+        let request = ControlRequest(command: .start, name: name, device: device, user: user, notes: notes, sensors: list,
+                                     pairing: pairingCode ? true : nil)
+        try await global.call(request, as: SessionRecord.self) { session in
+            "\(session.id)\n" + (session.pairingCode.map { "pairing code \($0): enter it on the device\n" } ?? "")
+        }
     }
 }
 
