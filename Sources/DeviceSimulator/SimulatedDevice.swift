@@ -49,7 +49,7 @@ struct SimulatedDevice {
             if connection == nil, clock.now >= nextAttempt {
                 do {
                     let fresh = try await DeviceConnection.connect(to: server, timeout: .seconds(2))
-                    try await fresh.write([WireEncoder.hello(stream.profile.hello)])
+                    try await fresh.write([options.hello(of: stream.profile)])
                     connection = fresh
                     report.connections += 1
                     backoff.reset()

@@ -35,7 +35,7 @@ public enum Simulation {
 extension Simulation {
     /// The `<hello>` device `index` sends.
     public static func hello(_ options: SimulationOptions, device index: Int) -> [UInt8] {
-        WireEncoder.hello(EventStream(options, device: index).profile.hello)
+        options.hello(of: EventStream(options, device: index).profile)
     }
 
     public static var goodbye: [UInt8] { WireEncoder.goodbye() }

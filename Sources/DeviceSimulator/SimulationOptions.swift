@@ -1,3 +1,5 @@
+import WireProtocol
+
 /// How a run goes: how many devices, how fast, how long, and how patient the sender is.
 public struct SimulationOptions: Sendable {
     public enum Pacing: Sendable, Equatable {
@@ -25,6 +27,8 @@ public struct SimulationOptions: Sendable {
     public var ackTimeout = 30.0
     /// Reconnection delays: doubling from the first to the last.
     public var reconnectDelays: ClosedRange<Double> = 0.05...2
+    /// The server's device token or a session's pairing code, presented in every `<hello>`.
+    public var token: String?
 
     public init(scenario: Scenario, epoch: Double) {
         self.scenario = scenario
@@ -49,5 +53,14 @@ struct Backoff {
 
     mutating func reset() {
         next = delays.lowerBound
+    }
+}
+
+extension SimulationOptions {
+    /// What the device with `profile` says first on every connection.
+    func hello(of profile: DeviceProfile) -> [UInt8] {
+        var hello = profile.hello
+        hello.token = token
+        return WireEncoder.hello(hello)
     }
 }

@@ -58,6 +58,9 @@ struct MuEvalSim: AsyncParsableCommand {
     @Flag(help: "List the built-in scenarios and exit.")
     var listScenarios = false
 
+    @Option(help: ArgumentHelp("The server's device token or a session's pairing code, sent in <hello> (TXT auth=token or pairing).", valueName: "TOKEN"))
+    var token: String?
+
     @Option(help: ArgumentHelp("Print a scenario as a scenario file (a starting point for your own) and exit.", valueName: "NAME|FILE"))
     var printScenario: String?
 
@@ -93,6 +96,7 @@ struct MuEvalSim: AsyncParsableCommand {
         options.seed = seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
         options.bufferCapacity = buffer
         options.ackTimeout = ackTimeout
+        options.token = token
 
         if dryRun {
             let planned = Simulation.plannedEvents(options, device: 0)

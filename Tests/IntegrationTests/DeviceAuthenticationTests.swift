@@ -80,6 +80,15 @@ final class DeviceAuthenticationTests: XCTestCase {
         let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
         XCTAssertEqual(sessions.first?.device, "tester-phone")
         XCTAssertEqual(sessions.first?.events, 1)
+        // muevalsim presents a code too: a second paired session gets the simulator's whole run.
+        let second = try daemon.muevalctl(["start", "--name", "paired-sim", "--pairing-code"])
+        let secondCode = String(second.stdout.split(separator: "\n").last?.split(separator: " ")[2].dropLast() ?? "")
+        let simulated = try runProcess(TestDaemon.executable("muevalsim"),
+                                       ["--connect", "127.0.0.1:\(daemon.port)", "--token", secondCode, "--scenario", "plainnote",
+                                        "--rate", "max", "--events", "50", "--seed", "7", "--json"], timeout: 120)
+        XCTAssertEqual(simulated.status, 0, simulated.stdout + simulated.stderr)
+        let afterRun = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        XCTAssertEqual(afterRun.first { $0.name == "paired-sim" }?.events, 50)
         // The code stays out of the portable session file.
         XCTAssertNil(try SessionReader(path: sessions[0].path).session()?.pairingCode)
         await stranger.close()
