@@ -24,7 +24,7 @@ DOCDIR       := $(PREFIX)/share/doc/mueval
 # Where the binaries to install are; empty: build them in release mode first.
 BIN          ?=
 
-.PHONY: deps build release run test clean install uninstall
+.PHONY: deps build release run test fuzz clean install uninstall
 
 ## deps: install the system packages that are missing (apt)
 deps:
@@ -51,6 +51,11 @@ run: release
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## fuzz: build the wire decoder's libFuzzer target and run it FUZZ_SECONDS (docs/FUZZING.md); fails on a crash or hang
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run.sh
 
 clean:
 	rm -rf .build

@@ -1,0 +1,58 @@
+// libFuzzer entry point for the wire decoder (docs/FUZZING.md). Built by Fuzz/build.sh together with the
+// sources of Sources/WireProtocol, never by SwiftPM: this directory is outside Sources/.
+//
+// Each input is one connection's byte stream. It is decoded twice: appended all at once, and appended one byte
+// at a time (the most fragmented a TCP stream can be). Besides crashes, leaks and hangs, the fuzzer stops on
+// a broken invariant:
+//   - the same stream split differently must yield the same messages (the decoder is incremental: framing may
+//     not depend on where TCP cut the stream);
+//   - while decoding, the decoder may hold no more than the message limit plus the last append;
+//   - after a fatal error nothing more is decoded.
+// Small limits put the "message too large" and "nesting too deep" paths within reach of short inputs.
+//
+// The decoder's sources are compiled into the same module as this file, so internals need no import.
+
+private let limits = WireLimits(maxMessageBytes: 2048, maxDepth: 6)
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func wireDecoderFuzzTest(_ data: UnsafeRawPointer, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeRawBufferPointer(start: data, count: size))
+    let whole = decode(bytes, piece: max(bytes.count, 1))
+    let bytewise = decode(bytes, piece: 1)
+    guard messages(whole) == messages(bytewise) else {
+        fatalError("splitting the stream changed the messages:\n whole: \(messages(whole))\n bytewise: \(messages(bytewise))")
+    }
+    return 0
+}
+
+/// Decodes `bytes` appended `piece` bytes at a time, draining after each append, then finishes the stream.
+private func decode(_ bytes: [UInt8], piece: Int) -> [Result<WireMessage, WireError>] {
+    var decoder = WireDecoder(limits: limits)
+    var results: [Result<WireMessage, WireError>] = []
+    var start = 0
+    while start < bytes.count {
+        let end = min(start + piece, bytes.count)
+        decoder.append(bytes[start..<end])
+        while let result = decoder.next() {
+            if case .failure(let error) = result, error.isFatal {
+                results.append(result)
+                decoder.append(bytes[end...])
+                precondition(decoder.next() == nil, "the decoder went on after a fatal error")
+                return results
+            }
+            results.append(result)
+        }
+        // Held back: at most one incomplete message (within the limit, else it is being dropped) and the piece
+        // just appended; compaction may keep up to its threshold of consumed bytes as well.
+        precondition(decoder.bufferedByteCount <= limits.maxMessageBytes + (64 << 10) + piece,
+                     "the decoder holds \(decoder.bufferedByteCount) bytes")
+        start = end
+    }
+    if let error = decoder.finish() { results.append(.failure(error)) }
+    return results
+}
+
+/// The decoded messages, errors left out: error wording may depend on what had arrived when they were reported.
+private func messages(_ results: [Result<WireMessage, WireError>]) -> [WireMessage] {
+    results.compactMap { try? $0.get() }
+}
