@@ -27,6 +27,13 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     private var session: EvaluationSession?
     private var batch: [JournalRecord] = []
     private var saidGoodbye = false
+    /// Malformed messages from this connection so far; the log shows the first few and then a tally,
+    /// so that a flood of junk cannot flood the journal too (the counter in `status` has them all).
+    private var malformedCount = 0
+    private static let malformedLoggedInFull = 100
+    private static let malformedTallyInterval = 1000
+    /// Replies written during a read, flushed once when the read is done.
+    private var repliesUnflushed = false
 
     // Backpressure: while the journal is over its limit, reads are held back.
     private var readingPaused = false
@@ -233,6 +240,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
                 if let seqs { lastDurableSeq = max(lastDurableSeq, seqs.upperBound) }
                 reply(context, WireEncoder.error(WireReplyError(reason: "\(count) events not stored: \(reason)",
                                                                 seq: seqs?.upperBound, fromSeq: seqs.map { $0.lowerBound })))
+                flushReplies(context)
             case .resumeReading:
                 readingPaused = false
                 if readHeldBack {
@@ -243,6 +251,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         case let idle as IdleStateHandler.IdleStateEvent where idle == .read:
             logger.info("closing idle connection")
             reply(context, WireEncoder.error(WireReplyError(reason: "idle for \(Int(configuration.idleTimeout)) s: closing")))
+            flushReplies(context)
             context.close(promise: nil)
         default:
             context.fireUserInboundEventTriggered(event)
@@ -268,19 +277,39 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     /// Sends a reply unless the device is not reading its replies: then it is counted and dropped,
     /// so that a device that never reads can never make the server buffer without bound.
     private func reply(_ context: ChannelHandlerContext, _ bytes: [UInt8]) {
+        // Replies gathered in this read may fill the write buffer by themselves: hand them to the socket first.
+        if !context.channel.isWritable { flushReplies(context) }
         guard context.channel.isWritable else {
             counters.repliesDropped.add(1)
             return
         }
-        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
+        context.write(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
+        repliesUnflushed = true
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushReplies(context)
+        context.fireChannelReadComplete()
+    }
+
+    private func flushReplies(_ context: ChannelHandlerContext) {
+        guard repliesUnflushed else { return }
+        repliesUnflushed = false
+        context.flush()
     }
 
     private func reject(_ context: ChannelHandlerContext, _ error: WireError) {
         counters.malformedMessages.add(1)
-        logger.warning("rejected message: \(error.message)", metadata: error.seq.map { ["seq": "\($0)"] })
+        malformedCount += 1
+        if malformedCount <= Self.malformedLoggedInFull {
+            logger.warning("rejected message: \(error.message)", metadata: error.seq.map { ["seq": "\($0)"] })
+        } else if malformedCount % Self.malformedTallyInterval == 0 {
+            logger.warning("rejected \(malformedCount) malformed messages from this connection so far; the latest: \(error.message)")
+        }
         reply(context, WireEncoder.error(WireReplyError(reason: error.message, seq: error.seq)))
         if error.isFatal {
             appendBatch(context)
+            flushReplies(context)
             context.close(promise: nil)
         }
     }

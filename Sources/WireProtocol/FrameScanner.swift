@@ -187,7 +187,13 @@ struct FrameScanner {
                     // common case stays in this state; anything else goes through the general states.
                     var end = i + 2
                     while end < n, isNameByte(p[end]) { end += 1 }
+                    // A name cut by the end of the buffer is read whole when more arrives (it may be the root's).
+                    if end == n && end - i <= Self.maxRootName { return needMore(at: i) }
                     if end < n && p[end] == ASCII.greaterThan {
+                        // `<event>` inside an `<event>` (likewise hello, plist) is never valid: the sender cut
+                        // the message off and began the next. End the cut one here, so that its error names its
+                        // seq, and read the new one on its own instead of refusing both.
+                        if isRootName(UnsafeBufferPointer(rebasing: p[i + 1..<end])) { return completeFrame(end: i) }
                         i = end + 1
                         openElement()
                     } else if end + 1 < n && p[end] == ASCII.slash && p[end + 1] == ASCII.greaterThan {
@@ -317,6 +323,12 @@ struct FrameScanner {
         } else {
             rootNameTooLong = true
         }
+    }
+
+    /// Whether `name` is the name of the message being framed.
+    @inline(__always)
+    private func isRootName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        !rootNameTooLong && name.count == rootName.count && rootName.withUnsafeBufferPointer { bytesEqual($0, name) }
     }
 
     /// Compares the next bytes of a closing tag's name with the root's name.

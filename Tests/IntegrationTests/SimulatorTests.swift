@@ -74,6 +74,32 @@ final class SimulatorTests: XCTestCase {
         XCTAssertEqual(device?.model, "iPhone3,1")
     }
 
+    func testSeveralDevicesEachRecordTheirOwnSessionForADuration() async throws {
+        // Unattended field study: the auto policy opens one session per simulated phone.
+        let daemon = try await TestDaemon.start(arguments: ["--unknown-devices", "auto"])
+        defer { daemon.cleanUp() }
+        let run = try runProcess(TestDaemon.executable("muevalsim"), [
+            "--connect", "127.0.0.1:\(daemon.port)", "--scenario", "campus", "--devices", "3", "--rate", "200",
+            "--duration", "1", "--seed", "11", "--json",
+        ], timeout: 120)
+        XCTAssertEqual(run.status, 0, run.stderr + run.stdout)
+        let summary = try report(run.stdout)
+        XCTAssertEqual(summary.devices.count, 3)
+        XCTAssertEqual(Set(summary.devices.map(\.deviceId)).count, 3, "each phone has its own identity")
+        XCTAssertEqual(summary.total.acknowledged, summary.total.generated)
+        // About 200 events per second per phone for a second: bounded by the duration, well above a pass.
+        XCTAssertTrue(summary.devices.allSatisfy { $0.generated > 0 && $0.generated <= 400 }, "\(summary.devices.map(\.generated))")
+
+        let sessions = try await eventually("one closed session per phone with all its events") { () -> [SessionRecord]? in
+            let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+            return sessions.count == 3 && sessions.allSatisfy({ $0.state == .stopped }) ? sessions : nil
+        }
+        for device in summary.devices {
+            let session = try XCTUnwrap(sessions.first { $0.device == device.deviceId })
+            XCTAssertEqual(session.events, Int64(device.generated), device.deviceId)
+        }
+    }
+
     func testDaemonKilledAndRestartedMidRunStoresEveryEventExactlyOnce() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }

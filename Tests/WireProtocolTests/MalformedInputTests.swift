@@ -29,6 +29,20 @@ final class MalformedInputTests: XCTestCase {
         XCTAssertNil(nested?.seq)
     }
 
+    func testAMessageCutOffByTheNextIsRefusedWithItsSeqAndTheNextIsRead() {
+        let cut = "<event>\(cls)<key>seq</key><integer>1</integer><key>x</key><integer>15"
+        let next = "<event>\(cls)<key>seq</key><integer>2</integer></event>"
+        for chunkSize in [nil, 1, 7] {
+            let results = decodeAll(cut + next, chunkSize: chunkSize)
+            XCTAssertEqual(results.count, 2, "\(results)")
+            guard results.count == 2, case .failure(let error) = results[0], case .success(.event(let event)) = results[1] else {
+                return XCTFail("expected an error, then the event: \(results)")
+            }
+            XCTAssertEqual(error.seq, 1, "the cut-off event is named")
+            XCTAssertEqual(event.seq, 2, "the next event is read on its own")
+        }
+    }
+
     func testEventFieldTypes() {
         assertResyncs("<event><key>x</key><integer>1</integer></event>", [.missingClass])
         assertResyncs("<event/>", [.missingClass])
