@@ -24,7 +24,7 @@ DOCDIR       := $(PREFIX)/share/doc/mueval
 # Where the binaries to install are; empty: build them in release mode first.
 BIN          ?=
 
-.PHONY: deps build release run test fuzz clean install uninstall
+.PHONY: deps build release run test fuzz bench clean install uninstall
 
 ## deps: install the system packages that are missing (apt)
 deps:
@@ -56,6 +56,21 @@ test: deps
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run.sh
+
+## bench: release build, then the end-to-end, micro and report benchmarks; prints the figures and writes
+## docs/BENCHMARKS.md (a few minutes; loopback only). Its own scratch path and package (Benchmarks/), so
+## that `make build` and `make test` never compile the benchmark library.
+BENCH_SCRATCH ?= .build-bench
+bench: deps
+	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product muevald
+	cd Benchmarks && $(SWIFT) build -c release --scratch-path ../$(BENCH_SCRATCH)/benchmarks --product muevalbench
+	rm -f $(BENCH_SCRATCH)/micro.md $(BENCH_SCRATCH)/report.txt
+	-cd Benchmarks && $(SWIFT) package --scratch-path ../$(BENCH_SCRATCH)/benchmarks benchmark --format markdown --no-progress \
+		| sed -n '/^### /,$$p' > ../$(BENCH_SCRATCH)/micro.md
+	-$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product ReportBenchmark \
+		&& $(BENCH_SCRATCH)/release/ReportBenchmark > $(BENCH_SCRATCH)/report.txt
+	$(BENCH_SCRATCH)/benchmarks/release/muevalbench run --muevald $(BENCH_SCRATCH)/release/muevald \
+		--micro $(BENCH_SCRATCH)/micro.md --report $(BENCH_SCRATCH)/report.txt --out docs/BENCHMARKS.md --command "make bench"
 
 clean:
 	rm -rf .build

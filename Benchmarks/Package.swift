@@ -1,0 +1,35 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// `make bench`: a package of its own, so that the benchmark library and its dependencies never
+// slow down the main package's build (`make build`, `make test`).
+let package = Package(
+    name: "muEvalBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "muEval", path: ".."),
+        // MallocInterposer counts allocations without linking jemalloc.
+        .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // The two load profiles (touch events, a mixed session) as byte templates, shared by every benchmark.
+        .target(name: "BenchProfiles", dependencies: [
+            .product(name: "WireProtocol", package: "muEval"),
+            .product(name: "DeviceSimulator", package: "muEval"),
+        ]),
+        // End to end: runs muevald and a discarding sink under load, writes docs/BENCHMARKS.md.
+        .executableTarget(name: "muevalbench", dependencies: ["BenchProfiles"]),
+        // Micro: wire decoding and journal inserts on one core, with allocation counts (ordo-one/benchmark).
+        .executableTarget(
+            name: "Ingest",
+            dependencies: [
+                "BenchProfiles",
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "WireProtocol", package: "muEval"),
+                .product(name: "JournalStorage", package: "muEval"),
+            ],
+            path: "Benchmarks/Ingest",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+    ]
+)

@@ -1,0 +1,140 @@
+import BenchProfiles
+import Foundation
+
+/// The figures of one `make bench` as markdown: printed, and written between the markers of
+/// docs/BENCHMARKS.md so that the prose around them (where the time goes) stays.
+struct BenchReport {
+    var command: String
+    var loadBefore: String
+    var loadAfter = ""
+    var started = Date()
+    var flatOut: [(muevald: RunResult, bound: RunResult)] = []
+    var rateLimited: [RunResult] = []
+    var idle: (connections: Int, rss: Int, peak: Int)?
+    var micro: String?
+    var report: String?
+
+    static let begin = "<!-- make bench: begin (generated, do not edit by hand) -->"
+    static let end = "<!-- make bench: end -->"
+
+    var markdown: String {
+        var out = """
+            \(Self.begin)
+            Measured \(ISO8601DateFormatter().string(from: started)) by `\(command)` on \(Machine.cpuModel), \
+            \(Machine.cores) cores, \(Machine.memory), Linux \(Machine.kernel). Load average (1, 5, 15 min) \
+            before: \(loadBefore); after: \(loadAfter).
+
+            Profiles: **touch**: \(LoadProfile.touch.summary), \(Int(LoadProfile.touch.meanEventBytes.rounded())) bytes \
+            each; **mixed**: \(LoadProfile.mixed.summary), \(Int(LoadProfile.mixed.meanEventBytes.rounded())) bytes per \
+            event on average.
+
+            ### End to end, as fast as the server takes it
+
+            One session; N connections of one device (disjoint seqs) over loopback TCP; the clock runs from the \
+            first event to the last `<ack>` (every event durable: committed with `synchronous = full`). \
+            *Bound*: the same bytes over the same number of connections into a sink that reads and discards. \
+            CPU is seconds of CPU per second of wall time (2.0 = both cores) from /proc/PID/stat; the sender \
+            (this benchmark) shares the machine. Receipt→durable is `received` to the `<ack>` covering the \
+            event (an upper bound of receipt→commit).
+
+            | profile | conns | events/s | MB/s | bound MB/s | of bound | muevald CPU | sender CPU | peak RSS | receipt→durable p50 / p99 | note |
+            |---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|
+
+            """
+        for (run, bound) in flatOut {
+            out += "| \(run.profile) | \(run.connections) | \(Self.int(run.eventsPerSecond)) | \(Self.fixed(run.megabytesPerSecond, 1)) | "
+            out += "\(Self.fixed(bound.megabytesPerSecond, 1)) | \(Self.fixed(100 * run.megabytesPerSecond / bound.megabytesPerSecond, 0)) % | "
+            out += "\(Self.fixed(run.serverCPU, 2)) | \(Self.fixed(run.senderCPU, 2)) | \(Self.megabytes(run.peakRSS)) | "
+            out += "\(Self.latency(run.durable)) | \([run.note, bound.note].filter { !$0.isEmpty }.joined(separator: "; ")) |\n"
+        }
+        out += """
+
+            ### End to end at a steady rate, with a live tail
+
+            The sender paces events evenly; a tail reader on the control socket (the `tail` request that \
+            `muevalctl tail --json` makes) stamps each event line as it arrives and compares it with `received`.
+
+            | profile | conns | offered events/s | achieved events/s | receipt→durable p50 / p99 / max | receipt→tail p50 / p99 / max | tail lines skipped | muevald CPU | peak RSS | note |
+            |---|--:|--:|--:|--:|--:|--:|--:|--:|---|
+
+            """
+        for run in rateLimited {
+            out += "| \(run.profile) | \(run.connections) | 50,000 | \(Self.int(run.eventsPerSecond)) | \(Self.latency(run.durable, max: true)) | "
+            out += "\(Self.latency(run.tail, max: true)) | \(run.tailSkipped) | \(Self.fixed(run.serverCPU, 2)) | \(Self.megabytes(run.peakRSS)) | \(run.note) |\n"
+        }
+        if let idle {
+            out += """
+
+                ### Idle connections
+
+                \(idle.connections) connections (from 8 loopback addresses) that said hello and send nothing: muevald's \
+                resident memory \(Self.megabytes(idle.rss)) after 2 s, peak \(Self.megabytes(idle.peak)).
+
+                """
+        }
+        out += "\n### Micro: one core\n\n" + (micro ?? "not measured: the micro benchmarks did not run (see make bench's output)") + "\n"
+        out += "\n### Analysis: report for a one-hour session\n\n"
+        out += report.map { "`ReportBenchmark` (Sources/ReportBenchmark, synthetic hour):\n\n```\n\($0)\n```\n" }
+            ?? "not measured: the report benchmark (Sources/ReportBenchmark) did not build or run\n"
+        out += "\n### Targets\n\n" + targets + "\n" + Self.end + "\n"
+        return out
+    }
+
+    private var targets: String {
+        var rows = ["| target | measured | |", "|---|---|---|"]
+        let touch = flatOut.map(\.muevald).filter { $0.profile == "touch" && (4...32).contains($0.connections) }
+        if let best = touch.map(\.eventsPerSecond).max() {
+            rows.append("| touch, durable, 4–32 connections ≥ 300,000 events/s | \(Self.int(best)) events/s (best) | \(best >= 300_000 ? "met" : "missed") |")
+        }
+        if let best = flatOut.map(\.muevald).filter({ $0.profile == "mixed" }).map(\.megabytesPerSecond).max() {
+            rows.append("| mixed ≥ 150 MB/s | \(Self.fixed(best, 1)) MB/s (best) | \(best >= 150 ? "met" : "missed") |")
+        }
+        if let worst = rateLimited.compactMap(\.durable?.p99).max() {
+            rows.append("| p99 receipt→durable ≤ 100 ms at 50,000 events/s | \(Self.fixed(worst, 1)) ms (worst) | \(worst <= 100 ? "met" : "missed") |")
+        }
+        if let worst = rateLimited.compactMap(\.tail?.p99).max() {
+            rows.append("| p99 receipt→tail ≤ 50 ms at 50,000 events/s | \(Self.fixed(worst, 1)) ms (worst) | \(worst <= 50 ? "met" : "missed") |")
+        }
+        if let worst = flatOut.map(\.muevald).filter({ $0.connections == 256 }).map(\.peakRSS).max() {
+            rows.append("| peak RSS ≤ 200 MB, 256 connections flat out | \(Self.megabytes(worst)) (worst profile) | \(worst <= 200_000_000 ? "met" : "missed") |")
+        }
+        if let idle {
+            rows.append("| peak RSS ≤ 150 MB, \(idle.connections) idle connections | \(Self.megabytes(idle.peak)) | \(idle.peak <= 150_000_000 ? "met" : "missed") |")
+        }
+        rows.append("| report for a one-hour session ≤ 10 s | \(report.flatMap(Self.reportTotal) ?? "not measured") | "
+                    + "\(report.flatMap(Self.reportTotal).flatMap { Double($0.prefix { $0 != " " }) }.map { $0 <= 10 ? "met" : "missed" } ?? "") |")
+        return rows.joined(separator: "\n") + "\n"
+    }
+
+    /// "total:    3.21 s (limit 10 s)" → "3.21 s".
+    private static func reportTotal(_ text: String) -> String? {
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("total:") }) else { return nil }
+        return line.dropFirst("total:".count).trimmingCharacters(in: .whitespaces).components(separatedBy: " (").first
+    }
+
+    /// Replaces the generated part of `path`, keeping what is around it; creates the file if needed.
+    func write(to path: String) throws {
+        var text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "# Benchmarks\n\n`make bench` writes the figures below.\n\n"
+        if let start = text.range(of: Self.begin), let stop = text.range(of: Self.end + "\n", range: start.upperBound..<text.endIndex) {
+            text.replaceSubrange(start.lowerBound..<stop.upperBound, with: markdown)
+        } else {
+            text += markdown
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    static func int(_ value: Double) -> String {
+        let formatter = NumberFormatter()
+        formatter.numberStyle = .decimal
+        formatter.maximumFractionDigits = 0
+        return formatter.string(from: NSNumber(value: value.rounded())) ?? "\(Int(value))"
+    }
+
+    static func fixed(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
+    static func megabytes(_ bytes: Int) -> String { "\(fixed(Double(bytes) / 1e6, 0)) MB" }
+
+    static func latency(_ percentiles: Percentiles?, max: Bool = false) -> String {
+        guard let p = percentiles else { return "–" }
+        return "\(fixed(p.p50, 1)) / \(fixed(p.p99, 1))\(max ? " / \(fixed(p.max, 1))" : "") ms"
+    }
+}

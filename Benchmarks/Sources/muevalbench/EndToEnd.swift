@@ -1,0 +1,105 @@
+import BenchProfiles
+import Foundation
+import Glibc
+
+/// One run's figures.
+struct RunResult {
+    var profile: String
+    var connections: Int
+    var server: String
+    var events: Int
+    var bytes: Int
+    var seconds: Double
+    var serverCPU: Double
+    var senderCPU: Double
+    var peakRSS: Int
+    var durable: Percentiles?
+    var tail: Percentiles?
+    var tailSkipped = 0
+    var note = ""
+
+    var eventsPerSecond: Double { Double(events) / seconds }
+    var megabytesPerSecond: Double { Double(bytes) / seconds / 1e6 }
+}
+
+/// The end-to-end runs: each against a fresh muevald (or sink), from this process's load generator.
+struct EndToEnd {
+    let muevald: String
+    /// Multiplies every event count (a quick look while developing: 0.1).
+    let scale: Double
+
+    /// Bytes per flat-out run, whatever the number of connections.
+    private static let touchEvents = 1_200_000
+    private static let mixedBytes = 600_000_000.0
+
+    func flatOut(_ profile: LoadProfile, connections: Int, server kind: String) throws -> RunResult {
+        let total = profile.name == "touch" ? Double(Self.touchEvents) : Self.mixedBytes / profile.meanEventBytes
+        let perConnection = max(1, Int(total * scale) / connections)
+        let plan = LoadPlan(profile: profile, connections: connections, eventsPerConnection: perConnection, rate: nil,
+                            untilAcknowledged: kind == "muevald", tail: nil, timeout: 120)
+        return try run(plan, server: kind)
+    }
+
+    /// A steady offered load with a live tail following the session.
+    func rateLimited(_ profile: LoadProfile, connections: Int, eventsPerSecond: Double, seconds: Double) throws -> RunResult {
+        let perConnection = Int(eventsPerSecond * seconds * scale) / connections
+        let plan = LoadPlan(profile: profile, connections: connections, eventsPerConnection: perConnection,
+                            rate: eventsPerSecond, untilAcknowledged: true, tail: nil, timeout: seconds * scale + 60)
+        return try run(plan, server: "muevald", withTail: true)
+    }
+
+    private func run(_ plan: LoadPlan, server kind: String, withTail: Bool = false) throws -> RunResult {
+        let server: ServerUnderTest
+        var session: (id: Int64, path: String)?
+        var plan = plan
+        if kind == "muevald" {
+            let daemon = try Daemon(executable: muevald)
+            server = daemon
+            session = try daemon.startSession(name: "bench")
+            if withTail { plan.tail = (daemon.socket, session!.id) }
+        } else {
+            server = try Sink()
+        }
+        defer { server.stop() }
+        let me = ProcessStats(pid: getpid())
+        let (serverBefore, senderBefore) = (server.stats.cpuSeconds(), me.cpuSeconds())
+        let outcome = try LoadGenerator.run(plan, port: server.port)
+        let (serverAfter, senderAfter) = (server.stats.cpuSeconds(), me.cpuSeconds())
+        let seconds = outcome.end - outcome.start
+        var result = RunResult(profile: plan.profile.name, connections: plan.connections, server: kind,
+                               events: outcome.events, bytes: outcome.bytes, seconds: seconds,
+                               serverCPU: (serverAfter - serverBefore) / seconds, senderCPU: (senderAfter - senderBefore) / seconds,
+                               peakRSS: server.stats.peakRSS())
+        var notes: [String] = []
+        if outcome.timedOut { notes.append("timed out after \(Int(plan.timeout)) s") }
+        notes += outcome.errors.prefix(1)
+        if let daemon = server as? Daemon, let session {
+            result.durable = Percentiles(seconds: try DurableLatency.measure(sessionFile: session.path, acks: outcome.acks))
+            let stored = try daemon.counters()["eventsStored"] ?? -1
+            if stored != outcome.events { notes.append("\(stored) of \(outcome.events) events stored") }
+        }
+        if withTail {
+            result.tail = Percentiles(seconds: outcome.tailDelays)
+            result.tailSkipped = outcome.tailSkipped
+        }
+        result.note = notes.joined(separator: "; ")
+        return result
+    }
+
+    /// Resident memory of muevald holding `count` connections that said hello and then nothing.
+    func idle(connections count: Int) throws -> (rss: Int, peak: Int) {
+        let daemon = try Daemon(executable: muevald)
+        defer { daemon.stop() }
+        _ = try daemon.startSession(name: "bench-idle")
+        var descriptors: [Int32] = []
+        defer { descriptors.forEach { close($0) } }
+        for index in 0..<count {
+            let fd = try Sockets.connect(port: daemon.port, source: UInt8(1 + index % 8))
+            try Sockets.writeAll(fd, LoadGenerator.hello)
+            descriptors.append(fd)
+        }
+        try waitUntil(seconds: 30, "\(count) open connections") { try daemon.counters()["connectionsOpen"] == count }
+        sleep(2)
+        return (daemon.stats.currentRSS(), daemon.stats.peakRSS())
+    }
+}

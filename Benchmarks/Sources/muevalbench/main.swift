@@ -1,0 +1,74 @@
+import BenchProfiles
+import Foundation
+import Glibc
+
+// muevalbench run --muevald PATH [--scale F] [--connections 1,4,32,256] [--profiles touch,mixed]
+//                 [--micro FILE] [--report FILE] [--out docs/BENCHMARKS.md] [--command "make bench"]
+// muevalbench sink --port PORT          (started by `run`: the bound's server)
+
+let usage = "usage: muevalbench run --muevald PATH [--scale F] [--connections LIST] [--profiles LIST] [--micro FILE] [--report FILE] [--out FILE] [--command TEXT] | muevalbench sink --port PORT"
+
+func option(_ name: String) -> String? {
+    let arguments = CommandLine.arguments
+    return arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+}
+
+func readIfPresent(_ path: String?) -> String? {
+    guard let path, let text = try? String(contentsOfFile: path, encoding: .utf8),
+          !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+// A sender closing early must not kill this process; and 1,000 connections need descriptors.
+signal(SIGPIPE, SIG_IGN)
+var limit = rlimit()
+getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+limit.rlim_cur = limit.rlim_max
+setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+
+switch CommandLine.arguments.dropFirst().first {
+case "sink":
+    guard let port = option("--port").flatMap(UInt16.init) else { fatalError(usage) }
+    try SinkServer.run(port: port)
+case "run":
+    guard let muevald = option("--muevald") else {
+        FileHandle.standardError.write(Data("\(usage)\n".utf8))
+        exit(64)
+    }
+    let bench = EndToEnd(muevald: muevald, scale: option("--scale").flatMap(Double.init) ?? 1)
+    let connections = (option("--connections") ?? "1,4,32,256").split(separator: ",").compactMap { Int($0) }
+    let profiles = (option("--profiles") ?? "touch,mixed").split(separator: ",").compactMap { LoadProfile.named(String($0)) }
+    var report = BenchReport(command: option("--command") ?? CommandLine.arguments.joined(separator: " "), loadBefore: Machine.load)
+    report.micro = readIfPresent(option("--micro"))
+    report.report = readIfPresent(option("--report"))
+    func log(_ text: String) { FileHandle.standardError.write(Data("muevalbench: \(text)\n".utf8)) }
+
+    for profile in profiles {
+        for count in connections {
+            log("\(profile.name), \(count) connections: bound")
+            let bound = try bench.flatOut(profile, connections: count, server: "sink")
+            log("\(profile.name), \(count) connections: muevald")
+            let run = try bench.flatOut(profile, connections: count, server: "muevald")
+            log(String(format: "  %.0f events/s, %.1f MB/s (bound %.1f MB/s)", run.eventsPerSecond, run.megabytesPerSecond, bound.megabytesPerSecond))
+            report.flatOut.append((run, bound))
+        }
+    }
+    if profiles.contains(where: { $0.name == "touch" }) {
+        for count in [4, 32] where connections.contains(count) {
+            log("touch, \(count) connections at 50,000 events/s with a tail")
+            report.rateLimited.append(try bench.rateLimited(.touch, connections: count, eventsPerSecond: 50_000, seconds: 10))
+        }
+    }
+    log("1,000 idle connections")
+    let idle = try bench.idle(connections: 1000)
+    report.idle = (1000, idle.rss, idle.peak)
+    report.loadAfter = Machine.load
+    print(report.markdown)
+    if let out = option("--out") {
+        try report.write(to: out)
+        log("written to \(out)")
+    }
+default:
+    FileHandle.standardError.write(Data("\(usage)\n".utf8))
+    exit(64)
+}
