@@ -63,7 +63,8 @@ public struct TailFormatter: Sendable {
     }
 
     static func human(_ line: TailLine, color: Bool) -> String {
-        let time = clock(line.time)
+        // Events at the device's time: what the tester did when, even for a burst received at once.
+        let time = clock(line.event?.timestamp ?? line.time)
         guard let event = line.event else {
             return paint("\(time)  ── \(markerText(line))", .bold, color)
         }
@@ -106,26 +107,31 @@ struct EventSummary {
     }
 
     private static func summarize(_ eventClass: String, _ p: Payload) -> String? {
-        if let screenshot = p.screenshot() { return screenshot }
         switch eventClass {
         case "UserInputEvent":
-            guard let x = p.number("x"), let y = p.number("y") else { return nil }
-            let kind = [p.string("gesture"), p.string("phase") ?? p.string("touchPhase")].compactMap { $0 }.joined(separator: " ")
-            return [kind.isEmpty ? "touch" : kind, "\(Payload.short(x)),\(Payload.short(y))", p.view().map { "in \($0)" }]
-                .compactMap { $0 }.joined(separator: " ")
+            let place = p.view().map { "in \($0)" }
+            if let x = p.number("x"), let y = p.number("y") {
+                let phase = p.string("phase") ?? p.string("touchPhase")
+                return [p.string("gesture") ?? "touch", phase, "\(Payload.short(x)),\(Payload.short(y))", place]
+                    .compactMap { $0 }.joined(separator: " ")
+            }
+            guard let gesture = p.string("gesture") else { return p.screenshot() }
+            return [gesture, "gesture", place, p.bool("recognized") == false ? "(not recognized)" : nil].compactMap { $0 }.joined(separator: " ")
         case "UserInterfaceEvent":
             if let stack = p.strings("viewStack") ?? p.strings("stack") {
-                return [p.string("transition") ?? p.string("type"), stack.joined(separator: " › ")].compactMap { $0 }.joined(separator: " ")
+                return [p.string("transition") ?? p.string("type"), stack.joined(separator: " › "), p.screenshot().map { "(\($0))" }]
+                    .compactMap { $0 }.joined(separator: " ")
             }
+            if let screenshot = p.screenshot() { return screenshot }
             if let title = p.string("title") ?? p.string("action") {
                 return [p.string("type") ?? "control", "\"\(title)\"", p.view().map { "in \($0)" }].compactMap { $0 }.joined(separator: " ")
             }
             if let text = p.string("text") {
                 return ["text \"\(text)\"", p.view().map { "in \($0)" }].compactMap { $0 }.joined(separator: " ")
             }
-            return nil
+            return p.string("type").map { type in [type, p.view()].compactMap { $0 }.joined(separator: " ") }
         case "DeviceSensorEvent":
-            guard let sensor = p.string("sensor") else { return nil }
+            guard let sensor = p.string("sensor") else { return p.screenshot() }
             return sensor + " " + p.compact(excluding: ["sensor"])
         case "ApplicationEvent":
             return (p.string("event") ?? p.string("state") ?? p.string("type")).map { name in
@@ -136,7 +142,7 @@ struct EventSummary {
                 [p.string("phase") ?? p.string("marker"), "\"\(name)\""].compactMap { $0 }.joined(separator: " ")
             }
         default:
-            return nil
+            return p.screenshot()
         }
     }
 }
@@ -153,6 +159,8 @@ private struct Payload {
     func string(_ key: String) -> String? { object[key] as? String }
 
     func number(_ key: String) -> Double? { (object[key] as? NSNumber)?.doubleValue }
+
+    func bool(_ key: String) -> Bool? { object[key] as? Bool }
 
     func strings(_ key: String) -> [String]? {
         guard let items = object[key] as? [Any] else { return nil }

@@ -149,7 +149,7 @@ final class LiveTailTests: XCTestCase {
         XCTAssertEqual(piped.status, 0, piped.stderr)
         XCTAssertFalse(piped.stdout.contains("\u{1B}["), piped.stdout)
         XCTAssertTrue(piped.stdout.contains("UserInputEvent"), piped.stdout)
-        XCTAssertTrue(piped.stdout.contains("began 155,267 in PostsViewController"), piped.stdout)
+        XCTAssertTrue(piped.stdout.contains("touch began 155,267 in PostsViewController"), piped.stdout)
         XCTAssertTrue(piped.stdout.contains("begin \"Edit blog posting\""), piped.stdout)
 
         // In a pseudo-terminal (script(1) gives it one), each class has its colour.
