@@ -190,8 +190,14 @@ public struct ControlReplyWriter: Sendable {
     public func tail(_ lines: [TailLine], encoder: JSONEncoder) async throws {
         guard !lines.isEmpty else { return }
         var buffer = ByteBuffer()
+        var json: [UInt8] = []
         for line in lines {
-            buffer.writeBytes(try encoder.encode(ControlReply<Empty>(tail: line)))
+            json.removeAll(keepingCapacity: true)
+            if TailLineJSON.write(line, into: &json) {
+                buffer.writeBytes(json)
+            } else {
+                buffer.writeBytes(try encoder.encode(ControlReply<Empty>(tail: line)))
+            }
             buffer.writeInteger(UInt8(ascii: "\n"))
         }
         try await outbound.write(buffer)
