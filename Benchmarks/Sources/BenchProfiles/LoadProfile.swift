@@ -68,7 +68,8 @@ public struct LoadProfile: Sendable {
     }()
 
     /// Ten minutes of the simulator's Wordpress tester (touches, UI events with UI state trees, sensors,
-    /// task markers), each view change carrying a 48 KB PNG screenshot.
+    /// task markers) with a 48 KB PNG screenshot on every view change, and on the next UI event whenever
+    /// three seconds passed without one (a capture library that also shoots on taps and scrolls).
     public static let mixed: LoadProfile = {
         let screenshot = Array(NoisePNG.make(targetBytes: 48 * 1024).base64EncodedString().utf8)
         let scenario = BuiltinScenarios.named("wordpress")!
@@ -76,13 +77,19 @@ public struct LoadProfile: Sendable {
         var templates: [EventTemplate] = []
         var shots = 0
         var lastTime = 0.0
+        var lastShot = -3.0
         while lastTime < 600 {
             let event = stream.next()
             lastTime = event.time
             var bytes = event.bytes
             if let swapped = replaceScreenshot(in: bytes, with: screenshot) {
                 bytes = swapped
+            } else if event.eventClass == .userInterface, event.time - lastShot >= 3 {
+                bytes = addScreenshot(to: bytes, screenshot)
+            }
+            if bytes.count > screenshot.count {
                 shots += 1
+                lastShot = event.time
             }
             templates.append(EventTemplate(bytes: bytes, seq: event.seq))
         }
@@ -90,6 +97,14 @@ public struct LoadProfile: Sendable {
             format: "simulator (Wordpress scenario): %d events in %.0f s of device time, a 48 KB PNG screenshot every %.1f s",
             templates.count, lastTime, lastTime / Double(max(shots, 1))))
     }()
+
+    /// `bytes` (an `<event>`) with a `screenshot` key added at its end.
+    private static func addScreenshot(to bytes: [UInt8], _ base64: [UInt8]) -> [UInt8] {
+        // WireEncoder ends an event with "</event>\n".
+        guard let close = bytes[max(0, bytes.count - 16)...].firstRange(of: Array("</event>".utf8)) else { return bytes }
+        return Array(bytes[..<close.lowerBound]) + Array("<key>screenshot</key><data>".utf8) + base64
+            + Array("</data>".utf8) + Array(bytes[close.lowerBound...])
+    }
 
     /// `bytes` with the base64 of its `screenshot` replaced, or nil when it has none.
     private static func replaceScreenshot(in bytes: [UInt8], with base64: [UInt8]) -> [UInt8]? {

@@ -54,13 +54,13 @@ struct BenchReport {
             The sender paces events evenly; a tail reader on the control socket (the `tail` request that \
             `muevalctl tail --json` makes) stamps each event line as it arrives and compares it with `received`.
 
-            | profile | conns | offered events/s | achieved events/s | receipt→durable p50 / p99 / max | receipt→tail p50 / p99 / max | tail lines skipped | muevald CPU | peak RSS | note |
-            |---|--:|--:|--:|--:|--:|--:|--:|--:|---|
+            | profile | conns | offered events/s | achieved events/s | receipt→durable p50 / p99 / max | receipt→tail p50 / p99 / max | tail lines skipped | muevald CPU | sender and tail CPU | peak RSS | note |
+            |---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|
 
             """
         for run in rateLimited {
             out += "| \(run.profile) | \(run.connections) | 50,000 | \(Self.int(run.eventsPerSecond)) | \(Self.latency(run.durable, max: true)) | "
-            out += "\(Self.latency(run.tail, max: true)) | \(run.tailSkipped) | \(Self.fixed(run.serverCPU, 2)) | \(Self.megabytes(run.peakRSS)) | \(run.note) |\n"
+            out += "\(Self.latency(run.tail, max: true)) | \(run.tailSkipped) | \(Self.fixed(run.serverCPU, 2)) | \(Self.fixed(run.senderCPU, 2)) | \(Self.megabytes(run.peakRSS)) | \(run.note) |\n"
         }
         if let idle {
             out += """

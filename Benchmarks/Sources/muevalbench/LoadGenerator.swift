@@ -260,17 +260,23 @@ private struct TailReader {
             if count <= 0 { break }
             pending += scratch[..<count]
         }
-        var lineStart = 0
-        while let newline = pending[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
-            let line = pending[lineStart..<newline]
-            lineStart = newline + 1
-            if line.firstRange(of: Self.eventKind) != nil, let received = Self.number(after: Self.received, in: line) {
-                delays.append(now - received)
-            } else if line.firstRange(of: Self.skippedKind) != nil, let count = Self.number(after: Self.count, in: line) {
-                skipped += Int(count)
+        // Byte scans with memchr: at 50,000 lines/s a generic search here would make the reader the bottleneck.
+        let consumed = pending.withUnsafeBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            var lineStart = 0
+            while let found = memchr(base + lineStart, 0x0A, buffer.count - lineStart) {
+                let newline = base.distance(to: UnsafeRawPointer(found))
+                let line = UnsafeRawBufferPointer(rebasing: buffer[lineStart..<newline])
+                lineStart = newline + 1
+                if Self.find(Self.eventKind, in: line) != nil, let received = Self.number(after: Self.received, in: line) {
+                    delays.append(now - received)
+                } else if Self.find(Self.skippedKind, in: line) != nil, let count = Self.number(after: Self.count, in: line) {
+                    skipped += Int(count)
+                }
             }
+            return lineStart
         }
-        pending.removeFirst(lineStart)
+        pending.removeFirst(consumed)
     }
 
     func close() { Glibc.close(fd) }
@@ -280,8 +286,20 @@ private struct TailReader {
     private static let received = Array("\"received\":".utf8)
     private static let count = Array("\"count\":".utf8)
 
-    private static func number(after key: [UInt8], in line: ArraySlice<UInt8>) -> Double? {
-        guard let start = line.firstRange(of: key)?.upperBound else { return nil }
+    /// The offset just past `key` in `line`: memchr for its first byte, memcmp for the rest.
+    private static func find(_ key: [UInt8], in line: UnsafeRawBufferPointer) -> Int? {
+        guard let base = line.baseAddress else { return nil }
+        var offset = 0
+        while offset + key.count <= line.count, let hit = memchr(base + offset, Int32(key[0]), line.count - offset - key.count + 1) {
+            let at = base.distance(to: UnsafeRawPointer(hit))
+            if memcmp(base + at, key, key.count) == 0 { return at + key.count }
+            offset = at + 1
+        }
+        return nil
+    }
+
+    private static func number(after key: [UInt8], in line: UnsafeRawBufferPointer) -> Double? {
+        guard let start = find(key, in: line) else { return nil }
         let digits = line[start...].prefix { $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "}") }
         return Double(String(decoding: digits, as: UTF8.self))
     }

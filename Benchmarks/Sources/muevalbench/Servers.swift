@@ -24,6 +24,8 @@ final class Daemon: ServerUnderTest {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["--data-dir", directory + "/data", "--listen", "127.0.0.1:\(port)",
                              "--socket", socket, "--no-zeroconf"]
+        // Defaults only: a MUEVAL_* setting left in the caller's shell must not change the figures.
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MUEVAL_") }
         _ = FileManager.default.createFile(atPath: directory + "/muevald.log", contents: nil)
         let log = FileHandle(forWritingAtPath: directory + "/muevald.log")
         process.standardOutput = log
