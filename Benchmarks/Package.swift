@@ -9,7 +9,7 @@ let package = Package(
     dependencies: [
         .package(name: "muEval", path: ".."),
         // MallocInterposer counts allocations without linking jemalloc.
-        .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // The two load profiles (touch events, a mixed session) as byte templates, shared by every benchmark.
@@ -24,12 +24,12 @@ let package = Package(
             name: "Ingest",
             dependencies: [
                 "BenchProfiles",
-                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "WireProtocol", package: "muEval"),
                 .product(name: "JournalStorage", package: "muEval"),
             ],
             path: "Benchmarks/Ingest",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ]
 )
