@@ -41,8 +41,13 @@ public final class CaptureServer: Service {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.so_keepalive), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
-            // Large reads: many small events per read means fewer journal appends and wakeups.
-            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 4096, initial: 65536, maximum: 1 << 20))
+            // Reads of up to 64 KB, one per wakeup: hundreds of small events per journal append, and a
+            // connection adds at most 64 KB after the journal says it is full, before backpressure
+            // holds its next read. With 1 MB reads (four per wakeup), 256 busy connections overshot
+            // the journal's limit by hundreds of MB and each decoder kept a megabyte of buffer
+            // (docs/BENCHMARKS.md).
+            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 4096, initial: 65536, maximum: 1 << 16))
+            .childChannelOption(.maxMessagesPerRead, value: 1)
             // Replies are small; a device that does not read them hits this mark and gets none.
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 16 << 10, high: 64 << 10))
             .childChannelInitializer { channel in
