@@ -26,7 +26,7 @@ public struct JournalWriterLimits: Sendable {
     /// latency for fewer, larger transactions on slow disks.
     public var commitDelay: Duration
 
-    public init(maxPendingBytes: Int = 32 << 20, synchronous: JournalSynchronous = .full, commitDelay: Duration = .zero) {
+    public init(maxPendingBytes: Int = 8 << 20, synchronous: JournalSynchronous = .full, commitDelay: Duration = .zero) {
         self.maxPendingBytes = maxPendingBytes
         self.synchronous = synchronous
         self.commitDelay = commitDelay
