@@ -119,5 +119,8 @@ final class FaultTests: XCTestCase {
         XCTAssertEqual(back.sessions.first?.events, 1)
         XCTAssertTrue(daemon.log.contains("recreated the control socket"), daemon.log)
         await device.close()
+        // Both listeners, the replaced one and its successor, let shutdown through.
+        let exitStatus = try await daemon.stop()
+        XCTAssertEqual(exitStatus, 0, daemon.log)
     }
 }
