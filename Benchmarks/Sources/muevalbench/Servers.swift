@@ -9,7 +9,7 @@ protocol ServerUnderTest {
 }
 
 /// The real muevald (release build) on a temporary data directory, with its default settings:
-/// `synchronous = full` (an fsync per group commit), 32 MB of pending journal per session.
+/// `synchronous = full` (an fsync per group commit), 8 MB of pending journal per session.
 final class Daemon: ServerUnderTest {
     let port: UInt16
     let socket: String
