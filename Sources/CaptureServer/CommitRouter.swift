@@ -58,12 +58,7 @@ public struct CommitRouter: Sendable {
     /// The stored events of a commit as tail lines, in storage order.
     private static func tailLines(_ report: CommitReport, session: Int64) -> [TailLine] {
         zip(report.records, report.rowIDs).compactMap { record, rowID in
-            guard let rowID else { return nil }
-            let event = record.event
-            return .event(StoredEvent(id: rowID, device: record.device, seq: event.seq, eventClass: event.eventClass,
-                                      timestamp: event.timestamp ?? record.received, timestampEstimated: event.timestamp == nil,
-                                      received: record.received, payload: String(decoding: event.payload, as: UTF8.self)),
-                          session: session)
+            rowID.map { .event(record.stored(as: $0), session: session) }
         }
     }
 }

@@ -32,7 +32,8 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     private var malformedCount = 0
     private static let malformedLoggedInFull = 100
     private static let malformedTallyInterval = 1000
-    /// Replies written during a read, flushed once when the read is done.
+    /// Replies written during a read are flushed once when the read is done; others at once.
+    private var reading = false
     private var repliesUnflushed = false
 
     // Backpressure: while the journal is over its limit, reads are held back.
@@ -84,8 +85,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     private func refuse(_ context: ChannelHandlerContext, _ reason: String) {
         counters.connectionsRefused.add(1)
         logger.warning("connection refused: \(reason)")
-        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: WireEncoder.error(WireReplyError(reason: reason)))),
-                              promise: nil)
+        reply(context, WireEncoder.error(WireReplyError(reason: reason)))
         context.close(promise: nil)
     }
 
@@ -107,6 +107,8 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard origin != nil else { return }
+        reading = true
+        defer { reading = false }
         let buffer = unwrapInboundIn(data)
         counters.bytesReceived.add(buffer.readableBytes)
         buffer.withUnsafeReadableBytes { decoder.append($0) }
@@ -240,7 +242,6 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
                 if let seqs { lastDurableSeq = max(lastDurableSeq, seqs.upperBound) }
                 reply(context, WireEncoder.error(WireReplyError(reason: "\(count) events not stored: \(reason)",
                                                                 seq: seqs?.upperBound, fromSeq: seqs.map { $0.lowerBound })))
-                flushReplies(context)
             case .resumeReading:
                 readingPaused = false
                 if readHeldBack {
@@ -251,7 +252,6 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         case let idle as IdleStateHandler.IdleStateEvent where idle == .read:
             logger.info("closing idle connection")
             reply(context, WireEncoder.error(WireReplyError(reason: "idle for \(Int(configuration.idleTimeout)) s: closing")))
-            flushReplies(context)
             context.close(promise: nil)
         default:
             context.fireUserInboundEventTriggered(event)
@@ -283,7 +283,9 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
             counters.repliesDropped.add(1)
             return
         }
-        context.write(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
+        let buffer = wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes))
+        guard reading else { return context.writeAndFlush(buffer, promise: nil) }
+        context.write(buffer, promise: nil)
         repliesUnflushed = true
     }
 

@@ -39,10 +39,10 @@ public struct JournalExporter {
     }
 
     /// What comes before the first event.
-    public var header: [UInt8] { format == .plist ? Array(PlistExportFraming.header.utf8) : [] }
+    public var header: [UInt8] { format == .plist ? WireEncoder.plistHeader + Array("<array>\n".utf8) : [] }
 
     /// What comes after the last event.
-    public var footer: [UInt8] { format == .plist ? Array(PlistExportFraming.footer.utf8) : [] }
+    public var footer: [UInt8] { format == .plist ? Array("</array>\n".utf8) + WireEncoder.plistFooter : [] }
 
     /// Exports up to `limit` events stored after id `after`; returns the last id written, nil when there was none.
     public func exportPage(classes: [String] = [], after: Int64, limit: Int, to write: ([UInt8]) throws -> Void) throws -> Int64? {
@@ -111,15 +111,4 @@ private struct ExportLine: Encodable {
         timestampEstimated = event.timestampEstimated
         received = event.received
     }
-}
-
-private enum PlistExportFraming {
-    static let header = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-        <plist version="1.0">
-        <array>
-
-        """
-    static let footer = "</array>\n</plist>\n"
 }

@@ -73,6 +73,13 @@ public struct JournalRecord: Sendable {
         self.origin = origin
     }
 
+    /// The event as a row of `events` once stored under `id` (what readers and the live tail see).
+    public func stored(as id: Int64) -> StoredEvent {
+        StoredEvent(id: id, device: device, seq: event.seq, eventClass: event.eventClass,
+                    timestamp: event.timestamp ?? received, timestampEstimated: event.timestamp == nil,
+                    received: received, payload: String(decoding: event.payload, as: UTF8.self))
+    }
+
     /// Bytes this record holds in memory, for the writer's backpressure accounting.
     var footprint: Int {
         var total = 128 + event.payload.count + event.eventClass.utf8.count + device.utf8.count

@@ -10,18 +10,18 @@ public enum WireEncoder {
         return writer.out
     }
 
+    /// What comes before the root value of a property list document as Apple writes it.
+    public static let plistHeader = Array("""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+
+        """.utf8)
+    public static let plistFooter = Array("</plist>\n".utf8)
+
     /// A complete property list document as Apple writes it (XML declaration, DOCTYPE, tab indentation).
     public static func plistDocument(_ value: PlistValue) -> [UInt8] {
-        var writer = XMLWriter(indented: true)
-        writer.raw("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version="1.0">
-
-            """)
-        writer.value(value, level: 0)
-        writer.raw("</plist>\n")
-        return writer.out
+        plistHeader + plistElement(value, indent: 0) + plistFooter
     }
 
     /// One value as an indented property list element, for writers that frame the document themselves
