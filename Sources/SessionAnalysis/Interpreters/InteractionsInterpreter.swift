@@ -106,7 +106,8 @@ public struct InteractionsInterpreter: Interpreter {
         var strokes = StrokeBuilder(options: options)
         let classes = [EventClassName.userInput, EventClassName.userInterface, EventClassName.custom, EventClassName.application]
         try journal.forEachEvent(classes: classes) { event in
-            if let blob = Self.screenshotKeys.lazy.compactMap({ event[$0]?.blobReference }).first {
+            let screenshot = Self.screenshotKeys.lazy.compactMap({ event[$0]?.blobReference }).first
+            if let blob = screenshot {
                 result.screenshots.append(ScreenshotTake(eventID: event.id, time: event.time, view: event.view, blob: blob,
                                                          screen: event["uiState"]?["frame"]?.rect.map { Size(width: $0.width, height: $0.height) }))
             }
@@ -129,7 +130,7 @@ public struct InteractionsInterpreter: Interpreter {
                         eventID: event.id, time: event.time, view: view, title: event["title"]?.string,
                         transition: event["transition"]?.string ?? "push",
                         stack: event["viewStack"]?.array?.compactMap(\.string) ?? [view],
-                        screenshot: Self.screenshotKeys.lazy.compactMap({ event[$0]?.blobReference }).first,
+                        screenshot: screenshot,
                         uiState: event["uiState"]))
                 }
             case EventClassName.custom:

@@ -21,7 +21,7 @@ public struct NavigationPath: InterpretationResult, Equatable {
 
 public struct ViewChangesInterpreter: Interpreter {
     public let name = "View changes"
-    public let requires: [any InterpretationResult.Type] = [Overview.self, Interactions.self, Screenshots.self]
+    public let requires: [any InterpretationResult.Type] = [Interactions.self, Screenshots.self]
     public let produces: [any InterpretationResult.Type] = [NavigationPath.self]
 
     public init() {}
