@@ -127,14 +127,13 @@ public final class ControlCommands: Sendable {
         let subscription = liveTail.subscribe(filter, capacity: settings.current.tailBuffer)
         defer { subscription.cancel() }
         writer.closeFuture.whenComplete { _ in subscription.cancel() }
-        let encoder = JSONEncoder()
 
         var shownUpTo: [Int64: Int64] = [:]
         if let since = request.since, since > 0 {
             for record in followed.map({ [$0] }) ?? registry.openSessions().map(\.snapshot) {
                 let history = try SessionReader(path: record.path).events(classes: request.classes ?? [], last: since)
                 shownUpTo[record.id] = history.last?.id
-                try await writer.tail(history.map { TailLine.event($0, session: record.id) }.filter(filter.admits), encoder: encoder)
+                try await writer.tail(history.map { TailLine.event($0, session: record.id) }.filter(filter.admits))
             }
         }
         if let followed, followed.state == .stopped {
@@ -146,7 +145,7 @@ public final class ControlCommands: Sendable {
                 guard let session = line.session, let id = line.event?.id, let shown = shownUpTo[session] else { return true }
                 return id > shown
             }
-            try await writer.tail(fresh, encoder: encoder)
+            try await writer.tail(fresh)
             // No final line: the client learns from the closed connection that the daemon is gone.
             if lines.contains(where: { $0.kind == .daemonStopping }) { return .close }
             if followed != nil, lines.contains(where: { $0.kind == .sessionStopped }) { break }

@@ -187,19 +187,14 @@ public struct ControlReplyWriter: Sendable {
     }
 
     /// Tail lines, written in one go; waits while the client does not read (its buffer fills, not ours).
-    public func tail(_ lines: [TailLine], encoder: JSONEncoder) async throws {
+    public func tail(_ lines: [TailLine]) async throws {
         guard !lines.isEmpty else { return }
-        var buffer = ByteBuffer()
         var json: [UInt8] = []
         for line in lines {
-            json.removeAll(keepingCapacity: true)
-            if TailLineJSON.write(line, into: &json) {
-                buffer.writeBytes(json)
-            } else {
-                buffer.writeBytes(try encoder.encode(ControlReply<Empty>(tail: line)))
-            }
-            buffer.writeInteger(UInt8(ascii: "\n"))
+            TailLineJSON.write(line, into: &json)
+            json.append(UInt8(ascii: "\n"))
         }
+        let buffer = ByteBuffer(bytes: json)
         try await outbound.write(buffer)
     }
 

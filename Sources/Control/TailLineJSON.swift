@@ -6,10 +6,9 @@ import JournalStorage
 /// event: with JSONEncoder, 50,000 events/s took most of a core and the tail fell a second behind
 /// and skipped lines (`make bench`, docs/BENCHMARKS.md).
 enum TailLineJSON {
-    /// Appends the line to `out`; false (and `out` unchanged) when a number is not finite, which JSON
-    /// cannot hold: the caller then uses JSONEncoder, whose error says so.
-    static func write(_ line: TailLine, into out: inout [UInt8]) -> Bool {
-        guard line.time.isFinite, line.event.map({ $0.timestamp.isFinite && $0.received.isFinite }) ?? true else { return false }
+    /// Appends the line to `out`. Its numbers are finite: times come from the clock, and the wire
+    /// decoder refuses an event whose timestamp is not a finite number.
+    static func write(_ line: TailLine, into out: inout [UInt8]) {
         out.append(contentsOf: #"{"tail":{"kind":"#.utf8)
         string(line.kind.rawValue, &out)
         if let session = line.session { member("session", &out); out.append(contentsOf: String(session).utf8) }
@@ -38,7 +37,6 @@ enum TailLineJSON {
         if let count = line.count { member("count", &out); out.append(contentsOf: String(count).utf8) }
         if let detail = line.detail { member("detail", &out); string(detail, &out) }
         out.append(contentsOf: "}}".utf8)
-        return true
     }
 
     private static func member(_ key: StaticString, _ out: inout [UInt8]) {
