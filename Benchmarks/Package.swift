@@ -18,7 +18,7 @@ let package = Package(
             .product(name: "DeviceSimulator", package: "muEval"),
         ]),
         // End to end: runs muevald and a discarding sink under load, writes docs/BENCHMARKS.md.
-        .executableTarget(name: "muevalbench", dependencies: ["BenchProfiles"]),
+        .executableTarget(name: "muevalbench", dependencies: ["BenchProfiles", .product(name: "WireProtocol", package: "muEval")]),
         // Micro: wire decoding and journal inserts on one core, with allocation counts (ordo-one/benchmark).
         .executableTarget(
             name: "Ingest",

@@ -34,6 +34,9 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     private static let malformedTallyInterval = 1000
     /// Replies written during a read are flushed once when the read is done; others at once.
     private var reading = false
+    /// Events decoded in the current read, added to the shared counter once per read: a per-event
+    /// atomic add on a counter every event loop writes costs more than the rest of the bookkeeping.
+    private var eventsInRead = 0
     private var repliesUnflushed = false
 
     // Backpressure: while the journal is over its limit, reads are held back.
@@ -108,7 +111,11 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard origin != nil else { return }
         reading = true
-        defer { reading = false }
+        defer {
+            reading = false
+            counters.eventsReceived.add(eventsInRead)
+            eventsInRead = 0
+        }
         let buffer = unwrapInboundIn(data)
         counters.bytesReceived.add(buffer.readableBytes)
         buffer.withUnsafeReadableBytes { decoder.append($0) }
@@ -126,7 +133,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     private func handle(_ message: WireMessage, context: ChannelHandlerContext, now: Double) {
         switch message {
         case .event(let event):
-            counters.eventsReceived.add(1)
+            eventsInRead += 1
             guard let session = currentSession(context, now: now) else {
                 counters.eventsRejectedNoSession.add(1)
                 reply(context, WireEncoder.error(WireReplyError(reason: rejectionReason(), seq: event.seq)))

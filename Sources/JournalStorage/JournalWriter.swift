@@ -58,6 +58,9 @@ public final class JournalWriter: @unchecked Sendable {
 
     private struct State {
         var pending: [JournalRecord] = []
+        /// Bytes of `pending`.
+        var queuedBytes = 0
+        /// Bytes of `pending` and of the batch being committed.
         var pendingBytes = 0
         var commitScheduled = false
         var closed = false
@@ -82,6 +85,7 @@ public final class JournalWriter: @unchecked Sendable {
         let (admission, schedule) = state.withLockedValue { state -> (Admission, Bool) in
             guard !state.closed else { return (.closed, false) }
             state.pending.append(contentsOf: records)
+            state.queuedBytes += bytes
             state.pendingBytes += bytes
             let schedule = !state.commitScheduled
             state.commitScheduled = true
@@ -136,10 +140,11 @@ public final class JournalWriter: @unchecked Sendable {
         try await perform { _ in () }
     }
 
-    /// Commits what is queued, refuses further appends, folds the WAL into the file and closes it.
+    /// Commits what is queued, refuses further appends, builds the file's indexes, folds the WAL
+    /// into the file and closes it.
     public func close() async throws {
         state.withLockedValue { $0.closed = true }
-        try await perform { try $0.checkpoint() }
+        try await perform { try $0.finish() }
         let waiters = state.withLockedValue { state in
             defer { state.drainWaiters = [] }
             return state.drainWaiters
@@ -151,36 +156,32 @@ public final class JournalWriter: @unchecked Sendable {
 
     private func commitPending() {
         while true {
-            let batch = state.withLockedValue { state -> [JournalRecord] in
-                let batch = state.pending
-                state.pending = []
-                if batch.isEmpty { state.commitScheduled = false }
-                return batch
+            let (batch, bytes) = state.withLockedValue { state -> ([JournalRecord], Int) in
+                defer { (state.pending, state.queuedBytes) = ([], 0) }
+                if state.pending.isEmpty { state.commitScheduled = false }
+                return (state.pending, state.queuedBytes)
             }
             if batch.isEmpty { return }
-            commit(batch)
+            commit(batch, bytes: bytes)
         }
     }
 
-    private func commit(_ batch: [JournalRecord]) {
-        var rowIDs: [Int64?] = []
-        rowIDs.reserveCapacity(batch.count)
+    private func commit(_ batch: [JournalRecord], bytes: Int) {
+        var rowIDs: [Int64?]
         var highest: [UInt64: Int64] = [:]
         var failure: SQLiteError?
         do {
-            try file.database.transaction {
-                for record in batch {
-                    rowIDs.append(try file.insert(record) ? file.database.lastInsertRowID : nil)
+            rowIDs = try file.store(batch)
+            batch.withUnsafeBufferPointer { records in
+                for index in records.indices {
+                    guard let seq = records[index].event.seq else { continue }
+                    highest[records[index].origin] = max(highest[records[index].origin] ?? seq, seq)
                 }
-            }
-            for record in batch {
-                if let seq = record.event.seq { highest[record.origin] = max(highest[record.origin] ?? seq, seq) }
             }
         } catch {
             failure = error as? SQLiteError ?? SQLiteError(code: -1, message: "\(error)", context: "commit to \(path)")
             rowIDs = Array(repeating: nil, count: batch.count)
         }
-        let bytes = batch.reduce(0) { $0 + $1.footprint }
         let waiters = state.withLockedValue { state -> [@Sendable () -> Void] in
             state.pendingBytes -= bytes
             guard state.pendingBytes <= limits.maxPendingBytes / 2 else { return [] }

@@ -23,6 +23,7 @@ public final class SQLiteDatabase {
     public let path: String
 
     public init(path: String, readOnly: Bool = false) throws {
+        _ = sqliteConfigured
         self.path = path
         let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let code = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
@@ -203,6 +204,11 @@ public final class SQLiteStatement {
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 }
+
+/// Process-wide SQLite settings, applied once before the first database opens.
+private let sqliteConfigured: Void = {
+    _ = mueval_sqlite3_disable_memory_statistics()
+}()
 
 /// SQLite's SQLITE_TRANSIENT: "copy the value now". The C macro does not import into Swift.
 private let sqliteTransient = unsafeBitCast(Int(-1), to: sqlite3_destructor_type.self)

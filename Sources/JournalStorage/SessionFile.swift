@@ -6,7 +6,7 @@ enum SessionFileSchema {
     static let applicationID: Int32 = 0x6D75_4576
     static let version = 1
 
-    static let create = """
+    static let tables = """
         CREATE TABLE IF NOT EXISTS session (
             id INTEGER PRIMARY KEY,
             uuid TEXT NOT NULL,
@@ -41,10 +41,6 @@ enum SessionFileSchema {
             received REAL NOT NULL,
             payload TEXT NOT NULL
         );
-        CREATE INDEX IF NOT EXISTS events_class ON events(class);
-        CREATE INDEX IF NOT EXISTS events_timestamp ON events(timestamp);
-        CREATE INDEX IF NOT EXISTS events_received ON events(received);
-        CREATE UNIQUE INDEX IF NOT EXISTS events_device_seq ON events(device, seq);
         CREATE TABLE IF NOT EXISTS blobs (
             sha256 TEXT PRIMARY KEY,
             size INTEGER NOT NULL,
@@ -56,6 +52,26 @@ enum SessionFileSchema {
             reason TEXT NOT NULL
         );
         """
+
+    /// The indexes of `events`, by name. A writer drops them while the session records and builds
+    /// them when it closes the file: one bulk build per index instead of one b-tree insert per
+    /// event and index, which held ingest to half its speed (docs/STORAGE.md, docs/BENCHMARKS.md).
+    static let eventIndexes: [(name: String, columns: String, unique: Bool)] = [
+        ("events_class", "class", false),
+        ("events_timestamp", "timestamp", false),
+        ("events_received", "received", false),
+        ("events_device_seq", "device, seq", true),
+    ]
+
+    static var createIndexes: String {
+        eventIndexes.map { index in
+            "CREATE \(index.unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(index.name) ON events(\(index.columns));"
+        }.joined(separator: "\n")
+    }
+
+    static var dropIndexes: String {
+        eventIndexes.map { "DROP INDEX IF EXISTS \($0.name);" }.joined(separator: "\n")
+    }
 }
 
 /// One event to be written: the decoded wire event plus what the server knows about its arrival.
@@ -90,10 +106,15 @@ public struct JournalRecord: Sendable {
 
 /// The write side of one session file. Owned by a `JournalWriter`, which serialises every use
 /// (`JournalWriter.perform`): never keep a reference to it.
+///
+/// While it is open, `events` has no indexes (see `SessionFileSchema.eventIndexes`) and
+/// duplicates are found in memory; `finish()` builds the indexes. A file left open by a crash
+/// gets them when it is next opened and finished (muevald reopens open sessions at start).
 public final class SessionFile {
     let database: SQLiteDatabase
     private let insertEvent: SQLiteStatement
     private let insertBlob: SQLiteStatement
+    private var stored = SeqLedger()
 
     /// Opens (creating if needed) the session file at `path` for writing.
     init(path: String, synchronous: JournalSynchronous) throws {
@@ -104,17 +125,44 @@ public final class SessionFile {
             PRAGMA application_id = \(SessionFileSchema.applicationID);
             PRAGMA user_version = \(SessionFileSchema.version);
             """)
-        try database.execute(SessionFileSchema.create)
+        try database.execute(SessionFileSchema.tables)
+        try database.execute(SessionFileSchema.dropIndexes)
         insertEvent = try database.prepare("""
-            INSERT OR IGNORE INTO events (device, seq, class, timestamp, timestamp_estimated, received, payload)
+            INSERT INTO events (device, seq, class, timestamp, timestamp_estimated, received, payload)
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         insertBlob = try database.prepare("INSERT OR IGNORE INTO blobs (sha256, size, bytes) VALUES (?, ?, ?)")
+        let seqs = try database.prepare("SELECT device, seq FROM events WHERE seq IS NOT NULL")
+        try seqs.forEachRow { row in _ = stored.insert(device: row.string(0) ?? "", seq: row.int64(1)) }
     }
 
-    /// Inserts one event; returns false when (device, seq) was already stored.
-    func insert(_ record: JournalRecord) throws -> Bool {
-        for blob in record.event.blobs {
+    /// Stores a batch in one transaction: the row id of each record, nil where (device, seq) was
+    /// already stored. When it throws, none of the batch is stored.
+    func store(_ batch: [JournalRecord]) throws -> [Int64?] {
+        var rowIDs: [Int64?] = []
+        rowIDs.reserveCapacity(batch.count)
+        do {
+            try database.transaction {
+                // Through the buffer, so that no record is copied (and retained) on this hot path.
+                try batch.withUnsafeBufferPointer { records in
+                    for index in records.indices {
+                        rowIDs.append(try insert(records[index]))
+                    }
+                }
+            }
+        } catch {
+            for (record, rowID) in zip(batch, rowIDs) where rowID != nil {
+                if let seq = record.event.seq { stored.remove(device: record.device, seq: seq) }
+            }
+            throw error
+        }
+        return rowIDs
+    }
+
+    private func insert(_ record: JournalRecord) throws -> Int64? {
+        let event = record.event
+        if let seq = event.seq, !stored.insert(device: record.device, seq: seq) { return nil }
+        for blob in event.blobs {
             insertBlob.bind(1, blob.sha256)
             insertBlob.bind(2, Int64(blob.bytes.count))
             try blob.bytes.withUnsafeBytes { bytes in
@@ -122,18 +170,17 @@ public final class SessionFile {
                 try insertBlob.run()
             }
         }
-        let event = record.event
         insertEvent.bind(1, record.device)
         insertEvent.bind(2, event.seq)
         insertEvent.bind(3, event.eventClass)
         insertEvent.bind(4, event.timestamp ?? record.received)
         insertEvent.bind(5, Int64(event.timestamp == nil ? 1 : 0))
         insertEvent.bind(6, record.received)
-        return try event.payload.withUnsafeBytes { payload in
+        try event.payload.withUnsafeBytes { payload in
             insertEvent.bindText(7, utf8: payload)
             try insertEvent.run()
-            return database.changes > 0
         }
+        return database.lastInsertRowID
     }
 
     /// Writes the session's own row, so that the file describes itself when copied away.
@@ -170,8 +217,10 @@ public final class SessionFile {
         try statement.run()
     }
 
-    /// Folds the WAL into the main file, so that the file alone is complete when copied.
-    func checkpoint() throws {
+    /// Builds the indexes of `events` and folds the WAL into the main file, so that the file
+    /// alone is complete when copied.
+    func finish() throws {
+        try database.execute(SessionFileSchema.createIndexes)
         try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 }

@@ -64,6 +64,24 @@ struct FrameScanner {
         frameStart -= count
     }
 
+    /// Where the next message starts, when the scanner is between messages (whitespace skipped), so that
+    /// `WireDecoder` can take a message that arrived whole without scanning it byte by byte.
+    mutating func messageStart(in p: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard state == .top, !inFrame else { return nil }
+        var i = position
+        while i < p.count, isXMLWhitespace(p[i]) { i += 1 }
+        position = i
+        guard i + 1 < p.count, p[i] == ASCII.lessThan, isNameStart(p[i + 1]) else { return nil }
+        return i
+    }
+
+    /// Steps over a message that `WireDecoder` took whole, leaving the scanner as `scan` would have.
+    mutating func skipMessage(to end: Int) {
+        position = end
+        junkBytes = 0
+        junkReported = false
+    }
+
     /// What the stream ends inside of, or nil when it ends between messages.
     func unfinished(bufferCount: Int) -> String? {
         if inFrame { return "a <\(String(decoding: rootName, as: UTF8.self))> message" }

@@ -10,6 +10,10 @@ public struct WireDecoder: Sendable {
     private var scanner: FrameScanner
     private var parser: MessageParser
     private var failed = false
+    /// Cleared when a message start was not taken whole, until more bytes arrive: a stream that keeps
+    /// defeating the whole-message path costs at most one wasted search per append.
+    private var wholeMessagesArmed = true
+    private var closingTag = ClosingTagSearch()
 
     /// Capacity kept when the buffer empties; anything larger (after a big message) is released.
     private static let retainedCapacity = 1 << 20
@@ -29,6 +33,7 @@ public struct WireDecoder: Sendable {
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard !failed else { return }
         compact()
+        wholeMessagesArmed = true
         bytes.withMemoryRebound(to: UInt8.self) { buffer.append(contentsOf: $0) }
     }
 
@@ -39,12 +44,14 @@ public struct WireDecoder: Sendable {
     public mutating func append<S: Sequence<UInt8>>(_ bytes: S) {
         guard !failed else { return }
         compact()
+        wholeMessagesArmed = true
         buffer.append(contentsOf: bytes)
     }
 
     /// The next message or error, or nil when more bytes are needed.
     public mutating func next() -> Result<WireMessage, WireError>? {
         guard !failed else { return nil }
+        if wholeMessagesArmed, let message = nextWholeMessage() { return .success(message) }
         let outcome = buffer.withUnsafeBufferPointer { scanner.scan($0) }
         switch outcome {
         case .needMore:
@@ -55,6 +62,26 @@ public struct WireDecoder: Sendable {
             return .failure(error)
         case .frame(let range):
             return buffer.withUnsafeBufferPointer { parser.parse(UnsafeBufferPointer(rebasing: $0[range])) }
+        }
+    }
+
+    /// The usual case without the scanner's byte-by-byte pass: a message that arrived whole ends at the
+    /// first closing tag of its root, and is taken there if it parses. Anything else (a message still
+    /// arriving, an error, a closing tag inside a comment) is left to the scanner, which then decides as
+    /// it always does. Both agree on every message taken: a message that parses holds no earlier point
+    /// where the scanner would end it, and none longer than `maxMessageBytes` is tried.
+    private mutating func nextWholeMessage() -> WireMessage? {
+        buffer.withUnsafeBufferPointer { p in
+            guard let start = scanner.messageStart(in: p) else { return nil }
+            let limit = min(p.count, start + limits.maxMessageBytes)
+            guard let end = closingTag.end(in: UnsafeBufferPointer(rebasing: p[..<limit]), root: start),
+                  case .success(let message) = parser.parse(UnsafeBufferPointer(rebasing: p[start..<end]))
+            else {
+                wholeMessagesArmed = false
+                return nil
+            }
+            scanner.skipMessage(to: end)
+            return message
         }
     }
 
@@ -82,5 +109,50 @@ public struct WireDecoder: Sendable {
             return
         }
         scanner.bufferDropped(consumed)
+    }
+}
+
+/// Finds the closing tag of a message's root element, by Horspool's search for `</name`: it mostly
+/// skips several bytes per look, where a byte-by-byte scan looks at each. The table is kept while
+/// messages have the same root name, as they nearly always do.
+struct ClosingTagSearch: Sendable {
+    private var needle: [UInt8] = []
+    private var shifts = [Int](repeating: 1, count: 256)
+    /// Longer root names are left to the scanner (no message has one).
+    private static let maxNeedle = 64
+
+    /// The index after the first `</name>` (`</name >` too) where `name` is the name of the tag at `root`.
+    mutating func end(in p: UnsafeBufferPointer<UInt8>, root: Int) -> Int? {
+        var nameEnd = root + 1
+        while nameEnd < p.count, isNameByte(p[nameEnd]) { nameEnd += 1 }
+        guard prepare(name: UnsafeBufferPointer(rebasing: p[root + 1..<nameEnd])) else { return nil }
+        return needle.withUnsafeBufferPointer { needle in
+            shifts.withUnsafeBufferPointer { shifts in
+                let m = needle.count
+                var i = nameEnd
+                while i + m < p.count {
+                    let last = p[i + m - 1]
+                    if last == needle[m - 1], bytesEqual(UnsafeBufferPointer(rebasing: p[i..<i + m]), needle) {
+                        var j = i + m
+                        while j < p.count, isXMLWhitespace(p[j]) { j += 1 }
+                        if j < p.count, p[j] == ASCII.greaterThan { return j + 1 }
+                    }
+                    i += shifts[Int(last)]
+                }
+                return nil
+            }
+        }
+    }
+
+    private mutating func prepare(name: UnsafeBufferPointer<UInt8>) -> Bool {
+        let m = name.count + 2
+        guard m <= Self.maxNeedle else { return false }
+        if needle.count == m, needle.withUnsafeBufferPointer({ bytesEqual(UnsafeBufferPointer(rebasing: $0[2...]), name) }) {
+            return true
+        }
+        needle = [ASCII.lessThan, ASCII.slash] + Array(name)
+        for byte in 0..<256 { shifts[byte] = m }
+        for (index, byte) in needle.dropLast().enumerated() { shifts[Int(byte)] = m - 1 - index }
+        return true
     }
 }

@@ -122,6 +122,10 @@ struct XMLCursor {
                 else {
                     throw ParseFailure(.malformedXML, "attribute value in <\(self.name(name))> must be quoted")
                 }
+                // XML forbids '<' in attribute values; FrameScanner refuses it too, and the two must agree.
+                guard firstIndex(of: ASCII.lessThan, in: slice(index + 1..<end), from: 0) == end - index - 1 else {
+                    throw ParseFailure(.malformedXML, "'<' in an attribute value of <\(self.name(name))>")
+                }
                 index = end + 1
             }
         }

@@ -70,6 +70,40 @@ final class JournalWriterTests: XCTestCase {
         try await writer.close()
     }
 
+    func testIndexesAreBuiltAtCloseAndDuplicatesAreStillFoundAfterReopening() async throws {
+        let path = directory + "/s.sqlite"
+        let indexes = "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' ORDER BY name"
+        let allIndexes = "events_class\nevents_device_seq\nevents_received\nevents_timestamp\n"
+        var writer = try JournalWriter(path: path, limits: .init()) { _ in }
+        _ = writer.append((1...100).map { record(seq: Int64($0)) })
+        try await writer.flush()
+        XCTAssertEqual(try runSQLite(path, indexes), "", "a recording file has no indexes to keep up")
+        try await writer.close()
+        XCTAssertEqual(try runSQLite(path, indexes), allIndexes)
+
+        // Reopened (as muevald does with a session that was open when it stopped): the seqs
+        // already in the file are duplicates, new ones are not.
+        let reports = NIOLockedValueBox<[CommitReport]>([])
+        writer = try JournalWriter(path: path, limits: .init()) { report in reports.withLockedValue { $0.append(report) } }
+        _ = writer.append([record(seq: 50), record(seq: 101), record(seq: 100, device: "d2"), record(seq: 101)])
+        try await writer.close()
+        XCTAssertEqual(reports.withLockedValue { $0.flatMap(\.rowIDs) }.map { $0 != nil }, [false, true, true, false])
+        XCTAssertEqual(try runSQLite(path, indexes), allIndexes)
+        XCTAssertEqual(try runSQLite(path, "SELECT COUNT(*), COUNT(DISTINCT device || '/' || seq) FROM events"), "102|102\n")
+    }
+
+    func testSeqLedgerKeepsScatteredAndNegativeSeqsApartAndForgetsRemovedOnes() {
+        var ledger = SeqLedger()
+        let seqs: [Int64] = [0, 63, 64, -1, -64, -65, .max, .min, 1 << 40, 7]
+        XCTAssertEqual(seqs.map { ledger.insert(device: "a", seq: $0) }, Array(repeating: true, count: seqs.count))
+        XCTAssertEqual(seqs.map { ledger.insert(device: "a", seq: $0) }, Array(repeating: false, count: seqs.count))
+        XCTAssertTrue(ledger.insert(device: "b", seq: 7), "each device has its own seqs")
+        XCTAssertTrue(ledger.insert(device: "a", seq: 62))
+        ledger.remove(device: "a", seq: 63)
+        XCTAssertTrue(ledger.insert(device: "a", seq: 63), "a removed seq can be stored again")
+        XCTAssertFalse(ledger.insert(device: "a", seq: 62), "removing one seq leaves its neighbours")
+    }
+
     func testMissingTimestampUsesReceiveTimeAndIsMarked() async throws {
         let writer = try JournalWriter(path: directory + "/s.sqlite", limits: .init()) { _ in }
         _ = writer.append([record(seq: 1, timestamp: nil), record(seq: 2, timestamp: 50)])

@@ -1,10 +1,12 @@
 import BenchProfiles
 import Foundation
 import Glibc
+import WireProtocol
 
 // muevalbench run --muevald PATH [--scale F] [--connections 1,4,32,256] [--profiles touch,mixed]
 //                 [--micro FILE] [--report FILE] [--out docs/BENCHMARKS.md] [--command "make bench"]
 // muevalbench sink --port PORT          (started by `run`: the bound's server)
+// muevalbench decode [--profile touch] [--seconds 5]   (decoding alone, in a loop: for perf record)
 
 let usage = "usage: muevalbench run --muevald PATH [--scale F] [--connections LIST] [--profiles LIST] [--micro FILE] [--report FILE] [--out FILE] [--command TEXT] | muevalbench sink --port PORT"
 
@@ -30,6 +32,24 @@ switch CommandLine.arguments.dropFirst().first {
 case "sink":
     guard let port = option("--port").flatMap(UInt16.init) else { fatalError(usage) }
     try SinkServer.run(port: port)
+case "decode":
+    let profile = LoadProfile.named(option("--profile") ?? "touch") ?? .touch
+    let seconds = option("--seconds").flatMap(Double.init) ?? 5
+    let bytes = profile.stream(count: 1_000)
+    let clock = ContinuousClock()
+    let start = clock.now
+    var (rounds, events) = (0, 0)
+    while clock.now - start < .seconds(seconds) {
+        var decoder = WireDecoder()
+        decoder.append(bytes)
+        while let result = decoder.next() {
+            if case .success(.event) = result { events += 1 }
+        }
+        rounds += 1
+    }
+    let elapsed = Double((clock.now - start).components.attoseconds) / 1e18 + Double((clock.now - start).components.seconds)
+    print(String(format: "%@: %.0f events/s, %.1f MB/s on one core", profile.name, Double(events) / elapsed,
+                 Double(rounds * bytes.count) / elapsed / 1e6))
 case "run":
     guard let muevald = option("--muevald") else {
         FileHandle.standardError.write(Data("\(usage)\n".utf8))

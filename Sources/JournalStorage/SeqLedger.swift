@@ -1,0 +1,33 @@
+/// The (device, seq) pairs a session file holds, in memory, so that a recording session can
+/// drop duplicates without the unique index `events_device_seq`: keeping that index up to date
+/// cost about a third of each insert, and a session's writer is the one thread every event of
+/// the session goes through (docs/BENCHMARKS.md). The index is built when the file is closed.
+///
+/// Seqs are kept as 64-bit bitmaps keyed by `seq >> 6`: a device's seqs mostly run in order, so
+/// an hour of events takes a few thousand entries, and any order (a resend, a hostile device's
+/// scattered seqs) still costs one hash lookup per event, never a search or a shift.
+struct SeqLedger {
+    private var blocksByDevice: [String: [Int64: UInt64]] = [:]
+
+    /// Records (device, seq); false when it was already recorded.
+    mutating func insert(device: String, seq: Int64) -> Bool {
+        let (block, bit) = Self.position(of: seq)
+        // One in-place lookup per level (the `default:` subscripts modify without copying).
+        func set(_ word: inout UInt64) -> Bool {
+            defer { word |= bit }
+            return word & bit == 0
+        }
+        return set(&blocksByDevice[device, default: [:]][block, default: 0])
+    }
+
+    /// Forgets (device, seq): its insert was rolled back.
+    mutating func remove(device: String, seq: Int64) {
+        let (block, bit) = Self.position(of: seq)
+        guard let word = blocksByDevice[device]?[block] else { return }
+        blocksByDevice[device]?[block] = word & ~bit == 0 ? nil : word & ~bit
+    }
+
+    private static func position(of seq: Int64) -> (block: Int64, bit: UInt64) {
+        (seq >> 6, 1 << UInt64(seq & 63))
+    }
+}
