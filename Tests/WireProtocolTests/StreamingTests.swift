@@ -40,6 +40,35 @@ final class StreamingTests: XCTestCase {
         XCTAssertEqual(decodeAll(stream, chunkSize: 7), decodeAll(stream))
     }
 
+    /// A message that arrives whole is taken at its root's first closing tag, without the frame scanner;
+    /// where that tag is not the end (in a comment, in CDATA, in an attribute), or the message is over the
+    /// limit, the scanner decides. Whole and byte by byte (always the scanner) must agree on each.
+    func testWholeMessagesAgreeWithTheScannerWhereAClosingTagMisleads() {
+        let cases: [(String, [String])] = [
+            ("<event><key>class</key><string>A</string><!-- </event> --></event>", ["event A"]),
+            ("<event><key>class</key><string><![CDATA[</event>]]></string></event>", ["event Class"]),
+            ("<event><key>class</key><string>B</string></event >", ["event B"]),
+            // The scanner gives up on the tag at its '<' and resynchronises on what follows, piece by piece.
+            ("<event a=\"</event>\"><key>class</key><string>C</string></event>",
+             ["malformedXML", "unexpectedElement", "unexpectedElement", "malformedXML"]),
+            ("<event><key>class</key><string>D</string></eventx></event>", ["malformedXML", "malformedXML"]),
+            ("<event><key>class</key><string>E</string><event><key>class</key><string>F</string></event>",
+             ["malformedXML", "event F"]),
+            ("<goodbye/>", ["goodbye"]),
+        ]
+        for (message, expected) in cases {
+            let stream = Array((message + "\n" + goodEvent).utf8)
+            let want = expected.map { $0 == "event Class" ? "event </event>" : $0 } + ["event Good"]
+            XCTAssertEqual(summary(decodeAll(stream)), want, "whole: \(message)")
+            XCTAssertEqual(summary(decodeAll(stream, chunkSize: 1)), want, "byte by byte: \(message)")
+        }
+        // Over the size limit although complete in the buffer: refused as the scanner refuses it.
+        let big = "<event><key>class</key><string>\(String(repeating: "x", count: 300))</string></event>\n"
+        let limits = WireLimits(maxMessageBytes: 200)
+        XCTAssertEqual(summary(decodeAll(big + goodEvent, limits: limits)), ["messageTooLarge", "event Good"])
+        XCTAssertEqual(summary(decodeAll(big + goodEvent, chunkSize: 7, limits: limits)), ["messageTooLarge", "event Good"])
+    }
+
     func testManyMessagesInOneAppend() {
         var bytes: [UInt8] = []
         for i in 0..<5_000 {
