@@ -39,6 +39,7 @@ let package = Package(
         // Journal storage: the catalog and one SQLite file per evaluation session.
         .target(name: "JournalStorage", dependencies: [
             "CSQLite", "WireProtocol",
+            .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),

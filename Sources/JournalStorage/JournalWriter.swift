@@ -1,3 +1,4 @@
+import DequeModule
 import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
@@ -36,11 +37,15 @@ public struct JournalWriterLimits: Sendable {
 /// The single writer of one session file: group commit with a bounded queue.
 ///
 /// `append` never blocks and never touches the disk: it queues the records and, if no commit
-/// is running, schedules one on the writer's serial queue. A commit takes everything queued
-/// so far in one transaction, so batches grow by themselves under load (no per-event fsync)
-/// and stay single events when idle (lowest latency). When the queue holds more than
-/// `maxPendingBytes`, `append` answers `.overloaded`; the caller stops reading its socket and
-/// registers with `whenDrained` to be resumed once the queue is under half of the limit.
+/// is running, schedules one on the writer's serial queue. A commit takes what is queued, up to
+/// a quarter of `maxPendingBytes`, in one transaction, so batches grow by themselves under load
+/// (no per-event fsync) and stay single events when idle (lowest latency). When the queue holds
+/// more than `maxPendingBytes`, `append` answers `.overloaded`; the caller stops reading its
+/// socket and registers with `whenDrained` to be resumed once the queue is under half of the limit.
+///
+/// The cap on a commit is there because the batch being committed counts against the limit: with
+/// no cap one commit could take all of it, and every connection would stop reading until that
+/// commit and its fsync were done, instead of decoding the next batch meanwhile.
 public final class JournalWriter: @unchecked Sendable {
     public enum Admission: Sendable, Equatable {
         case accepted
@@ -56,8 +61,14 @@ public final class JournalWriter: @unchecked Sendable {
     private let queue: DispatchQueue
     private let onCommit: @Sendable (CommitReport) -> Void
 
+    /// Records as appended (one socket read each), so that appending copies none of them.
+    private struct Chunk {
+        var records: [JournalRecord]
+        var bytes: Int
+    }
+
     private struct State {
-        var pending: [JournalRecord] = []
+        var pending = Deque<Chunk>()
         /// Bytes of `pending`.
         var queuedBytes = 0
         /// Bytes of `pending` and of the batch being committed.
@@ -84,7 +95,7 @@ public final class JournalWriter: @unchecked Sendable {
         let bytes = records.reduce(0) { $0 + $1.footprint }
         let (admission, schedule) = state.withLockedValue { state -> (Admission, Bool) in
             guard !state.closed else { return (.closed, false) }
-            state.pending.append(contentsOf: records)
+            state.pending.append(Chunk(records: records, bytes: bytes))
             state.queuedBytes += bytes
             state.pendingBytes += bytes
             let schedule = !state.commitScheduled
@@ -155,14 +166,21 @@ public final class JournalWriter: @unchecked Sendable {
     // MARK: On the writer's queue
 
     private func commitPending() {
+        let maxBatchBytes = max(limits.maxPendingBytes / 4, 1)
         while true {
-            let (batch, bytes) = state.withLockedValue { state -> ([JournalRecord], Int) in
-                defer { (state.pending, state.queuedBytes) = ([], 0) }
-                if state.pending.isEmpty { state.commitScheduled = false }
-                return (state.pending, state.queuedBytes)
+            let (chunks, bytes) = state.withLockedValue { state -> ([[JournalRecord]], Int) in
+                var chunks: [[JournalRecord]] = []
+                var bytes = 0
+                while let next = state.pending.first, chunks.isEmpty || bytes + next.bytes <= maxBatchBytes {
+                    chunks.append(state.pending.removeFirst().records)
+                    bytes += next.bytes
+                }
+                state.queuedBytes -= bytes
+                if chunks.isEmpty { state.commitScheduled = false }
+                return (chunks, bytes)
             }
-            if batch.isEmpty { return }
-            commit(batch, bytes: bytes)
+            if chunks.isEmpty { return }
+            commit(chunks.count == 1 ? chunks[0] : Array(chunks.joined()), bytes: bytes)
         }
     }
 

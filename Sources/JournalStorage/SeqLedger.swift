@@ -7,24 +7,42 @@
 /// an hour of events takes a few thousand entries, and any order (a resend, a hostile device's
 /// scattered seqs) still costs one hash lookup per event, never a search or a shift.
 struct SeqLedger {
-    private var blocksByDevice: [String: [Int64: UInt64]] = [:]
+    /// One device's seqs; a class, so that the last device's can be kept at hand.
+    private final class DeviceSeqs {
+        var blocks: [Int64: UInt64] = [:]
+    }
+
+    private var byDevice: [String: DeviceSeqs] = [:]
+    /// The device of the previous call: a batch is nearly always one device's, and comparing the
+    /// same string again is cheaper than hashing it for every event.
+    private var last: (device: String, seqs: DeviceSeqs)?
 
     /// Records (device, seq); false when it was already recorded.
     mutating func insert(device: String, seq: Int64) -> Bool {
         let (block, bit) = Self.position(of: seq)
-        // One in-place lookup per level (the `default:` subscripts modify without copying).
+        let seqs = seqs(of: device)
+        // One in-place lookup (the `default:` subscript modifies without copying).
         func set(_ word: inout UInt64) -> Bool {
             defer { word |= bit }
             return word & bit == 0
         }
-        return set(&blocksByDevice[device, default: [:]][block, default: 0])
+        return set(&seqs.blocks[block, default: 0])
     }
 
     /// Forgets (device, seq): its insert was rolled back.
     mutating func remove(device: String, seq: Int64) {
         let (block, bit) = Self.position(of: seq)
-        guard let word = blocksByDevice[device]?[block] else { return }
-        blocksByDevice[device]?[block] = word & ~bit == 0 ? nil : word & ~bit
+        let seqs = seqs(of: device)
+        guard let word = seqs.blocks[block] else { return }
+        seqs.blocks[block] = word & ~bit == 0 ? nil : word & ~bit
+    }
+
+    private mutating func seqs(of device: String) -> DeviceSeqs {
+        if let last, last.device == device { return last.seqs }
+        let seqs = byDevice[device] ?? DeviceSeqs()
+        byDevice[device] = seqs
+        last = (device, seqs)
+        return seqs
     }
 
     private static func position(of seq: Int64) -> (block: Int64, bit: UInt64) {

@@ -8,23 +8,42 @@ struct MessageParser {
     private var fields = EventFields()
     /// Decoded text, kept between messages so its capacity is reused.
     private var scratch: [UInt8] = []
+    /// An event's JSON as it is written, kept between messages likewise; each payload is a copy of
+    /// exactly its bytes, so that queued events hold no slack.
+    private var jsonScratch: [UInt8] = []
+    /// Scratch capacity kept after a large message; anything larger is released.
+    private static let retainedScratch = 64 << 10
 
     init(limits: WireLimits) {
         maxDepth = limits.maxDepth
     }
 
+    /// Parses a frame that holds exactly one message.
     mutating func parse(_ frame: UnsafeBufferPointer<UInt8>) -> Result<WireMessage, WireError> {
-        var cursor = XMLCursor(frame, scratch: scratch)
+        parse(frame, wholeFrame: true).map(\.message)
+    }
+
+    /// The message at the start of `bytes`, which may go on past it, and its length; nil when none parses
+    /// there (cut off, or invalid: the caller frames it another way and parses that to learn the error).
+    mutating func parseLeading(_ bytes: UnsafeBufferPointer<UInt8>) -> (message: WireMessage, length: Int)? {
+        guard case .success(let parsed) = parse(bytes, wholeFrame: false) else { return nil }
+        return parsed
+    }
+
+    private mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>, wholeFrame: Bool)
+        -> Result<(message: WireMessage, length: Int), WireError>
+    {
+        var cursor = XMLCursor(bytes, scratch: scratch)
         scratch = []  // leaves the cursor the only owner, so appending does not copy
         defer { scratch = cursor.scratch }
         keys.reset()
         fields = EventFields()
         do throws(ParseFailure) {
             let message = try self.message(&cursor)
-            guard cursor.atEnd else {
+            guard cursor.atEnd || !wholeFrame else {
                 throw ParseFailure(.malformedXML, "unexpected \(cursor.upcoming) after the message")
             }
-            return .success(message)
+            return .success((message, cursor.index))
         } catch {
             return .failure(WireError(error.kind, error.message, seq: fields.seq))
         }
@@ -62,7 +81,9 @@ struct MessageParser {
     }
 
     private mutating func event(_ c: inout XMLCursor, _ tag: XMLCursor.Tag) throws(ParseFailure) -> WireEvent {
-        var json = TypedJSONWriter(capacity: c.bytes.count)
+        var json = TypedJSONWriter(reusing: jsonScratch)
+        jsonScratch = []  // as with `scratch`: the writer is the buffer's only owner
+        defer { jsonScratch = json.emptied(keepingAtMost: Self.retainedScratch) }
         json.beginDict()
         if !tag.isEmpty { try dictBody(&c, closing: tag.name, depth: 1, sink: &json, capturesEventFields: true) }
         json.endDict()
@@ -71,7 +92,7 @@ struct MessageParser {
             throw ParseFailure(.missingClass, "the event has no \"class\"; add <key>class</key><string>…</string>")
         }
         return WireEvent(eventClass: eventClass, timestamp: fields.timestamp, seq: fields.seq, sensor: fields.sensor,
-                         payload: json.json, blobs: json.blobs)
+                         payload: json.json.withUnsafeBufferPointer { Array($0) }, blobs: json.blobs)
     }
 
     private mutating func controlFields(_ c: inout XMLCursor, _ tag: XMLCursor.Tag, _ message: String)

@@ -5,8 +5,19 @@ struct TypedJSONWriter: PlistSink {
     private(set) var json: [UInt8] = []
     private(set) var blobs: [Blob] = []
 
-    init(capacity: Int = 0) {
-        json.reserveCapacity(capacity)
+    init() {}
+
+    /// Writes into `buffer`'s storage (emptied first), so that its capacity is reused.
+    init(reusing buffer: [UInt8]) {
+        json = buffer
+        json.removeAll(keepingCapacity: true)
+    }
+
+    /// The buffer, emptied, for the next writer; released instead when it grew past `limit` bytes.
+    mutating func emptied(keepingAtMost limit: Int) -> [UInt8] {
+        if json.capacity > limit { return [] }
+        json.removeAll(keepingCapacity: true)
+        return json
     }
 
     /// Separates from the previous value unless this is the first item of a container or a dict value.

@@ -13,7 +13,9 @@ public struct WireDecoder: Sendable {
     /// Cleared when a message start was not taken whole, until more bytes arrive: a stream that keeps
     /// defeating the whole-message path costs at most one wasted search per append.
     private var wholeMessagesArmed = true
-    private var closingTag = ClosingTagSearch()
+    /// The index after the buffer's last '>', once looked up, until the buffer changes: messages taken
+    /// whole end there at the latest, and the backward search runs once per append, not per message.
+    private var frameableEnd: Int?
 
     /// Capacity kept when the buffer empties; anything larger (after a big message) is released.
     private static let retainedCapacity = 1 << 20
@@ -34,6 +36,7 @@ public struct WireDecoder: Sendable {
         guard !failed else { return }
         compact()
         wholeMessagesArmed = true
+        frameableEnd = nil
         bytes.withMemoryRebound(to: UInt8.self) { buffer.append(contentsOf: $0) }
     }
 
@@ -45,6 +48,7 @@ public struct WireDecoder: Sendable {
         guard !failed else { return }
         compact()
         wholeMessagesArmed = true
+        frameableEnd = nil
         buffer.append(contentsOf: bytes)
     }
 
@@ -65,24 +69,34 @@ public struct WireDecoder: Sendable {
         }
     }
 
-    /// The usual case without the scanner's byte-by-byte pass: a message that arrived whole ends at the
-    /// first closing tag of its root, and is taken there if it parses. Anything else (a message still
-    /// arriving, an error, a closing tag inside a comment) is left to the scanner, which then decides as
-    /// it always does. Both agree on every message taken: a message that parses holds no earlier point
-    /// where the scanner would end it, and none longer than `maxMessageBytes` is tried.
+    /// The usual case without the scanner's byte-by-byte pass: a message that arrived whole is parsed
+    /// where it starts, and taken if it parses. Anything else (a message still arriving, an error) is left
+    /// to the scanner, which then decides as it always does. Both agree on every message taken: one that
+    /// parses holds no point where the scanner would end it before its root's closing tag, and none
+    /// longer than `maxMessageBytes` can parse here.
     private mutating func nextWholeMessage() -> WireMessage? {
         buffer.withUnsafeBufferPointer { p in
             guard let start = scanner.messageStart(in: p) else { return nil }
-            let limit = min(p.count, start + limits.maxMessageBytes)
-            guard let end = closingTag.end(in: UnsafeBufferPointer(rebasing: p[..<limit]), root: start),
-                  case .success(let message) = parser.parse(UnsafeBufferPointer(rebasing: p[start..<end]))
+            // The parser counts on what the scanner guarantees of a frame: it ends with '>'.
+            let bufferEnd = frameableEnd ?? Self.afterLastGreaterThan(in: p, before: p.count, notBefore: start)
+            frameableEnd = bufferEnd
+            let end = bufferEnd - start <= limits.maxMessageBytes
+                ? bufferEnd : Self.afterLastGreaterThan(in: p, before: start + limits.maxMessageBytes, notBefore: start)
+            guard end > start,
+                  let (message, length) = parser.parseLeading(UnsafeBufferPointer(rebasing: p[start..<end]))
             else {
                 wholeMessagesArmed = false
                 return nil
             }
-            scanner.skipMessage(to: end)
+            scanner.skipMessage(to: start + length)
             return message
         }
+    }
+
+    private static func afterLastGreaterThan(in p: UnsafeBufferPointer<UInt8>, before: Int, notBefore start: Int) -> Int {
+        var end = before
+        while end > start, p[end - 1] != ASCII.greaterThan { end -= 1 }
+        return end
     }
 
     /// Ends the stream; call after `next()` returned nil. Returns `.truncated` when a message was cut off
@@ -100,6 +114,7 @@ public struct WireDecoder: Sendable {
     }
 
     private mutating func compact() {
+        frameableEnd = nil
         let consumed = scanner.firstNeededIndex
         if consumed == buffer.count {
             if buffer.capacity > Self.retainedCapacity { buffer = [] } else { buffer.removeAll(keepingCapacity: true) }
@@ -112,47 +127,3 @@ public struct WireDecoder: Sendable {
     }
 }
 
-/// Finds the closing tag of a message's root element, by Horspool's search for `</name`: it mostly
-/// skips several bytes per look, where a byte-by-byte scan looks at each. The table is kept while
-/// messages have the same root name, as they nearly always do.
-struct ClosingTagSearch: Sendable {
-    private var needle: [UInt8] = []
-    private var shifts = [Int](repeating: 1, count: 256)
-    /// Longer root names are left to the scanner (no message has one).
-    private static let maxNeedle = 64
-
-    /// The index after the first `</name>` (`</name >` too) where `name` is the name of the tag at `root`.
-    mutating func end(in p: UnsafeBufferPointer<UInt8>, root: Int) -> Int? {
-        var nameEnd = root + 1
-        while nameEnd < p.count, isNameByte(p[nameEnd]) { nameEnd += 1 }
-        guard prepare(name: UnsafeBufferPointer(rebasing: p[root + 1..<nameEnd])) else { return nil }
-        return needle.withUnsafeBufferPointer { needle in
-            shifts.withUnsafeBufferPointer { shifts in
-                let m = needle.count
-                var i = nameEnd
-                while i + m < p.count {
-                    let last = p[i + m - 1]
-                    if last == needle[m - 1], bytesEqual(UnsafeBufferPointer(rebasing: p[i..<i + m]), needle) {
-                        var j = i + m
-                        while j < p.count, isXMLWhitespace(p[j]) { j += 1 }
-                        if j < p.count, p[j] == ASCII.greaterThan { return j + 1 }
-                    }
-                    i += shifts[Int(last)]
-                }
-                return nil
-            }
-        }
-    }
-
-    private mutating func prepare(name: UnsafeBufferPointer<UInt8>) -> Bool {
-        let m = name.count + 2
-        guard m <= Self.maxNeedle else { return false }
-        if needle.count == m, needle.withUnsafeBufferPointer({ bytesEqual(UnsafeBufferPointer(rebasing: $0[2...]), name) }) {
-            return true
-        }
-        needle = [ASCII.lessThan, ASCII.slash] + Array(name)
-        for byte in 0..<256 { shifts[byte] = m }
-        for (index, byte) in needle.dropLast().enumerated() { shifts[Int(byte)] = m - 1 - index }
-        return true
-    }
-}

@@ -136,14 +136,38 @@ final class JournalWriterTests: XCTestCase {
         for seq in 2...200 { admissions.append(writer.append([record(seq: Int64(seq))])) }
         XCTAssertEqual(admissions.last, .overloaded)
         let resumed = expectation(description: "resumed")
-        writer.whenDrained { resumed.fulfill() }
-        for _ in 0..<4 { gate.signal() }
-        await fulfillment(of: [resumed], timeout: 10)
-        XCTAssertLessThanOrEqual(writer.pendingBytes, 5_000)
+        let pendingAtResume = NIOLockedValueBox(Int.max)
+        writer.whenDrained {
+            pendingAtResume.withLockedValue { $0 = writer.pendingBytes }
+            resumed.fulfill()
+        }
+        XCTAssertEqual(pendingAtResume.withLockedValue { $0 }, .max, "not resumed while the queue is full")
         for _ in 0..<400 { gate.signal() }
+        await fulfillment(of: [resumed], timeout: 10)
+        XCTAssertLessThanOrEqual(pendingAtResume.withLockedValue { $0 }, 5_000, "resumed once under half the limit")
         try await writer.close()
         XCTAssertEqual(try SessionReader(path: directory + "/s.sqlite").eventCount(), 200)
         XCTAssertEqual(writer.append([record(seq: 999)]), .closed)
+    }
+
+    func testACommitTakesAtMostAQuarterOfTheQueueLimitSoThatReadingGoesOnMeanwhile() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let sizes = NIOLockedValueBox<[Int]>([])
+        let limit = 40_000
+        let writer = try JournalWriter(path: directory + "/s.sqlite", limits: .init(maxPendingBytes: limit)) { report in
+            sizes.withLockedValue { $0.append(report.records.count) }
+            if sizes.withLockedValue({ $0.count }) == 1 { gate.wait() }  // hold the first commit while the queue fills
+        }
+        let chunk = (0..<10).map { record(seq: Int64($0)) }
+        let chunkBytes = chunk.reduce(0) { $0 + $1.footprint }
+        _ = writer.append(chunk)
+        for n in 1..<20 { _ = writer.append((0..<10).map { record(seq: Int64(n * 10 + $0)) }) }
+        gate.signal()
+        try await writer.close()
+        let committed = sizes.withLockedValue { $0 }
+        XCTAssertEqual(committed.reduce(0, +), 200)
+        XCTAssertLessThanOrEqual(committed.max() ?? 0, (limit / 4 / chunkBytes) * 10, "batches of \(committed)")
+        XCTAssertEqual(try SessionReader(path: directory + "/s.sqlite").events().map(\.seq), (0..<200).map { Int64($0) })
     }
 
     func testSessionFileIsPrivateAndCarriesItsMetadataAndGaps() async throws {
