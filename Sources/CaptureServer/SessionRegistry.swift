@@ -309,7 +309,8 @@ public final class SessionRegistry: @unchecked Sendable {
                 try await session.journal.flush()
                 let record = session.snapshot
                 try await session.journal.perform { try $0.writeMetadata(record) }
-                try await session.journal.close()
+                // Still open: it resumes after the restart, so its indexes wait for its stop.
+                try await session.journal.close(buildingIndexes: false)
                 try catalog.update(record)
             } catch {
                 logger.error("session \(session.id): cannot finish its journal cleanly: \(error)")

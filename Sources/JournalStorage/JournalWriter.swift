@@ -151,11 +151,12 @@ public final class JournalWriter: @unchecked Sendable {
         try await perform { _ in () }
     }
 
-    /// Commits what is queued, refuses further appends, builds the file's indexes, folds the WAL
-    /// into the file and closes it.
-    public func close() async throws {
+    /// Commits what is queued, refuses further appends, folds the WAL into the file and closes it.
+    /// With `buildingIndexes` (a session that ended) the file gets its indexes first; without (a
+    /// session that goes on after a restart, which would drop them again) it stays without.
+    public func close(buildingIndexes: Bool = true) async throws {
         state.withLockedValue { $0.closed = true }
-        try await perform { try $0.finish() }
+        try await perform { try $0.finish(buildingIndexes: buildingIndexes) }
         let waiters = state.withLockedValue { state in
             defer { state.drainWaiters = [] }
             return state.drainWaiters

@@ -108,8 +108,9 @@ public struct JournalRecord: Sendable {
 /// (`JournalWriter.perform`): never keep a reference to it.
 ///
 /// While it is open, `events` has no indexes (see `SessionFileSchema.eventIndexes`) and
-/// duplicates are found in memory; `finish()` builds the indexes. A file left open by a crash
-/// gets them when it is next opened and finished (muevald reopens open sessions at start).
+/// duplicates are found in memory; `finish(buildingIndexes: true)` builds the indexes when the
+/// session ends. A file of a session that is still open (muevald stopped or crashed) gets them
+/// when that session is stopped after muevald reopened it.
 public final class SessionFile {
     let database: SQLiteDatabase
     private let insertEvent: SQLiteStatement
@@ -217,10 +218,10 @@ public final class SessionFile {
         try statement.run()
     }
 
-    /// Builds the indexes of `events` and folds the WAL into the main file, so that the file
-    /// alone is complete when copied.
-    func finish() throws {
-        try database.execute(SessionFileSchema.createIndexes)
+    /// Builds the indexes of `events` (when asked) and folds the WAL into the main file, so that
+    /// the file alone is complete when copied.
+    func finish(buildingIndexes: Bool) throws {
+        if buildingIndexes { try database.execute(SessionFileSchema.createIndexes) }
         try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 }

@@ -220,6 +220,10 @@ final class CaptureSessionTests: XCTestCase {
         XCTAssertEqual(recovered.first?.state, .interrupted)
         XCTAssertEqual(recovered.first?.events, 50)
 
+        let indexes = "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' ORDER BY name"
+        XCTAssertEqual(try runProcess("/usr/bin/sqlite3", [session.path, indexes]).stdout, "",
+                       "an open session's file gets its indexes when the session stops")
+
         let after = try await daemon.connectDevice()
         try await after.hello(DeviceHello(deviceId: "phone"))
         // The device resends what it has no ack for: duplicates are stored once.
@@ -236,6 +240,8 @@ final class CaptureSessionTests: XCTestCase {
         XCTAssertNotNil(gaps.first?.end)
         let integrity = try runProcess("/usr/bin/sqlite3", [session.path, "PRAGMA integrity_check"])
         XCTAssertEqual(integrity.stdout, "ok\n")
+        XCTAssertEqual(try runProcess("/usr/bin/sqlite3", [session.path, indexes]).stdout,
+                       "events_class\nevents_device_seq\nevents_received\nevents_timestamp\n")
     }
 
     func testAutoPolicyOpensASessionPerConnection() async throws {
