@@ -138,10 +138,14 @@ struct XMLCursor {
         }
         let start = index
         index += 2
-        guard let found = skipName(), bytesEqual(slice(found), slice(name)) else {
+        // The expected name, then a byte that cannot continue a name: the same test as reading the
+        // whole name and comparing, without looking up each of its bytes.
+        let nameEnd = index + name.count
+        guard nameEnd <= bytes.count, bytesEqual(slice(index..<nameEnd), slice(name)), !isNameByte(peek(name.count)) else {
             index = start
             throw ParseFailure(.malformedXML, "<\(self.name(name))> is closed by \(upcoming) (misnested tags)")
         }
+        index = nameEnd
         _ = skipWhitespace()
         guard peek() == ASCII.greaterThan else {
             throw ParseFailure(.malformedXML, "malformed closing tag </\(self.name(name))>")

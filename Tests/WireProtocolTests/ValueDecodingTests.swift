@@ -48,6 +48,31 @@ final class ValueDecodingTests: XCTestCase {
         }
     }
 
+    /// The decoder computes short decimals itself (Clinger's fast path) and hands the rest to strtod:
+    /// both must give the double that Swift's own parser gives, bit for bit.
+    func testDecimalRealsParseAsSwiftParsesThem() throws {
+        var generator = SystemRandomNumberGenerator()
+        var texts = ["0", "-0", "-0.0", ".5", "5.", "1e22", "1e23", "9007199254740993", "9007199254740992.5",
+                     "1298155386.037", "0.000000000000000000001", "123456789012345678901234567890", "1e-22", "4.9e-324",
+                     "1.7976931348623157e308", "2.2250738585072011e-308", "+3.25E+2", "7e0000000000000001"]
+        for _ in 0..<2_000 {
+            let digits = String((0..<Int.random(in: 1...20, using: &generator)).map { _ in "0123456789".randomElement(using: &generator)! })
+            let point = Int.random(in: 0...digits.count, using: &generator)
+            var text = String(digits.prefix(point)) + "." + String(digits.dropFirst(point))
+            if Bool.random(using: &generator) { text += "e\(Int.random(in: -30...30, using: &generator))" }
+            texts.append(Bool.random(using: &generator) ? "-" + text : text)
+        }
+        for text in texts {
+            guard text != "." else { continue }
+            let event = try decodeEvent("<event><key>class</key><string>T</string><key>v</key><real>\(text)</real></event>")
+            let tree = try TypedJSON.decode(event.payload, blob: blobLookup([]))
+            guard case .dict(let dict) = tree, case .real(let decoded)? = dict["v"], let expected = Double(text) else {
+                return XCTFail("\(text): not a real")
+            }
+            XCTAssertEqual(decoded.bitPattern, expected.bitPattern, text)
+        }
+    }
+
     func testBooleans() throws {
         XCTAssertEqual(try payload("<key>v</key><true/>"), json("true"))
         XCTAssertEqual(try payload("<key>v</key><false/>"), json("false"))
