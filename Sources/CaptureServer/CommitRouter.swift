@@ -44,7 +44,7 @@ public struct CommitRouter: Sendable {
             logger.notice("storage: commits succeed again, after \(ended.failedCommits) failed in \(Int(report.committedAt - ended.since)) s")
         }
         let stored = report.rowIDs.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
-        let duplicates = report.records.count - stored
+        let duplicates = report.rowIDs.count - stored
         session.stored.add(stored)
         session.duplicates.add(duplicates)
         counters.eventsStored.add(stored)

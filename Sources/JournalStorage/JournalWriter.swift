@@ -5,9 +5,9 @@ import NIOConcurrencyHelpers
 
 /// What one group commit did, reported to the capture server after the transaction committed.
 public struct CommitReport: Sendable {
-    /// The records of the batch, in storage order.
-    public var records: [JournalRecord]
-    /// The row id given to each record, or nil where (device, seq) was already stored.
+    /// The records of the batch as they were appended (one array per `append`), in storage order.
+    public var appended: [[JournalRecord]]
+    /// The row id given to each record of `records`, or nil where (device, seq) was already stored.
     public var rowIDs: [Int64?]
     /// The highest `seq` now durable, per origin (connection), duplicates included.
     public var highestSeqByOrigin: [UInt64: Int64]
@@ -15,6 +15,9 @@ public struct CommitReport: Sendable {
     public var failure: SQLiteError?
     /// When the commit finished (seconds since 1970).
     public var committedAt: Double
+
+    /// The records of the batch, in storage order.
+    public var records: FlattenSequence<[[JournalRecord]]> { appended.joined() }
 }
 
 /// Tuning of a writer's queue.
@@ -181,34 +184,48 @@ public final class JournalWriter: @unchecked Sendable {
                 return (chunks, bytes)
             }
             if chunks.isEmpty { return }
-            commit(chunks.count == 1 ? chunks[0] : Array(chunks.joined()), bytes: bytes)
+            commit(chunks, bytes: bytes)
         }
     }
 
-    private func commit(_ batch: [JournalRecord], bytes: Int) {
+    private func commit(_ batch: [[JournalRecord]], bytes: Int) {
         var rowIDs: [Int64?]
-        var highest: [UInt64: Int64] = [:]
         var failure: SQLiteError?
         do {
             rowIDs = try file.store(batch)
-            batch.withUnsafeBufferPointer { records in
-                for index in records.indices {
-                    guard let seq = records[index].event.seq else { continue }
-                    highest[records[index].origin] = max(highest[records[index].origin] ?? seq, seq)
-                }
-            }
         } catch {
             failure = error as? SQLiteError ?? SQLiteError(code: -1, message: "\(error)", context: "commit to \(path)")
-            rowIDs = Array(repeating: nil, count: batch.count)
+            rowIDs = Array(repeating: nil, count: batch.reduce(0) { $0 + $1.count })
         }
+        let highest = failure == nil ? Self.highestSeqByOrigin(batch) : [:]
         let waiters = state.withLockedValue { state -> [@Sendable () -> Void] in
             state.pendingBytes -= bytes
             guard state.pendingBytes <= limits.maxPendingBytes / 2 else { return [] }
             defer { state.drainWaiters = [] }
             return state.drainWaiters
         }
-        onCommit(CommitReport(records: batch, rowIDs: rowIDs, highestSeqByOrigin: highest,
+        onCommit(CommitReport(appended: batch, rowIDs: rowIDs, highestSeqByOrigin: highest,
                               failure: failure, committedAt: Date().timeIntervalSince1970))
         waiters.forEach { $0() }
+    }
+
+    /// Each appended array comes from one connection (one origin): one dictionary update per array.
+    private static func highestSeqByOrigin(_ batch: [[JournalRecord]]) -> [UInt64: Int64] {
+        var highest: [UInt64: Int64] = [:]
+        for records in batch {
+            records.withUnsafeBufferPointer { records in
+                var index = records.startIndex
+                while index < records.endIndex {
+                    let origin = records[index].origin
+                    var top: Int64?
+                    while index < records.endIndex, records[index].origin == origin {
+                        if let seq = records[index].event.seq { top = max(top ?? seq, seq) }
+                        index += 1
+                    }
+                    if let top { highest[origin] = max(highest[origin] ?? top, top) }
+                }
+            }
+        }
+        return highest
     }
 }

@@ -137,22 +137,24 @@ public final class SessionFile {
         try seqs.forEachRow { row in _ = stored.insert(device: row.string(0) ?? "", seq: row.int64(1)) }
     }
 
-    /// Stores a batch in one transaction: the row id of each record, nil where (device, seq) was
-    /// already stored. When it throws, none of the batch is stored.
-    func store(_ batch: [JournalRecord]) throws -> [Int64?] {
+    /// Stores a batch (as appended: one array per append) in one transaction: the row id of each
+    /// record, nil where (device, seq) was already stored. When it throws, none of it is stored.
+    func store(_ batch: [[JournalRecord]]) throws -> [Int64?] {
         var rowIDs: [Int64?] = []
-        rowIDs.reserveCapacity(batch.count)
+        rowIDs.reserveCapacity(batch.reduce(0) { $0 + $1.count })
         do {
             try database.transaction {
-                // Through the buffer, so that no record is copied (and retained) on this hot path.
-                try batch.withUnsafeBufferPointer { records in
-                    for index in records.indices {
-                        rowIDs.append(try insert(records[index]))
+                for records in batch {
+                    // Through the buffer, so that no record is copied (and retained) on this hot path.
+                    try records.withUnsafeBufferPointer { records in
+                        for index in records.indices {
+                            rowIDs.append(try insert(records.baseAddress! + index))
+                        }
                     }
                 }
             }
         } catch {
-            for (record, rowID) in zip(batch, rowIDs) where rowID != nil {
+            for (record, rowID) in zip(batch.joined(), rowIDs) where rowID != nil {
                 if let seq = record.event.seq { stored.remove(device: record.device, seq: seq) }
             }
             throw error
@@ -160,10 +162,9 @@ public final class SessionFile {
         return rowIDs
     }
 
-    private func insert(_ record: JournalRecord) throws -> Int64? {
-        let event = record.event
-        if let seq = event.seq, !stored.insert(device: record.device, seq: seq) { return nil }
-        for blob in event.blobs {
+    private func insert(_ record: UnsafePointer<JournalRecord>) throws -> Int64? {
+        if let seq = record.pointee.event.seq, !stored.insert(device: record.pointee.device, seq: seq) { return nil }
+        for blob in record.pointee.event.blobs {
             insertBlob.bind(1, blob.sha256)
             insertBlob.bind(2, Int64(blob.bytes.count))
             try blob.bytes.withUnsafeBytes { bytes in
@@ -171,13 +172,14 @@ public final class SessionFile {
                 try insertBlob.run()
             }
         }
-        insertEvent.bind(1, record.device)
-        insertEvent.bind(2, event.seq)
-        insertEvent.bind(3, event.eventClass)
-        insertEvent.bind(4, event.timestamp ?? record.received)
-        insertEvent.bind(5, Int64(event.timestamp == nil ? 1 : 0))
-        insertEvent.bind(6, record.received)
-        try event.payload.withUnsafeBytes { payload in
+        let timestamp = record.pointee.event.timestamp
+        insertEvent.bind(1, record.pointee.device)
+        insertEvent.bind(2, record.pointee.event.seq)
+        insertEvent.bind(3, record.pointee.event.eventClass)
+        insertEvent.bind(4, timestamp ?? record.pointee.received)
+        insertEvent.bind(5, Int64(timestamp == nil ? 1 : 0))
+        insertEvent.bind(6, record.pointee.received)
+        try record.pointee.event.payload.withUnsafeBytes { payload in
             insertEvent.bindText(7, utf8: payload)
             try insertEvent.run()
         }
