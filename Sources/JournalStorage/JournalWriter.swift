@@ -72,8 +72,6 @@ public final class JournalWriter: @unchecked Sendable {
 
     private struct State {
         var pending = Deque<Chunk>()
-        /// Bytes of `pending`.
-        var queuedBytes = 0
         /// Bytes of `pending` and of the batch being committed.
         var pendingBytes = 0
         var commitScheduled = false
@@ -99,7 +97,6 @@ public final class JournalWriter: @unchecked Sendable {
         let (admission, schedule) = state.withLockedValue { state -> (Admission, Bool) in
             guard !state.closed else { return (.closed, false) }
             state.pending.append(Chunk(records: records, bytes: bytes))
-            state.queuedBytes += bytes
             state.pendingBytes += bytes
             let schedule = !state.commitScheduled
             state.commitScheduled = true
@@ -179,7 +176,6 @@ public final class JournalWriter: @unchecked Sendable {
                     chunks.append(state.pending.removeFirst().records)
                     bytes += next.bytes
                 }
-                state.queuedBytes -= bytes
                 if chunks.isEmpty { state.commitScheduled = false }
                 return (chunks, bytes)
             }

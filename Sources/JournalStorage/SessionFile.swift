@@ -53,8 +53,8 @@ enum SessionFileSchema {
         );
         """
 
-    /// The indexes of `events`, by name. A writer drops them while the session records and builds
-    /// them when it closes the file: one bulk build per index instead of one b-tree insert per
+    /// The indexes of `events`, by name. A writer drops them while the session is open and builds
+    /// them when the session stops: one bulk build per index instead of one b-tree insert per
     /// event and index, which held ingest to half its speed (docs/STORAGE.md, docs/BENCHMARKS.md).
     static let eventIndexes: [(name: String, columns: String, unique: Bool)] = [
         ("events_class", "class", false),

@@ -126,4 +126,3 @@ public struct WireDecoder: Sendable {
         scanner.bufferDropped(consumed)
     }
 }
-
