@@ -81,8 +81,7 @@ struct MessageParser {
     }
 
     private mutating func event(_ c: inout XMLCursor, _ tag: XMLCursor.Tag) throws(ParseFailure) -> WireEvent {
-        var json = TypedJSONWriter(reusing: jsonScratch)
-        jsonScratch = []  // as with `scratch`: the writer is the buffer's only owner
+        var json = TypedJSONWriter(reusing: &jsonScratch)
         defer { jsonScratch = json.emptied(keepingAtMost: Self.retainedScratch) }
         json.beginDict()
         if !tag.isEmpty { try dictBody(&c, closing: tag.name, depth: 1, sink: &json, capturesEventFields: true) }

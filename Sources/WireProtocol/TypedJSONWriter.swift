@@ -7,9 +7,10 @@ struct TypedJSONWriter: PlistSink {
 
     init() {}
 
-    /// Writes into `buffer`'s storage (emptied first), so that its capacity is reused.
-    init(reusing buffer: [UInt8]) {
-        json = buffer
+    /// Writes into `buffer`'s storage (emptied first), so that its capacity is reused; `buffer` is
+    /// left empty, so that the writer owns the storage alone and emptying it does not copy it.
+    init(reusing buffer: inout [UInt8]) {
+        swap(&json, &buffer)
         json.removeAll(keepingCapacity: true)
     }
 
