@@ -14,7 +14,7 @@ public final class EvaluationSession: Sendable {
     public let journal: JournalWriter
     /// Opened for one connection under the `auto` policy, and stopped with it.
     public let isAutomatic: Bool
-    private let selection: Set<String>
+    private let selection: SensorSelection
     private let record: NIOLockedValueBox<SessionRecord>
     private let open: Synchronization.Atomic<Bool>
     let stored = Synchronization.Atomic<Int>(0)
@@ -25,7 +25,7 @@ public final class EvaluationSession: Sendable {
         id = record.id
         self.journal = journal
         self.isAutomatic = isAutomatic
-        selection = Set(record.sensors)
+        selection = SensorSelection(record.sensors)
         self.record = NIOLockedValueBox(record)
         open = Synchronization.Atomic(record.state.isOpen)
         stored.store(Int(record.events), ordering: .relaxed)
@@ -45,10 +45,9 @@ public final class EvaluationSession: Sendable {
         return snapshot
     }
 
-    /// Whether the session records this event: all events when no sensors were selected, else those whose
-    /// class or `sensor` is in the selection.
+    /// Whether the session records this event (see `SensorSelection`).
     public func selects(_ event: WireEvent) -> Bool {
-        selection.isEmpty || selection.contains(event.eventClass) || event.sensor.map(selection.contains) == true
+        selection.selects(eventClass: event.eventClass, sensor: event.sensor)
     }
 
     /// Changes the record under the lock and returns the result with current counts.

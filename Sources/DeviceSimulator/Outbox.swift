@@ -58,17 +58,13 @@ struct Outbox {
         return true
     }
 
-    /// Events written but still waiting for an ack, and whether each can expect one.
+    /// Events written but still waiting for an ack, split by whether the session records them (its
+    /// sensors, from `<welcome>`): those it does not record are not waited for at the end of a run.
     func unsettled(selectedBy welcome: Welcome?) -> (awaited: Int, notSelected: Int) {
-        var notSelected = 0
-        for event in events where !Self.selects(welcome, event) { notSelected += 1 }
+        let selection = SensorSelection(welcome?.sensors ?? [])
+        let notSelected = events.reduce(0) { count, event in
+            selection.selects(eventClass: event.eventClass.rawValue, sensor: event.sensor) ? count : count + 1
+        }
         return (events.count - notSelected, notSelected)
-    }
-
-    /// Whether the session records the event; it never acknowledges events it does not select (its sensors,
-    /// from `<welcome>`), so those are not waited for at the end of a run.
-    static func selects(_ welcome: Welcome?, _ event: OutgoingEvent) -> Bool {
-        guard let sensors = welcome?.sensors, !sensors.isEmpty else { return true }
-        return sensors.contains(event.eventClass.rawValue) || event.sensor.map(sensors.contains) == true
     }
 }
