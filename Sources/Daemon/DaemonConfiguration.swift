@@ -84,9 +84,9 @@ struct ConfigurationOption: Sendable {
 
     static let all: [ConfigurationOption] = [
         .init(key: "server.listen", kind: .hostPort, current: { "\($0.capture.host):\($0.capture.port)" }) { value, config in
-            guard let (host, port) = parseHostPort(value) else { return false }
-            config.capture.host = host
-            config.capture.port = port
+            guard let address = HostPort(parsing: value) else { return false }
+            config.capture.host = address.host.isEmpty ? "0.0.0.0" : address.host
+            config.capture.port = address.port
             return true
         },
         .init(key: "server.unknown_device_policy", kind: .choice(UnknownDevicePolicy.allCases.map(\.rawValue)),
@@ -241,22 +241,4 @@ public struct ConfigurationSource: Sendable {
 private func positive(_ value: String) -> Int? {
     guard let number = Int(value), number > 0 else { return nil }
     return number
-}
-
-/// Parses `HOST:PORT`, `[IPv6]:PORT` or `:PORT` (all interfaces).
-func parseHostPort(_ value: String) -> (String, Int)? {
-    let host: Substring
-    let port: Substring
-    if value.hasPrefix("["), let close = value.firstIndex(of: "]") {
-        host = value[value.index(after: value.startIndex)..<close]
-        let rest = value[value.index(after: close)...]
-        guard rest.hasPrefix(":") else { return nil }
-        port = rest.dropFirst()
-    } else {
-        guard let colon = value.lastIndex(of: ":") else { return nil }
-        host = value[..<colon]
-        port = value[value.index(after: colon)...]
-    }
-    guard let number = Int(port), (0...65535).contains(number) else { return nil }
-    return (host.isEmpty ? "0.0.0.0" : String(host), number)
 }

@@ -1,3 +1,4 @@
+import WireProtocol
 import Zeroconf
 
 /// Where the capture server listens.
@@ -13,15 +14,12 @@ public struct ServerAddress: Sendable, Equatable, CustomStringConvertible {
         self.name = name
     }
 
-    /// `HOST:PORT`, `[IPv6]:PORT`.
+    /// `HOST:PORT`, `[IPv6]:PORT`: a device needs both a host and a port.
     public init(parsing text: String) throws(SimulatorError) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+        guard let address = HostPort(parsing: text), !address.host.isEmpty, address.port > 0 else {
             throw .badAddress(text)
         }
-        var host = String(text[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { throw .badAddress(text) }
-        self.init(host: host, port: port)
+        self.init(host: address.host, port: address.port)
     }
 
     public var description: String {
