@@ -11,6 +11,7 @@ let package = Package(
         // For the separate Benchmarks/ package (`make bench`), which depends on this one by path.
         .library(name: "WireProtocol", targets: ["WireProtocol"]),
         .library(name: "JournalStorage", targets: ["JournalStorage"]),
+        .library(name: "GroupCommit", targets: ["GroupCommit"]),
         .library(name: "DeviceSimulator", targets: ["DeviceSimulator"]),
     ],
     dependencies: [
@@ -33,36 +34,52 @@ let package = Package(
 
         // The wire protocol: XML event messages from capture libraries, byte-level and incremental.
         .target(name: "WireProtocol", dependencies: [
-            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "OrderedCollections", package: "swift-collections"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        // Journal storage: the catalog and one SQLite file per evaluation session.
+        // The value types every layer shares: sessions, devices, stored events, export formats.
+        .target(name: "SessionModel"),
+        // Journal storage: the catalog and one SQLite file per evaluation session (schema, reading, exporting).
         .target(name: "JournalStorage", dependencies: [
-            "CSQLite", "WireProtocol",
-            .product(name: "DequeModule", package: "swift-collections"),
-            .product(name: "Logging", package: "swift-log"),
+            "CSQLite", "SessionModel", "WireProtocol",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
-        // The capture server: TCP connections from devices, sessions, ingest with backpressure.
+        // Group commit: the single writer of each session file, with a bounded queue (the daemon's write path).
+        .target(name: "GroupCommit", dependencies: [
+            "JournalStorage",
+            .product(name: "DequeModule", package: "swift-collections"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
+        // The control socket's protocol: requests, replies, tail lines, counters; data only, both sides use it.
+        .target(name: "ControlProtocol", dependencies: [
+            "SessionModel", "WireProtocol",
+        ]),
+        // The capture server: TCP connections from devices, sessions, ingest with backpressure, live tail.
         .target(name: "CaptureServer", dependencies: [
-            "WireProtocol", "JournalStorage",
+            "ControlProtocol", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
             .product(name: "DequeModule", package: "swift-collections"),
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOExtras", package: "swift-nio-extras"),
-            .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        // Control: the Unix control socket, its JSON protocol, server and client.
-        .target(name: "Control", dependencies: [
-            "CaptureServer", "JournalStorage",
+        // The control socket's server side: access check and the commands, run against the capture server.
+        .target(name: "ControlService", dependencies: [
+            "CaptureServer", "ControlProtocol", "JournalStorage", "SessionModel",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOExtras", package: "swift-nio-extras"),
-            .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // The control socket's client (muevalctl, tests).
+        .target(name: "ControlClient", dependencies: [
+            "ControlProtocol",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOExtras", package: "swift-nio-extras"),
         ]),
         // Zeroconf: announcing the capture service through avahi-daemon, and finding it.
         .target(name: "Zeroconf", dependencies: [
@@ -72,28 +89,32 @@ let package = Package(
         ]),
         // The daemon: configuration, logging and the lifecycle that ties the services together.
         .target(name: "Daemon", dependencies: [
-            "CaptureServer", "Control", "JournalStorage", "Zeroconf",
+            "CaptureServer", "ControlProtocol", "ControlService", "JournalStorage", "SessionModel", "WireProtocol", "Zeroconf",
+            .product(name: "TOMLKit", package: "TOMLKit"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .executableTarget(name: "muevald", dependencies: [
             "Daemon",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "muevalctl", dependencies: [
-            "Control", "WireProtocol", "Zeroconf", "ReportCritique",
+            "ControlClient", "ControlProtocol", "ReportCritique", "SessionAnalysis", "SessionModel", "WireProtocol", "Zeroconf",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The device simulator: scenarios, events, PNG screenshots, and a reliable sender (muevalsim).
         .target(name: "DeviceSimulator", dependencies: [
             "CZlib", "WireProtocol", "Zeroconf",
+            .product(name: "DequeModule", package: "swift-collections"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "DequeModule", package: "swift-collections"),
-            .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .executableTarget(name: "muevalsim", dependencies: [
             "DeviceSimulator",
@@ -101,39 +122,53 @@ let package = Package(
         ]),
         // Starts a real muevald on a temporary directory, for integration tests.
         .target(name: "DaemonTestSupport", dependencies: [
-            "Control", "WireProtocol", "JournalStorage",
+            "ControlClient", "ControlProtocol", "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
 
         // Analysis: interpreters on a blackboard turn a session file into results (docs/REPORTS.md).
         .target(name: "SessionAnalysis", dependencies: [
-            "JournalStorage", "WireProtocol",
-            .product(name: "OrderedCollections", package: "swift-collections"),
+            "JournalStorage", "SessionModel", "WireProtocol",
         ]),
         // Critique: the static HTML report written from the analysis results.
-        .target(name: "ReportCritique", dependencies: ["SessionAnalysis", "JournalStorage"]),
+        .target(name: "ReportCritique", dependencies: [
+            "SessionAnalysis", "WireProtocol",
+        ]),
         // Synthetic session files with known contents, for the analysis tests and the report benchmark.
         .target(name: "SessionAnalysisTestSupport", dependencies: [
-            "JournalStorage", "WireProtocol", "DeviceSimulator",
+            "DeviceSimulator", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         // Times analysis and report of a synthetic one-hour session (`make bench`).
-        .executableTarget(name: "ReportBenchmark", dependencies: ["ReportCritique", "SessionAnalysisTestSupport"]),
+        .executableTarget(name: "ReportBenchmark", dependencies: [
+            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport",
+        ]),
 
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
-        .testTarget(name: "JournalStorageTests", dependencies: ["JournalStorage", "WireProtocol"]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "CaptureServer", "JournalStorage"]),
-        .testTarget(name: "DeviceSimulatorTests", dependencies: ["DeviceSimulator", "WireProtocol"]),
+        .testTarget(name: "WireProtocolTests", dependencies: [
+            "WireProtocol",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]),
+        .testTarget(name: "JournalStorageTests", dependencies: [
+            "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
+        .testTarget(name: "DaemonTests", dependencies: [
+            "CaptureServer", "Daemon", "JournalStorage",
+        ]),
+        .testTarget(name: "DeviceSimulatorTests", dependencies: [
+            "DeviceSimulator", "WireProtocol",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]),
         .testTarget(name: "SessionAnalysisTests", dependencies: [
-            "SessionAnalysis", "ReportCritique", "SessionAnalysisTestSupport", "JournalStorage", "WireProtocol",
+            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport",
         ]),
         // Depends on the executables so that `swift test` builds the binaries it starts.
         .testTarget(name: "IntegrationTests", dependencies: [
-            "DaemonTestSupport", "WireProtocol", "Control", "JournalStorage", "Zeroconf", "muevald", "muevalctl",
-            "muevalsim", "DeviceSimulator",
+            "ControlClient", "ControlProtocol", "DaemonTestSupport", "DeviceSimulator", "JournalStorage", "SessionModel", "WireProtocol", "Zeroconf", "muevalctl", "muevald", "muevalsim",
+            .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
     ]
 )

@@ -26,6 +26,7 @@ let package = Package(
                 "BenchProfiles",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "WireProtocol", package: "muEval"),
+                .product(name: "GroupCommit", package: "muEval"),
                 .product(name: "JournalStorage", package: "muEval"),
             ],
             path: "Benchmarks/Ingest",

@@ -1,14 +1,8 @@
-import JournalStorage
-import NIOConcurrencyHelpers
-import WireProtocol
-
-/// What to do with events from a device that no session is waiting for.
-public enum UnknownDevicePolicy: String, Sendable, CaseIterable, Codable {
-    /// Answer `<error>`, count the events and show them in `status` (the default: nothing is recorded by accident).
-    case reject
-    /// Open a session for each such connection, stopped when it ends (unattended field studies).
-    case auto
-}
+public import GroupCommit
+internal import JournalStorage
+internal import NIOConcurrencyHelpers
+public import SessionModel
+public import WireProtocol
 
 /// Everything the capture server needs to know, resolved from flags, environment and config file.
 public struct CaptureConfiguration: Sendable {

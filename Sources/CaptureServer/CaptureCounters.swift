@@ -1,4 +1,5 @@
-import Synchronization
+public import ControlProtocol
+public import Synchronization
 
 /// Daemon-wide counters, shown by `muevalctl status`. Lock-free: they are bumped on the hot path.
 public final class CaptureCounters: Sendable {
@@ -24,8 +25,8 @@ public final class CaptureCounters: Sendable {
 
     public init() {}
 
-    public func snapshot() -> Snapshot {
-        Snapshot(connectionsAccepted: connectionsAccepted.load(ordering: .relaxed),
+    public func snapshot() -> CounterSnapshot {
+        CounterSnapshot(connectionsAccepted: connectionsAccepted.load(ordering: .relaxed),
                  connectionsRefused: connectionsRefused.load(ordering: .relaxed),
                  connectionsOpen: connectionsOpen.load(ordering: .relaxed),
                  eventsReceived: eventsReceived.load(ordering: .relaxed),
@@ -38,23 +39,6 @@ public final class CaptureCounters: Sendable {
                  repliesDropped: repliesDropped.load(ordering: .relaxed),
                  authenticationFailures: authenticationFailures.load(ordering: .relaxed),
                  bytesReceived: bytesReceived.load(ordering: .relaxed))
-    }
-
-    /// A copy of the counters at one moment; the JSON keys are part of `muevalctl status --json`.
-    public struct Snapshot: Codable, Sendable, Equatable {
-        public var connectionsAccepted: Int
-        public var connectionsRefused: Int
-        public var connectionsOpen: Int
-        public var eventsReceived: Int
-        public var eventsStored: Int
-        public var eventsDuplicate: Int
-        public var eventsFiltered: Int
-        public var eventsRejectedNoSession: Int
-        public var eventsFailedStorage: Int
-        public var malformedMessages: Int
-        public var repliesDropped: Int
-        public var authenticationFailures: Int
-        public var bytesReceived: Int
     }
 }
 

@@ -1,9 +1,9 @@
-import Foundation
-import JournalStorage
-import Logging
-import NIOCore
-import NIOPosix
-import ServiceLifecycle
+internal import Foundation
+internal import JournalStorage
+public import Logging
+public import NIOCore
+internal import NIOPosix
+public import ServiceLifecycle
 
 /// The TCP listener devices connect to. Runs until graceful shutdown, then stops accepting,
 /// lets every connection hand its last events to the journal, and closes them.

@@ -1,6 +1,8 @@
-import Foundation
-import JournalStorage
-import Logging
+internal import ControlProtocol
+internal import Foundation
+public import GroupCommit
+internal import JournalStorage
+public import Logging
 
 /// Turns each group commit into what devices and counters must learn from it: `<ack>` to the
 /// connections whose events are now durable, `<error>` to those whose events could not be stored.

@@ -1,5 +1,5 @@
-import NIOConcurrencyHelpers
-import NIOCore
+internal import NIOConcurrencyHelpers
+internal import NIOCore
 
 /// Signals delivered to a device connection from outside its event loop.
 enum ConnectionSignal: Sendable {

@@ -1,8 +1,8 @@
-import Foundation
-import JournalStorage
-import Logging
-import NIOCore
-import WireProtocol
+internal import Foundation
+internal import JournalStorage
+internal import Logging
+internal import NIOCore
+internal import WireProtocol
 
 /// One device's TCP connection: decodes its byte stream, routes events to its session's
 /// journal, answers with welcome / ack / error, and stops reading while the journal is full.

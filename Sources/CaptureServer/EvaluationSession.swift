@@ -1,8 +1,10 @@
-import Foundation
-import JournalStorage
-import NIOConcurrencyHelpers
-import Synchronization
-import WireProtocol
+internal import Foundation
+public import GroupCommit
+internal import JournalStorage
+internal import NIOConcurrencyHelpers
+public import SessionModel
+internal import Synchronization
+public import WireProtocol
 
 /// A live evaluation session: one test user, one device, one journal (thesis 2.6.2).
 ///

@@ -1,8 +1,11 @@
-import Foundation
-import JournalStorage
-import Logging
-import NIOConcurrencyHelpers
-import WireProtocol
+internal import ControlProtocol
+internal import Foundation
+public import GroupCommit
+public import JournalStorage
+public import Logging
+internal import NIOConcurrencyHelpers
+public import SessionModel
+public import WireProtocol
 
 /// Errors of session management, worded for the developer at the `muevalctl` prompt.
 public enum SessionError: Error, CustomStringConvertible, Equatable {

@@ -1,29 +1,22 @@
-import NIOConcurrencyHelpers
+public import ControlProtocol
+internal import NIOConcurrencyHelpers
 
 /// Whether group commits succeed. A full disk or an unwritable file makes commits fail; devices
 /// get `<error>` replies for what is refused, and `status` and the log say so until a commit
 /// succeeds again (by itself, once space is freed: every batch is tried anew).
 public final class StorageHealth: Sendable {
-    /// Commits have been failing since `since`.
-    public struct Problem: Codable, Sendable, Equatable {
-        public var since: Double
-        public var reason: String
-        public var diskFull: Bool
-        /// Commits that failed since then.
-        public var failedCommits: Int
-    }
 
-    private let box = NIOLockedValueBox<Problem?>(nil)
+    private let box = NIOLockedValueBox<StorageProblem?>(nil)
 
     public init() {}
 
-    public var problem: Problem? { box.withLockedValue { $0 } }
+    public var problem: StorageProblem? { box.withLockedValue { $0 } }
 
     /// Records a failed commit; true when commits were fine until now.
     func failed(reason: String, diskFull: Bool, now: Double) -> Bool {
         box.withLockedValue { problem in
             if problem == nil {
-                problem = Problem(since: now, reason: reason, diskFull: diskFull, failedCommits: 1)
+                problem = StorageProblem(since: now, reason: reason, diskFull: diskFull, failedCommits: 1)
                 return true
             }
             problem?.failedCommits += 1
@@ -33,7 +26,7 @@ public final class StorageHealth: Sendable {
     }
 
     /// Records a successful commit; returns the problem it ends, if there was one.
-    func succeeded() -> Problem? {
+    func succeeded() -> StorageProblem? {
         box.withLockedValue { problem in
             defer { problem = nil }
             return problem

@@ -1,5 +1,5 @@
-import Foundation
-import TOMLKit
+public import Foundation
+internal import TOMLKit
 
 /// Builds the configuration: defaults, then the config file, then `MUEVAL_*` environment
 /// variables, then command-line flags (each later source wins).

@@ -1,8 +1,9 @@
-import CaptureServer
-import Foundation
-import JournalStorage
-import Logging
-import WireProtocol
+public import CaptureServer
+public import Foundation
+internal import JournalStorage
+public import Logging
+internal import SessionModel
+internal import WireProtocol
 
 /// Everything muevald runs with, after flags, environment and the config file are merged.
 public struct DaemonConfiguration: Sendable {

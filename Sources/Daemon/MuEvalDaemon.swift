@@ -1,10 +1,11 @@
-import CaptureServer
-import Control
-import Foundation
-import JournalStorage
-import Logging
-import NIOPosix
-import ServiceLifecycle
+internal import CaptureServer
+internal import ControlProtocol
+internal import ControlService
+internal import Foundation
+internal import JournalStorage
+internal import Logging
+internal import NIOPosix
+internal import ServiceLifecycle
 
 /// Assembles muevald from its parts and runs it until SIGTERM or SIGINT.
 ///

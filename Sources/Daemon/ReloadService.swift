@@ -1,7 +1,7 @@
-import Foundation
-import Logging
-import ServiceLifecycle
-import UnixSignals
+internal import Foundation
+internal import Logging
+internal import ServiceLifecycle
+internal import UnixSignals
 
 /// Rereads the configuration on SIGHUP (`systemctl reload muevald`) and applies what can change
 /// without a restart: log level, limits, the Zeroconf name. It says what it applied and what

@@ -1,6 +1,6 @@
-import Foundation
-import Logging
-import NIOConcurrencyHelpers
+public import Foundation
+public import Logging
+internal import NIOConcurrencyHelpers
 
 /// The daemon's log level, shared by all its loggers, so that a reload (SIGHUP) changes it everywhere.
 public final class LogLevelSetting: Sendable {

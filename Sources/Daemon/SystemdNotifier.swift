@@ -1,6 +1,6 @@
-import Foundation
+internal import Foundation
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// The sd_notify protocol (sd_notify(3)): newline-separated `KEY=VALUE` assignments in one

@@ -1,7 +1,7 @@
-import CaptureServer
-import NIOCore
-import NIOConcurrencyHelpers
-import ServiceLifecycle
+internal import CaptureServer
+internal import NIOCore
+internal import NIOConcurrencyHelpers
+internal import ServiceLifecycle
 
 /// Keeps systemd informed (Type=notify): `READY=1` once devices and muevalctl can connect,
 /// `STATUS=` as sessions and counts change, `WATCHDOG=1` while the event loops turn, and

@@ -1,10 +1,11 @@
-import CaptureServer
-import Control
-import Foundation
-import Logging
-import NIOConcurrencyHelpers
-import ServiceLifecycle
-import Zeroconf
+internal import CaptureServer
+internal import ControlProtocol
+internal import ControlService
+internal import Foundation
+internal import Logging
+internal import NIOConcurrencyHelpers
+internal import ServiceLifecycle
+internal import Zeroconf
 
 /// Announces the capture server over Zeroconf once it listens, keeps the TXT record's state
 /// current as sessions start and stop, and withdraws the announcement first at shutdown.

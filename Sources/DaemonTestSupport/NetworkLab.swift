@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// Two hosts on one machine for Zeroconf tests: network namespaces "lab" and "device" joined by
 /// a veth pair, each with its own D-Bus system bus and its own avahi-daemon restricted to its

@@ -1,7 +1,7 @@
-import Foundation
-import NIOConcurrencyHelpers
+internal import Foundation
+internal import NIOConcurrencyHelpers
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// Plays systemd's side of sd_notify for a test: a datagram socket that muevald is pointed at

@@ -1,6 +1,6 @@
-import Foundation
+internal import Foundation
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// A long-running child of the test process, started with posix_spawn and reaped with waitpid.

@@ -1,7 +1,9 @@
-import Control
-import Foundation
-import JournalStorage
-import NIOConcurrencyHelpers
+public import ControlClient
+internal import ControlProtocol
+public import Foundation
+internal import JournalStorage
+internal import NIOConcurrencyHelpers
+internal import SessionModel
 
 /// A real muevald process on a temporary data directory, listening on a free loopback port,
 /// for integration tests that read like a user's session:

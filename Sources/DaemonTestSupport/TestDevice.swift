@@ -1,9 +1,9 @@
-import Foundation
-import NIOConcurrencyHelpers
-import NIOCore
-import NIOPosix
-import OrderedCollections
-import WireProtocol
+internal import Foundation
+internal import NIOConcurrencyHelpers
+internal import NIOCore
+internal import NIOPosix
+public import OrderedCollections
+public import WireProtocol
 
 /// A device's TCP connection to a test daemon: sends wire messages, collects the replies.
 public final class TestDevice: Sendable {

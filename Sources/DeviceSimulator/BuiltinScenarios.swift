@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// The scenarios muevalsim plays without a file: the thesis's demo applications (seed 000, sections 4.3 and
 /// 5.2) and seed 001's campus app. They are written in the scenario file format, so that

@@ -1,7 +1,7 @@
-import NIOConcurrencyHelpers
-import NIOCore
-import NIOPosix
-import WireProtocol
+internal import NIOConcurrencyHelpers
+internal import NIOCore
+internal import NIOPosix
+internal import WireProtocol
 
 /// What the server said on one connection since the device last looked.
 struct ServerReplies {

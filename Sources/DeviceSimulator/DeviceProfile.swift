@@ -1,4 +1,4 @@
-import WireProtocol
+public import WireProtocol
 
 /// Who a simulated phone says it is in `<hello>`: an id, its owner's name, the model and the app.
 public struct DeviceProfile: Sendable, Equatable {

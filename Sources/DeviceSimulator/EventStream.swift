@@ -1,5 +1,5 @@
-import DequeModule
-import WireProtocol
+internal import DequeModule
+public import WireProtocol
 
 /// An event ready for the wire: its encoded bytes and what the sender needs to account for it.
 public struct OutgoingEvent: Sendable, Equatable {

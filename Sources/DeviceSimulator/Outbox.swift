@@ -1,5 +1,5 @@
-import DequeModule
-import WireProtocol
+internal import DequeModule
+internal import WireProtocol
 
 /// The events a device has generated and the server has not yet acknowledged, in seq order: the bounded
 /// buffer of a capture library that must lose nothing across dropped connections.

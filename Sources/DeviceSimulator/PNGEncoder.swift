@@ -1,4 +1,4 @@
-import CZlib
+internal import CZlib
 
 /// Writes palette PNG images (colour type 3, 8 bits per pixel), the smallest correct form for screens of a
 /// few flat colours. zlib (the system library) does the deflate and the CRC-32; the output depends only on

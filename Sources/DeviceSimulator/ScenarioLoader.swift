@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Why a scenario cannot be played; each message says where and what to change.
 public enum ScenarioError: Error, CustomStringConvertible, Equatable {

@@ -1,5 +1,5 @@
-import OrderedCollections
-import WireProtocol
+internal import OrderedCollections
+internal import WireProtocol
 
 /// Plays a scenario as one tester on one phone: each pass launches the app, works through the tasks and
 /// terminates it, and yields the events a capture library would have recorded, on a simulated clock.

@@ -1,5 +1,5 @@
-import OrderedCollections
-import WireProtocol
+internal import OrderedCollections
+internal import WireProtocol
 
 /// What the phone shows at one moment: the view on top of the navigation stack and the text in its fields.
 /// Everything a view change reports (the UI state tree, the screenshot) is a function of it.

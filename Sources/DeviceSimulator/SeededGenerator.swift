@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// SplitMix64: a small, fast generator whose whole output follows from its seed, so that a run with
 /// `--seed` produces the same bytes on every machine (the standard library's generator is not seedable).

@@ -1,6 +1,6 @@
-import Foundation
-import OrderedCollections
-import WireProtocol
+internal import Foundation
+internal import OrderedCollections
+internal import WireProtocol
 
 /// The phone's sensors (seed 004's modules): periodic accelerometer, location and battery samples, and
 /// network and orientation changes. Readings drift plausibly and follow only from the seed.

@@ -1,5 +1,5 @@
-import WireProtocol
-import Zeroconf
+internal import WireProtocol
+public import Zeroconf
 
 /// Where the capture server listens.
 public struct ServerAddress: Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,5 @@
-import NIOCore
-import WireProtocol
+internal import NIOCore
+internal import WireProtocol
 
 /// One simulated phone for one run: generates its events at the chosen pace and delivers each exactly once
 /// to the server's session, across dropped connections and server restarts.

@@ -1,14 +1,5 @@
-import OrderedCollections
-import WireProtocol
-
-/// The thesis's five event classes (section 2.6.2).
-public enum EventClass: String, CaseIterable, Codable, Sendable {
-    case userInput = "UserInputEvent"
-    case userInterface = "UserInterfaceEvent"
-    case deviceSensor = "DeviceSensorEvent"
-    case application = "ApplicationEvent"
-    case custom = "CustomEvent"
-}
+public import OrderedCollections
+public import WireProtocol
 
 /// An event as the simulated capture library produces it, before it gets its `seq` and wall-clock timestamp.
 public struct SimulatedEvent: Sendable, Equatable {

@@ -1,5 +1,5 @@
-import Foundation
-import WireProtocol
+internal import Foundation
+internal import WireProtocol
 
 /// Runs the simulated devices of a run concurrently, each with its own connection and identity.
 public enum Simulation {

@@ -1,4 +1,4 @@
-import WireProtocol
+internal import WireProtocol
 
 /// How a run goes: how many devices, how fast, how long, and how patient the sender is.
 public struct SimulationOptions: Sendable {

@@ -1,4 +1,5 @@
-import Foundation
+internal import WireProtocol
+internal import Foundation
 
 /// What happened to one device's events; `--json` prints these.
 public struct DeviceReport: Codable, Sendable, Equatable {

@@ -1,5 +1,6 @@
-import Foundation
-import NIOConcurrencyHelpers
+public import SessionModel
+internal import Foundation
+internal import NIOConcurrencyHelpers
 
 /// The data directory's index: every session and every device ever seen (docs/STORAGE.md).
 ///

@@ -1,13 +1,6 @@
-import Foundation
-import WireProtocol
-
-/// Writes a session's events back out, for other tools and for bug reports.
-public enum ExportFormat: String, Sendable, CaseIterable, Codable {
-    /// One Apple XML property list whose root array holds every event as sent, `data` values included.
-    case plist
-    /// One JSON object per line: the stored columns plus the typed JSON payload (`data` as SHA-256 references).
-    case jsonl
-}
+public import SessionModel
+internal import Foundation
+internal import WireProtocol
 
 public enum JournalExporterError: Error, CustomStringConvertible {
     case missingBlob(sha256: String, eventID: Int64)
@@ -21,6 +14,7 @@ public enum JournalExporterError: Error, CustomStringConvertible {
     }
 }
 
+/// Writes a session's events back out, for other tools and for bug reports.
 public struct JournalExporter {
     private let reader: SessionReader
     public let format: ExportFormat
@@ -71,44 +65,5 @@ public struct JournalExporter {
         } catch {
             throw JournalExporterError.corruptPayload(eventID: event.id, reason: "\(error)")
         }
-    }
-}
-
-extension StoredEvent {
-    /// The event as one line of JSON: the stored columns, then the typed JSON payload spliced in
-    /// as it is (re-encoding it would lose the integer/real distinction). Used by `export --format jsonl`
-    /// and `muevalctl events --json`.
-    public func jsonLine() -> [UInt8] {
-        var meta = (try? JSONEncoder.sortedKeys.encode(ExportLine(self))) ?? Data("{}".utf8)
-        meta.removeLast()
-        return Array(meta) + Array(",\"payload\":".utf8) + Array(payload.utf8) + Array("}\n".utf8)
-    }
-}
-
-extension JSONEncoder {
-    fileprivate static var sortedKeys: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
-}
-
-private struct ExportLine: Encodable {
-    var id: Int64
-    var device: String
-    var seq: Int64?
-    var `class`: String
-    var timestamp: Double
-    var timestampEstimated: Bool
-    var received: Double
-
-    init(_ event: StoredEvent) {
-        id = event.id
-        device = event.device
-        seq = event.seq
-        self.class = event.eventClass
-        timestamp = event.timestamp
-        timestampEstimated = event.timestampEstimated
-        received = event.received
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+internal import SessionModel
+internal import Foundation
 
 /// Column mapping of `SessionRecord`, shared by the catalog's `sessions` table and a session file's `session` table.
 enum SessionRow {

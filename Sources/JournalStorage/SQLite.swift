@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 
 // A thin wrapper over the SQLite C API. The journal needs exactly three things from SQLite:
 // prepared statements reused across a whole batch, zero-copy binding of payload bytes, and
@@ -10,6 +10,12 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public var code: Int32
     public var message: String
     public var context: String
+
+    package init(code: Int32, message: String, context: String) {
+        self.code = code
+        self.message = message
+        self.context = context
+    }
 
     public var description: String { "\(context): \(message) (SQLite code \(code))" }
 

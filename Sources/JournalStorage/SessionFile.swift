@@ -1,4 +1,5 @@
-import WireProtocol
+public import SessionModel
+public import WireProtocol
 
 /// The schema of a session file, a portable SQLite document (docs/STORAGE.md).
 enum SessionFileSchema {
@@ -97,7 +98,7 @@ public struct JournalRecord: Sendable {
     }
 
     /// Bytes this record holds in memory, for the writer's backpressure accounting.
-    var footprint: Int {
+    package var footprint: Int {
         var total = 128 + event.payload.count + event.eventClass.utf8.count + device.utf8.count
         for blob in event.blobs { total += blob.bytes.count + 64 }
         return total
@@ -118,8 +119,9 @@ public final class SessionFile {
     private var stored = SeqLedger()
 
     /// Opens (creating if needed) the session file at `path` for writing.
-    init(path: String, synchronous: JournalSynchronous) throws {
+    package init(path: String, synchronous: JournalSynchronous) throws {
         database = try SQLiteDatabase(path: path)
+        try DataDirectory.restrict(path)
         try database.execute("""
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = \(synchronous.pragmaValue);
@@ -139,7 +141,7 @@ public final class SessionFile {
 
     /// Stores a batch (as appended: one array per append) in one transaction: the row id of each
     /// record, nil where (device, seq) was already stored. When it throws, none of it is stored.
-    func store(_ batch: [[JournalRecord]]) throws -> [Int64?] {
+    package func store(_ batch: [[JournalRecord]]) throws -> [Int64?] {
         var rowIDs: [Int64?] = []
         rowIDs.reserveCapacity(batch.reduce(0) { $0 + $1.count })
         do {
@@ -222,7 +224,7 @@ public final class SessionFile {
 
     /// Builds the indexes of `events` (when asked) and folds the WAL into the main file, so that
     /// the file alone is complete when copied.
-    func finish(buildingIndexes: Bool) throws {
+    package func finish(buildingIndexes: Bool) throws {
         if buildingIndexes { try database.execute(SessionFileSchema.createIndexes) }
         try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }

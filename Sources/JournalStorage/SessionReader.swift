@@ -1,4 +1,5 @@
-import WireProtocol
+public import SessionModel
+internal import WireProtocol
 
 /// Read-only access to one session file, for `muevalctl events`, export and analysis.
 /// Works on a live file (WAL lets it read while the writer commits) and on a copied one.

@@ -1,7 +1,7 @@
-import Foundation
-import ReportCritique
-import SessionAnalysis
-import SessionAnalysisTestSupport
+internal import Foundation
+internal import ReportCritique
+internal import SessionAnalysis
+internal import SessionAnalysisTestSupport
 
 // Times analysis and report of a synthetic one-hour session (issue 7: at most 10 s per captured hour on the
 // project's 2-core machine, in release mode): `swift run -c release ReportBenchmark [--keep DIR]`.

@@ -1,5 +1,5 @@
-import Foundation
-import SessionAnalysis
+public import Foundation
+public import SessionAnalysis
 
 /// The report's sections, in the order a configuration lists them.
 public enum SectionKind: String, Codable, CaseIterable, Sendable {

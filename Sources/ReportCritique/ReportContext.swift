@@ -1,5 +1,6 @@
-import Foundation
-import SessionAnalysis
+internal import WireProtocol
+internal import Foundation
+internal import SessionAnalysis
 
 /// One analysed session in a report, with what the sections need to refer to it.
 struct ReportedSession {
@@ -82,22 +83,7 @@ func esc(_ text: String) -> String {
 
 /// JSON text of a string, safe inside a `<script>` element.
 func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case "<": out += "\\u003c"
-        case "\u{2028}": out += "\\u2028"
-        case "\u{2029}": out += "\\u2029"
-        default:
-            if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-        }
-    }
-    return out + "\""
+    JSONString.quoted(text, scriptSafe: true)
 }
 
 func jsonNumber(_ value: Double) -> String {

@@ -1,5 +1,5 @@
-import Foundation
-import SessionAnalysis
+internal import Foundation
+public import SessionAnalysis
 
 /// Writes the report directory: index.html, report.css, report.js and each distinct screenshot once,
 /// named by its SHA-256 (so several sessions showing the same screen share the file). Nothing refers to the

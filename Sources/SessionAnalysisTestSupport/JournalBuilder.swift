@@ -1,7 +1,9 @@
-import Foundation
-import JournalStorage
-import OrderedCollections
-import WireProtocol
+internal import Foundation
+internal import GroupCommit
+internal import JournalStorage
+public import OrderedCollections
+public import SessionModel
+public import WireProtocol
 
 /// Writes a session file with exactly the events given, through the daemon's own writer, so that tests and
 /// the benchmark read what muevald would have stored.

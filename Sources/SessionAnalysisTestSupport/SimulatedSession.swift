@@ -1,5 +1,6 @@
-import DeviceSimulator
-import JournalStorage
+internal import DeviceSimulator
+internal import JournalStorage
+internal import SessionModel
 
 /// Session files recorded from muevalsim's scenarios without a daemon: the simulator's own events, in
 /// its wire format, stored as muevald stores them.

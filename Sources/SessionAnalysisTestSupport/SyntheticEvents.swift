@@ -1,5 +1,5 @@
-import OrderedCollections
-import WireProtocol
+internal import OrderedCollections
+public import WireProtocol
 
 /// The events of a capture library in the simulator's vocabulary (Sources/DeviceSimulator), for building
 /// journals with known answers.

@@ -1,5 +1,5 @@
-import DeviceSimulator
-import WireProtocol
+internal import DeviceSimulator
+internal import WireProtocol
 
 /// A dense one-hour session for the benchmark (issue 7: about 100,000 events and 1,000 screenshots):
 /// every `seconds / screenshots` a view appears with a new screenshot and UI state tree, is tapped and

@@ -1,4 +1,4 @@
-import OrderedCollections
+internal import OrderedCollections
 
 /// The key/value list of a control message (`<hello>`, `<welcome>`, `<ack>`, `<error>`), read by type.
 /// Unknown keys are ignored, so either side can add fields.

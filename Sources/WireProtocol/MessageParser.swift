@@ -1,4 +1,4 @@
-import OrderedCollections
+internal import OrderedCollections
 
 /// Parses one complete frame in a single pass. Events are written straight to typed JSON; the other messages,
 /// rare and small, become a `PlistValue` dict first.

@@ -1,4 +1,4 @@
-import OrderedCollections
+internal import OrderedCollections
 
 /// Receives property list values in document order as the parser reads them. The parser is generic over it so
 /// events go straight to typed JSON (`TypedJSONWriter`) and the rare other messages to a tree (`PlistTreeBuilder`).

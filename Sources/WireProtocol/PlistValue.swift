@@ -1,4 +1,4 @@
-import OrderedCollections
+public import OrderedCollections
 
 /// A property list value as a tree, for building messages and reading stored events back.
 /// Events on the hot path never become trees: the decoder writes their typed JSON directly.

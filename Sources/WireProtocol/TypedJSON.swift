@@ -1,4 +1,4 @@
-import OrderedCollections
+internal import OrderedCollections
 
 /// The stored form of an event: JSON that keeps every plist type apart.
 ///

@@ -1,4 +1,4 @@
-import Crypto
+internal import Crypto
 
 /// Writes typed JSON (see `TypedJSON`) as sink calls arrive, collecting `data` values as blobs.
 struct TypedJSONWriter: PlistSink {
@@ -101,31 +101,11 @@ struct TypedJSONWriter: PlistSink {
         }
     }
 
-    /// Quotes and escapes in bulk: runs of bytes that need no escape are copied at once.
+    /// Keys starting with `$` get one more, so that a single `$` always marks a typed value.
     private mutating func writeString(_ utf8: UnsafeBufferPointer<UInt8>, extraDollar: Bool) {
         json.append(ASCII.quote)
         if extraDollar { json.append(ASCII.dollar) }
-        var runStart = 0
-        for i in 0..<utf8.count {
-            let b = utf8[i]
-            guard b < 0x20 || b == ASCII.quote || b == ASCII.backslash else { continue }
-            if runStart < i { json.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
-            runStart = i + 1
-            json.append(ASCII.backslash)
-            switch b {
-            case ASCII.quote, ASCII.backslash: json.append(b)
-            case ASCII.newline: json.append(0x6E)  // n
-            case ASCII.carriageReturn: json.append(0x72)  // r
-            case ASCII.tab: json.append(0x74)  // t
-            case 0x08: json.append(0x62)  // b
-            case 0x0C: json.append(0x66)  // f
-            default:
-                append("u00")
-                json.append(hexDigit(b >> 4))
-                json.append(hexDigit(b & 0xF))
-            }
-        }
-        if runStart < utf8.count { json.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        JSONString.appendEscaped(utf8, to: &json, scriptSafe: false)
         json.append(ASCII.quote)
     }
 }

@@ -1,4 +1,4 @@
-import OrderedCollections
+public import OrderedCollections
 
 /// Writes wire messages: events in the `<event>` key/value form or as Apple property list documents, and the
 /// control messages, each ending in a newline. Whatever it writes, `WireDecoder` reads back to the same values.

@@ -1,4 +1,4 @@
-import OrderedCollections
+internal import OrderedCollections
 
 /// Limits the decoder enforces on every message; both are configurable in muevald.
 public struct WireLimits: Sendable, Equatable {

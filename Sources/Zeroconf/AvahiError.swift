@@ -1,4 +1,4 @@
-import CAvahi
+internal import CAvahi
 
 /// An error reported by libavahi-client.
 public struct AvahiError: Error, CustomStringConvertible, Sendable {

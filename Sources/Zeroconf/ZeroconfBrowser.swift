@@ -1,6 +1,6 @@
-import CAvahi
-import Foundation
-import NIOConcurrencyHelpers
+internal import CAvahi
+internal import Foundation
+internal import NIOConcurrencyHelpers
 
 /// A service found on the network, resolved to host, addresses, port and TXT record.
 public struct DiscoveredService: Codable, Sendable, Equatable {

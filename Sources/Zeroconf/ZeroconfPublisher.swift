@@ -1,6 +1,6 @@
-import CAvahi
-import Logging
-import NIOConcurrencyHelpers
+internal import CAvahi
+public import Logging
+internal import NIOConcurrencyHelpers
 
 /// Announces the capture service through the system's avahi-daemon, and keeps it announced.
 ///

@@ -1,8 +1,9 @@
-import ArgumentParser
-import Control
-import Foundation
-import JournalStorage
-import Zeroconf
+public import ArgumentParser
+internal import ControlClient
+internal import ControlProtocol
+internal import Foundation
+internal import SessionModel
+internal import Zeroconf
 
 /// muevalctl: controls a running muevald over its control socket (docs/CONTROL.md).
 @main

@@ -1,9 +1,9 @@
-import ArgumentParser
-import Control
-import Foundation
-import JournalStorage
-import ReportCritique
-import SessionAnalysis
+internal import ArgumentParser
+internal import ControlProtocol
+internal import Foundation
+internal import ReportCritique
+internal import SessionAnalysis
+internal import SessionModel
 
 /// `muevalctl report`: analysis and critique of one session, or of several compared side by side (docs/REPORTS.md).
 struct Report: AsyncParsableCommand {

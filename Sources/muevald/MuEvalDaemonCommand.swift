@@ -1,7 +1,7 @@
-import ArgumentParser
-import Daemon
-import Foundation
-import Logging
+internal import ArgumentParser
+internal import Daemon
+internal import Foundation
+internal import Logging
 
 /// muevald: the muEval capture server. Everything but argument parsing lives in the Daemon module.
 @main

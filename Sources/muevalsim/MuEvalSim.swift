@@ -1,6 +1,6 @@
-import ArgumentParser
-import DeviceSimulator
-import Foundation
+internal import ArgumentParser
+internal import DeviceSimulator
+internal import Foundation
 
 /// muevalsim: simulated phones that play usability-test scenarios against muevald (docs/SIMULATOR.md).
 @main

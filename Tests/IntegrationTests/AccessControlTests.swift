@@ -1,7 +1,9 @@
-import Control
+import ControlClient
+import ControlProtocol
 import DaemonTestSupport
 import Foundation
 import JournalStorage
+import SessionModel
 import XCTest
 
 /// Recordings are for authorised developers only (thesis 2.5.4): private files, and a control

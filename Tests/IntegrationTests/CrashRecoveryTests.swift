@@ -1,9 +1,11 @@
-import Control
+import ControlClient
+import ControlProtocol
 import DaemonTestSupport
 import DeviceSimulator
 import Foundation
 import JournalStorage
 import OrderedCollections
+import SessionModel
 import WireProtocol
 import XCTest
 

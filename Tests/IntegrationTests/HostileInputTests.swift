@@ -1,8 +1,10 @@
-import Control
+import ControlClient
+import ControlProtocol
 import DaemonTestSupport
 import Foundation
 import JournalStorage
 import OrderedCollections
+import SessionModel
 import WireProtocol
 import XCTest
 

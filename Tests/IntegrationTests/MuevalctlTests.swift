@@ -1,4 +1,4 @@
-import Control
+import ControlProtocol
 import DaemonTestSupport
 import Foundation
 import JournalStorage

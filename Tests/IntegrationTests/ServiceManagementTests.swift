@@ -1,7 +1,9 @@
-import Control
+import ControlClient
+import ControlProtocol
 import DaemonTestSupport
 import Foundation
 import JournalStorage
+import SessionModel
 import XCTest
 
 /// muevald as a lab runs it: under systemd (Type=notify), configured by a file, reloaded with

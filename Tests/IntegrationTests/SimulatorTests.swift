@@ -1,8 +1,10 @@
-import Control
+import ControlClient
+import ControlProtocol
 import DaemonTestSupport
 import DeviceSimulator
 import Foundation
 import JournalStorage
+import SessionModel
 import WireProtocol
 import XCTest
 import Zeroconf

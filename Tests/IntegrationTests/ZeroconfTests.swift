@@ -1,7 +1,9 @@
-import Control
+import ControlClient
+import ControlProtocol
 import DaemonTestSupport
 import Foundation
 import JournalStorage
+import SessionModel
 import XCTest
 import Zeroconf
 

@@ -1,8 +1,11 @@
 import Foundation
-@testable import JournalStorage
+import GroupCommit
 import NIOConcurrencyHelpers
 import WireProtocol
 import XCTest
+
+@testable import JournalStorage
+import SessionModel
 
 final class JournalWriterTests: XCTestCase {
     private var directory: String!

@@ -1,6 +1,7 @@
-import Benchmark
 import BenchProfiles
+import Benchmark
 import Foundation
+import GroupCommit
 import JournalStorage
 import WireProtocol
 

@@ -1,4 +1,4 @@
-import SessionAnalysis
+internal import SessionAnalysis
 
 /// Time per view, sorted, as a table with bars (thesis 5.4, `ViewDurationSection`), and time per functionality
 /// per user (seed 001 Fig. 1) when views are grouped or several users are compared.

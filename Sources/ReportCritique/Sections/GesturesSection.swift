@@ -1,4 +1,4 @@
-import SessionAnalysis
+internal import SessionAnalysis
 
 /// Gestures versus buttons per view (seed 001 Fig. 3): which way users choose where the app offers both.
 struct GesturesSection: ReportSection {

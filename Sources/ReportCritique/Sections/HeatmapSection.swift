@@ -1,4 +1,4 @@
-import SessionAnalysis
+internal import SessionAnalysis
 
 /// Touches as heat over each screenshot, and gesture paths as lines, drawn by report.js on canvases
 /// (thesis 5.4, `TouchHeatmapsSection`). Coordinates are in points; the canvas has the screen's size in points.

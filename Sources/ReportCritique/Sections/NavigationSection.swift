@@ -1,4 +1,4 @@
-import SessionAnalysis
+internal import SessionAnalysis
 
 /// The way through the app's views, with the view stack and a thumbnail at each step (thesis 5.4, `NavigationPathSection`).
 struct NavigationSection: ReportSection {

@@ -1,4 +1,4 @@
-import SessionAnalysis
+internal import SessionAnalysis
 
 struct OverviewSection: ReportSection {
     let kind = SectionKind.overview

@@ -1,4 +1,4 @@
-import SessionAnalysis
+internal import SessionAnalysis
 
 /// Usability problems of every detector: where, the evidence, and the change to make (thesis 2.4.3).
 struct ProblemsSection: ReportSection {

@@ -1,4 +1,4 @@
-import SessionAnalysis
+internal import SessionAnalysis
 
 /// Time on task and interactions per task, from the custom begin/end markers; users side by side.
 struct TasksSection: ReportSection {

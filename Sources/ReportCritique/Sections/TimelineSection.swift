@@ -1,4 +1,4 @@
-import SessionAnalysis
+internal import SessionAnalysis
 
 /// Every event, filterable by class and type and searchable, each linked to the screenshot of its moment.
 /// The rows are JSON for report.js, which renders the ones that match: an hour has 100,000 of them.

@@ -1,4 +1,4 @@
-import WireProtocol
+public import WireProtocol
 
 /// A finger's way across the screen, from touch-down to lift (touch phases began, moved…, ended).
 public struct Stroke: Equatable, Sendable {
@@ -104,15 +104,15 @@ public struct InteractionsInterpreter: Interpreter {
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         var result = Interactions()
         var strokes = StrokeBuilder(options: options)
-        let classes = [EventClassName.userInput, EventClassName.userInterface, EventClassName.custom, EventClassName.application]
+        let classes = [EventClass.userInput, .userInterface, .custom, .application].map(\.rawValue)
         try journal.forEachEvent(classes: classes) { event in
             let screenshot = Self.screenshotKeys.lazy.compactMap({ event[$0]?.blobReference }).first
             if let blob = screenshot {
                 result.screenshots.append(ScreenshotTake(eventID: event.id, time: event.time, view: event.view, blob: blob,
                                                          screen: event["uiState"]?["frame"]?.rect.map { Size(width: $0.width, height: $0.height) }))
             }
-            switch event.eventClass {
-            case EventClassName.userInput:
+            switch EventClass(rawValue: event.eventClass) {
+            case .userInput:
                 switch event["type"]?.string {
                 case "touch": strokes.add(event)
                 case "gesture":
@@ -122,7 +122,7 @@ public struct InteractionsInterpreter: Interpreter {
                 case "text": result.textEntries.append(event.time)
                 default: break
                 }
-            case EventClassName.userInterface:
+            case .userInterface:
                 let type = event["type"]?.string ?? ""
                 result.updates.append(ScreenUpdate(eventID: event.id, time: event.time, type: type, view: event.view))
                 if type == "viewDidAppear", let view = event.view {
@@ -133,7 +133,7 @@ public struct InteractionsInterpreter: Interpreter {
                         screenshot: screenshot,
                         uiState: event["uiState"]))
                 }
-            case EventClassName.custom:
+            case .custom:
                 if let name = event["name"]?.string {
                     result.markers.append(CustomMarker(eventID: event.id, time: event.time, name: name,
                                                        kind: Self.markerKind(event)))

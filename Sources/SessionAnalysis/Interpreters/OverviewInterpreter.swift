@@ -1,4 +1,5 @@
-import JournalStorage
+internal import JournalStorage
+public import SessionModel
 
 /// When the session started and ended, what it recorded, who and what recorded it (thesis 5.3, `OverviewInterpreter`).
 public struct Overview: InterpretationResult, Equatable {

@@ -1,5 +1,5 @@
-import Foundation
-import WireProtocol
+internal import Foundation
+internal import WireProtocol
 
 /// One line of the event log.
 public struct TimelineEntry: Equatable, Sendable {
@@ -43,32 +43,8 @@ public struct TimelineInterpreter: Interpreter {
         results.add(Timeline(entries: entries))
     }
 
-    /// `key=value` for each field not shown in a column: nested elements by class and id, images and trees by name.
+    /// `key=value` for each field not shown in a column, as the live tail writes values.
     static func summary(of payload: PlistValue) -> String {
-        guard case .dict(let fields) = payload else { return "" }
-        var text = ""
-        for (key, value) in fields where !shownElsewhere.contains(key) {
-            if !text.isEmpty { text += " " }
-            text += key + "=" + describe(value)
-            if text.count > summaryLimit { return String(text.prefix(summaryLimit - 1)) + "…" }
-        }
-        return text
-    }
-
-    private static func describe(_ value: PlistValue) -> String {
-        switch value {
-        case .string(let text): return text
-        case .integer(let number): return String(number)
-        case .real(let number): return number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
-        case .bool(let flag): return flag ? "yes" : "no"
-        case .date(let seconds): return Date(timeIntervalSince1970: seconds).ISO8601Format()
-        case .data(let bytes): return "<\(bytes.count) bytes>"
-        case .array(let items): return "[\(items.count)]"
-        case .dict:
-            if let blob = value.blobReference { return "<image \(blob.size) bytes>" }
-            if let element = ElementReference(value) { return element.label }
-            if let rect = value.rect { return "\(Int(rect.x)),\(Int(rect.y)) \(Int(rect.width))×\(Int(rect.height))" }
-            return "{…}"
-        }
+        PayloadSummary.fields(payload, excluding: shownElsewhere, limit: summaryLimit)
     }
 }

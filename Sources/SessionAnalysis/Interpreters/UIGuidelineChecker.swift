@@ -1,4 +1,4 @@
-import WireProtocol
+internal import WireProtocol
 
 /// Checks the UI state trees of every view against the quantifiable rules of Apple's iOS Human Interface
 /// Guidelines (thesis 2.4.2, 5.3 `UIGuidelineChecker`): hit targets of at least 44 × 44 points, and a

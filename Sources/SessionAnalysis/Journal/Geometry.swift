@@ -1,4 +1,4 @@
-import WireProtocol
+internal import WireProtocol
 
 /// Screen coordinates in points, as touches and frames are reported.
 public struct Point: Hashable, Sendable {

@@ -1,6 +1,7 @@
-import Foundation
-import JournalStorage
-import WireProtocol
+internal import Foundation
+internal import JournalStorage
+public import SessionModel
+internal import WireProtocol
 
 /// One session file, as the interpreters read it: its description and its events, streamed.
 /// Needs only the file, so that a copied session file is analysed away from the daemon.
@@ -57,13 +58,4 @@ public final class SessionJournal {
         guard let width = device?.screenWidth, let height = device?.screenHeight else { return nil }
         return Size(width: width, height: height)
     }
-}
-
-/// The thesis's event classes (section 2.6.2), as stored in the `class` column.
-public enum EventClassName {
-    public static let userInput = "UserInputEvent"
-    public static let userInterface = "UserInterfaceEvent"
-    public static let deviceSensor = "DeviceSensorEvent"
-    public static let application = "ApplicationEvent"
-    public static let custom = "CustomEvent"
 }

@@ -1,5 +1,4 @@
-import CaptureServer
-import JournalStorage
+public import SessionModel
 
 // The control socket speaks newline-delimited JSON (docs/CONTROL.md): the client writes one
 // request per line; the daemon answers each with zero or more stream lines (`{"chunk": …}`)
@@ -86,15 +85,15 @@ public struct StatusReport: Codable, Sendable {
     public var unknownDevicePolicy: UnknownDevicePolicy
     /// Open sessions (waiting, recording, interrupted), with live counts.
     public var sessions: [SessionRecord]
-    public var counters: CaptureCounters.Snapshot
+    public var counters: CounterSnapshot
     /// Live tails (`muevalctl tail`) following now.
     public var tails: Int
     /// nil while commits succeed; else since when and why they fail (a full disk).
-    public var storageProblem: StorageHealth.Problem?
+    public var storageProblem: StorageProblem?
 
     public init(version: String, pid: Int32, started: Double, listen: ListenAddress?, zeroconf: String, socket: String,
                 dataDirectory: String, unknownDevicePolicy: UnknownDevicePolicy, sessions: [SessionRecord],
-                counters: CaptureCounters.Snapshot, tails: Int, storageProblem: StorageHealth.Problem?) {
+                counters: CounterSnapshot, tails: Int, storageProblem: StorageProblem?) {
         self.version = version
         self.pid = pid
         self.started = started
@@ -136,4 +135,9 @@ public struct ExportSummary: Codable, Sendable {
 /// muEval's version, shown by `status` and announced over Zeroconf.
 public enum MuEvalVersion {
     public static let current = "0.1.0"
+}
+
+/// A result with no fields.
+public struct Empty: Codable, Sendable {
+    public init() {}
 }

@@ -1,7 +1,8 @@
-import DequeModule
-import Dispatch
-import Foundation
-import NIOConcurrencyHelpers
+public import JournalStorage
+internal import DequeModule
+internal import Dispatch
+internal import Foundation
+internal import NIOConcurrencyHelpers
 
 /// What one group commit did, reported to the capture server after the transaction committed.
 public struct CommitReport: Sendable {
@@ -87,7 +88,6 @@ public final class JournalWriter: @unchecked Sendable {
         self.limits = limits
         self.onCommit = onCommit
         file = try SessionFile(path: path, synchronous: limits.synchronous)
-        try DataDirectory.restrict(path)
         queue = DispatchQueue(label: "mueval.journal.\((path as NSString).lastPathComponent)")
     }
 

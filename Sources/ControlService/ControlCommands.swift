@@ -1,7 +1,9 @@
-import CaptureServer
-import Foundation
-import JournalStorage
-import NIOConcurrencyHelpers
+public import ControlProtocol
+public import CaptureServer
+internal import Foundation
+internal import JournalStorage
+internal import NIOConcurrencyHelpers
+public import SessionModel
 
 /// What the daemon says about itself in `status`.
 public struct DaemonDescription: Sendable {

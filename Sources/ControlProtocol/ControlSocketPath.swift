@@ -1,4 +1,7 @@
-import Foundation
+public import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 /// Where the control socket lives, as both the daemon and `muevalctl` work it out.
 public enum ControlSocketPath {
@@ -29,5 +32,25 @@ public enum ControlSocketPath {
     public static func clientDefault(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let candidates = clientCandidates(environment: environment)
         return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
+    }
+
+    /// Whether something accepts connections at `path` (a live daemon rather than a stale socket file).
+    public static func isListening(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard path.utf8.count < capacity else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: path.utf8)
+            raw[path.utf8.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
+        }
     }
 }

@@ -1,13 +1,14 @@
-import CaptureServer
-import Foundation
-import Logging
-import NIOConcurrencyHelpers
-import NIOCore
-import NIOExtras
-import NIOPosix
-import ServiceLifecycle
+public import ControlProtocol
+internal import CaptureServer
+internal import Foundation
+public import Logging
+internal import NIOConcurrencyHelpers
+public import NIOCore
+internal import NIOExtras
+internal import NIOPosix
+public import ServiceLifecycle
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// The Unix control socket: one JSON request per line, answered by `ControlCommands`.
@@ -97,7 +98,7 @@ public final class ControlServer: Service {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o750])
         guard FileManager.default.fileExists(atPath: path) else { return }
-        if ControlClient.isListening(path) { throw ControlServerError.alreadyRunning(path) }
+        if ControlSocketPath.isListening(path) { throw ControlServerError.alreadyRunning(path) }
         try FileManager.default.removeItem(atPath: path)
     }
 
@@ -203,9 +204,4 @@ public struct ControlReplyWriter: Sendable {
         line.append(UInt8(ascii: "\n"))
         try await outbound.write(ByteBuffer(bytes: line))
     }
-}
-
-/// A result with no fields.
-public struct Empty: Codable, Sendable {
-    public init() {}
 }

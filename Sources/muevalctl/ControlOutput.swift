@@ -1,6 +1,6 @@
-import CaptureServer
-import Foundation
-import JournalStorage
+public import ControlProtocol
+internal import Foundation
+public import SessionModel
 
 /// muevalctl's output: pretty JSON for scripts, aligned tables for people.
 public enum ControlOutput {
@@ -78,22 +78,12 @@ public enum ControlOutput {
 
     public static func events(_ events: [StoredEvent]) -> String {
         guard !events.isEmpty else { return "no events\n" }
-        var table = TextTable(["ID", "TIME", "DEVICE", "CLASS", "DATA"])
+        var table = TextTable(["ID", "TIME", "DEVICE", "CLASS", "SUMMARY"])
         for event in events {
             table.add([String(event.id), time(event.timestamp, fractional: true) + (event.timestampEstimated ? "*" : ""),
-                       event.device, event.eventClass, summary(event.payload)])
+                       event.device, event.eventClass, event.summary])
         }
         return table.render()
-    }
-
-    /// The payload without the fields shown in their own columns, shortened to one line.
-    static func summary(_ payload: String) -> String {
-        var text = payload
-        for key in ["class", "timestamp", "seq"] {
-            text = text.replacingOccurrences(of: #""\#(key)":(\{[^}]*\}|"[^"]*"|[^,}]*),?"#, with: "", options: .regularExpression)
-        }
-        if text.hasSuffix(",}") { text.removeLast(2); text += "}" }
-        return text.count > 100 ? String(text.prefix(99)) + "…" : text
     }
 
     static func time(_ seconds: Double, fractional: Bool = false) -> String {

@@ -1,6 +1,6 @@
-import Foundation
+internal import Foundation
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #endif
 
 /// Who may use the control socket: the daemon's own user, root, and members of one configured
