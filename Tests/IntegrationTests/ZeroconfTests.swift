@@ -67,6 +67,12 @@ final class ZeroconfTests: XCTestCase {
         // The alias type is announced too.
         let alias = try lab.run(on: lab.device, [TestDaemon.executable("muevalctl"), "discover", "--json", "--type", "_mueval._tcp"])
         XCTAssertTrue(alias.stdout.contains("muEval test lab"), alias.stdout + alias.stderr)
+        // A reader that is gone before discover has browsed: it ends quietly; and `--json` also comes first.
+        for arguments in [["discover", "--timeout", "1"], ["--json", "discover", "--timeout", "1"]] {
+            let piped = try runWithReaderClosingEarly(lab.launcher(on: lab.device) + [TestDaemon.executable("muevalctl")] + arguments, reading: 0)
+            XCTAssertTrue(piped.status == 0 || piped.status == 141, "\(arguments) ended with \(String(describing: piped.status)): \(piped.stderr)")
+            XCTAssertEqual(piped.stderr, "", "\(arguments)")
+        }
 
         // Connect to what was found, over the veth, as the device would.
         let event = "<event><key>class</key><string>UserInputEvent</string><key>x</key><integer>155</integer></event>"
