@@ -100,7 +100,7 @@ struct ReportConfig: ParsableCommand {
                 let (key, value) = try pair(setting)
                 guard json[key] != nil, key != "functionalities", let number = Double(value) else {
                     let keys = json.keys.filter { $0 != "functionalities" }.sorted().joined(separator: ", ")
-                    throw ValidationError("--set \(setting): give one of \(keys) and a number")
+                    throw Failure("--set \(setting): give one of \(keys) and a number")
                 }
                 json[key] = number
             }
@@ -115,7 +115,7 @@ struct ReportConfig: ParsableCommand {
 
         private func pair(_ text: String) throws -> (String, String) {
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("expected KEY=VALUE, got \(text)") }
+            guard parts.count == 2, !parts[0].isEmpty else { throw Failure("expected KEY=VALUE, got \(text)") }
             return (parts[0], parts[1])
         }
     }

@@ -104,6 +104,11 @@ final class MuevalctlTests: XCTestCase {
         let list = try runProcess("/usr/bin/env", config + ["--json", "report-config", "list"])
         XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String], ["lab"], list.stdout + list.stderr)
         XCTAssertEqual(try runProcess("/usr/bin/env", config + ["report-config", "list"]).stdout, "lab\n")
+        // A wrong threshold is one line, without the usage of some other command.
+        let wrong = try runProcess("/usr/bin/env", config + ["report-config", "save", "lab", "--set", "speed=1"])
+        XCTAssertEqual(wrong.status, 1)
+        XCTAssertTrue(wrong.stderr.hasPrefix("Error: --set speed=1: give one of "), wrong.stderr)
+        XCTAssertEqual(wrong.stderr.split(separator: "\n").count, 1, wrong.stderr)
 
         let help = try runProcess(muevalctl, ["--help"])
         XCTAssertEqual(help.status, 0)
