@@ -5,10 +5,13 @@
 SWIFT        ?= swift
 DATA_DIR     ?= ./mueval-data
 ARGS         ?=
-# Build-time libraries, and the tools the tests drive (python3's plistlib is the independent
-# plist writer of the tests; avahi and dbus serve the Zeroconf tests, iproute2 their namespaces).
-APT_PACKAGES := libsqlite3-dev sqlite3 libavahi-client-dev libavahi-common-dev avahi-daemon avahi-utils \
-                dbus iproute2 python3 pkg-config netcat-openbsd zlib1g-dev chromium systemd
+# What building and running need: the system libraries the Swift targets link (pkg-config finds
+# sqlite3's flags), and avahi-daemon, through which muevald announces itself to devices.
+RUN_PACKAGES  := libsqlite3-dev libavahi-client-dev libavahi-common-dev zlib1g-dev pkg-config avahi-daemon
+# What only the tests drive: the sqlite3 shell reads session files, python3's plistlib is the
+# independent plist writer, dbus, avahi-utils and iproute2 give the Zeroconf tests their own daemons
+# in network namespaces, chromium renders reports, systemd checks the unit, netcat as in docs/CONTROL.md.
+TEST_PACKAGES := sqlite3 python3 dbus avahi-utils iproute2 chromium systemd netcat-openbsd
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -24,15 +27,24 @@ DOCDIR       := $(PREFIX)/share/doc/mueval
 # Where the binaries to install are; empty: build them in release mode first.
 BIN          ?=
 
-.PHONY: deps build release run test fuzz bench clean install uninstall
+.PHONY: deps test-deps build release run test fuzz bench clean install uninstall
 
-## deps: install the system packages that are missing (apt)
-deps:
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+# Installs the packages of $(1) that are missing.
+define apt_install
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+endef
+
+## deps: install the system packages that building and running need and are missing (apt)
+deps:
+	$(call apt_install,$(RUN_PACKAGES))
+
+## test-deps: those, and the tools the tests drive (a browser among them: not for a machine that only runs muevald)
+test-deps:
+	$(call apt_install,$(RUN_PACKAGES) $(TEST_PACKAGES))
 
 ## build: debug build of everything
 build: deps
@@ -48,7 +60,7 @@ run: release
 	$$($(SWIFT) build -c release --show-bin-path)/muevald --data-dir $(DATA_DIR) $(ARGS)
 
 ## test: build and run every test
-test: deps
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

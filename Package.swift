@@ -76,7 +76,7 @@ let package = Package(
         ]),
         // The control socket's client (muevalctl, tests).
         .target(name: "ControlClient", dependencies: [
-            "ControlProtocol",
+            "ControlProtocol", "SessionModel",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -168,6 +168,7 @@ let package = Package(
         // Depends on the executables so that `swift test` builds the binaries it starts.
         .testTarget(name: "IntegrationTests", dependencies: [
             "ControlClient", "ControlProtocol", "DaemonTestSupport", "DeviceSimulator", "JournalStorage", "SessionModel", "WireProtocol", "Zeroconf", "muevalctl", "muevald", "muevalsim",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
     ]

@@ -1,4 +1,5 @@
 public import ControlProtocol
+public import SessionModel
 internal import Foundation
 internal import NIOCore
 internal import NIOExtras
@@ -40,18 +41,16 @@ public struct ControlClient: Sendable {
         self.socketPath = socketPath
     }
 
-    /// Sends one request and decodes its result; stream lines before it go to `onChunk` (export)
-    /// and `onTail` (tail).
+    /// Sends one request and decodes its result; stream lines before it go to `onChunk` (export),
+    /// `onTail` (tail) and `onEvents` (events, a page at a time).
     public func call<R: Codable & Sendable>(_ request: ControlRequest, as type: R.Type = R.self,
                                             onChunk: (String) throws -> Void = { _ in },
-                                            onTail: (TailLine) throws -> Void = { _ in }) async throws -> R {
+                                            onTail: (TailLine) throws -> Void = { _ in },
+                                            onEvents: ([StoredEvent]) throws -> Void = { _ in }) async throws -> R {
         let channel = try await connect()
         return try await channel.executeThenClose { inbound, outbound in
-            var line = try JSONEncoder().encode(request)
-            line.append(UInt8(ascii: "\n"))
-            // A daemon that refuses the peer answers and closes before reading: its answer still counts.
-            try? await outbound.write(ByteBuffer(bytes: line))
-            for try await reply in inbound {
+            /// The request's result once its final line came; nil for a stream line.
+            func handle(_ reply: ByteBuffer) throws -> R? {
                 let data = Data(reply.readableBytesView)
                 let envelope: ControlReply<R>
                 do {
@@ -61,14 +60,30 @@ public struct ControlClient: Sendable {
                 }
                 if let chunk = envelope.chunk {
                     try onChunk(chunk)
-                    continue
+                    return nil
                 }
                 if let line = envelope.tail {
                     try onTail(line)
-                    continue
+                    return nil
+                }
+                if let page = envelope.events {
+                    try onEvents(page)
+                    return nil
                 }
                 if envelope.ok == true, let result = envelope.result { return result }
                 throw ControlClientError.refused(envelope.error ?? "muevald refused the request")
+            }
+
+            var line = try JSONEncoder().encode(request)
+            line.append(UInt8(ascii: "\n"))
+            // A daemon that refuses the peer answers and closes before reading: its answer still counts.
+            try? await outbound.write(ByteBuffer(bytes: line))
+            do {
+                for try await reply in inbound {
+                    if let result = try handle(reply) { return result }
+                }
+            } catch is ByteToMessageDecoderError.PayloadTooLargeError {
+                throw ControlClientError.unreadableReply("a reply line is longer than \(ControlLimits.maxReplyLineBytes) bytes")
             }
             throw ControlClientError.connectionLost
         }
@@ -82,7 +97,8 @@ public struct ControlClient: Sendable {
             return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(unixDomainSocketPath: socketPath) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineBasedFrameDecoder()))
+                        try channel.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: ControlLimits.maxReplyLineBytes))
                         return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }

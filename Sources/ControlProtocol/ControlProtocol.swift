@@ -61,13 +61,17 @@ public struct ControlReply<Result: Codable & Sendable>: Codable, Sendable {
     public var chunk: String?
     /// A line of a live tail, before the final line.
     public var tail: TailLine?
+    /// A page of stored events (`events`), before the final line.
+    public var events: [StoredEvent]?
 
-    public init(ok: Bool? = nil, result: Result? = nil, error: String? = nil, chunk: String? = nil, tail: TailLine? = nil) {
+    public init(ok: Bool? = nil, result: Result? = nil, error: String? = nil, chunk: String? = nil, tail: TailLine? = nil,
+                events: [StoredEvent]? = nil) {
         self.ok = ok
         self.result = result
         self.error = error
         self.chunk = chunk
         self.tail = tail
+        self.events = events
     }
 }
 
@@ -128,6 +132,17 @@ public struct ExportSummary: Codable, Sendable {
     public init(session: Int64, format: ExportFormat, events: Int64) {
         self.session = session
         self.format = format
+        self.events = events
+    }
+}
+
+/// `events`' final result, after the pages.
+public struct EventsSummary: Codable, Sendable {
+    public var session: Int64
+    public var events: Int64
+
+    public init(session: Int64, events: Int64) {
+        self.session = session
         self.events = events
     }
 }

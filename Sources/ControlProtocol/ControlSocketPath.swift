@@ -3,6 +3,16 @@ public import Foundation
 internal import Glibc
 #endif
 
+/// How long a line of the control protocol may be, so that neither side buffers without bound.
+public enum ControlLimits {
+    /// A request line (the daemon's default; `control.max_request_bytes`).
+    public static let maxRequestBytes = 1 << 20
+    /// A reply line, read by the client. The daemon's lines are a page of events or an export chunk of
+    /// about 1 MiB plus at most one event, which `limits.max_message_bytes` (16 MiB) bounds; base64
+    /// and JSON escaping make that at most four times as large.
+    public static let maxReplyLineBytes = 256 << 20
+}
+
 /// Where the control socket lives, as both the daemon and `muevalctl` work it out.
 public enum ControlSocketPath {
     public static let fileName = "control.sock"

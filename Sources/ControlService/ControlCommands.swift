@@ -104,8 +104,10 @@ public final class ControlCommands: Sendable {
         case .events:
             let record = try registry.find(try sessionKey(request))
             let limit = request.limit ?? 100
-            let reader = try SessionReader(path: record.path)
-            try await writer.succeed(try reader.events(classes: request.classes ?? [], last: limit > 0 ? limit : nil))
+            let count = try await forEachPage(of: record, classes: request.classes ?? [], last: limit > 0 ? limit : nil) { page in
+                try await writer.events(page)
+            }
+            try await writer.succeed(EventsSummary(session: record.id, events: Int64(count)))
         case .export:
             let record = try registry.find(try sessionKey(request))
             let format = request.format ?? .plist
@@ -133,9 +135,10 @@ public final class ControlCommands: Sendable {
         var shownUpTo: [Int64: Int64] = [:]
         if let since = request.since, since > 0 {
             for record in followed.map({ [$0] }) ?? registry.openSessions().map(\.snapshot) {
-                let history = try SessionReader(path: record.path).events(classes: request.classes ?? [], last: since)
-                shownUpTo[record.id] = history.last?.id
-                try await writer.tail(history.map { TailLine.event($0, session: record.id) }.filter(filter.admits))
+                try await forEachPage(of: record, classes: request.classes ?? [], last: since) { history in
+                    shownUpTo[record.id] = history.last?.id
+                    try await writer.tail(history.map { TailLine.event($0, session: record.id) }.filter(filter.admits))
+                }
             }
         }
         if let followed, followed.state == .stopped {
@@ -156,20 +159,47 @@ public final class ControlCommands: Sendable {
         return .readNextRequest
     }
 
-    /// Streams the export as text chunks, a page of events at a time, so that no session has to fit in memory.
+    /// Streams the export as text chunks of about `pageBytes`, so that no session has to fit in memory.
     private func export(_ record: SessionRecord, format: ExportFormat, classes: [String], writer: ControlReplyWriter) async throws {
         let exporter = try JournalExporter(path: record.path, format: format)
-        try await writer.chunk(String(decoding: exporter.header, as: UTF8.self))
-        var cursor: Int64 = 0
-        var events: Int64 = 0
-        while true {
-            var page: [UInt8] = []
-            guard let last = try exporter.exportPage(classes: classes, after: cursor, limit: 500, to: { page += $0; events += 1 }) else { break }
-            cursor = last
-            try await writer.chunk(String(decoding: page, as: UTF8.self))
+        var chunk = exporter.header
+        let count = try await forEachPage(of: record, classes: classes, last: nil) { page in
+            for event in page {
+                chunk += try exporter.encode(event)
+                // A screenshot can be megabytes: the chunk ends as soon as it is large enough.
+                if chunk.count >= Self.pageBytes {
+                    try await writer.chunk(String(decoding: chunk, as: UTF8.self))
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
         }
-        try await writer.chunk(String(decoding: exporter.footer, as: UTF8.self))
-        try await writer.succeed(ExportSummary(session: record.id, format: format, events: events))
+        try await writer.chunk(String(decoding: chunk + exporter.footer, as: UTF8.self))
+        try await writer.succeed(ExportSummary(session: record.id, format: format, events: Int64(count)))
+    }
+
+    /// Events per page of a streamed reply, and the payload bytes after which a page ends early.
+    static let pageEvents = 500
+    static let pageBytes = 1 << 20
+
+    /// Reads the events of `record` (the newest `last` of them, or all) a page at a time and hands
+    /// each page to `body`: `events`, `export` and a tail's history hold one page, never a session.
+    @discardableResult
+    private func forEachPage(of record: SessionRecord, classes: [String], last: Int?,
+                             _ body: ([StoredEvent]) async throws -> Void) async throws -> Int {
+        let reader = try SessionReader(path: record.path)
+        var cursor = try last.map { try reader.idBefore(last: $0, classes: classes) } ?? 0
+        var remaining = last ?? .max
+        var count = 0
+        while remaining > 0 {
+            let page = try reader.page(classes: classes, afterID: cursor, limit: min(remaining, Self.pageEvents),
+                                       maxBytes: Self.pageBytes)
+            guard let newest = page.last else { break }
+            try await body(page)
+            cursor = newest.id
+            remaining -= page.count
+            count += page.count
+        }
+        return count
     }
 
     private func sessionKey(_ request: ControlRequest) throws -> String {

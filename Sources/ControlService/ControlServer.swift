@@ -1,5 +1,6 @@
 public import ControlProtocol
 internal import CaptureServer
+public import SessionModel
 internal import Foundation
 public import Logging
 internal import NIOConcurrencyHelpers
@@ -19,6 +20,7 @@ public final class ControlServer: Service {
     private let group: EventLoopGroup
     private let logger: Logger
     private let onListening: @Sendable () -> Void
+    private let maxRequestBytes: Int
     private typealias Listener = NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
     /// The listener in use; replaced when the socket file was removed and is made anew.
     private let listener = NIOLockedValueBox<Listener?>(nil)
@@ -26,7 +28,8 @@ public final class ControlServer: Service {
     private let rebindRequests: AsyncStream<Void>.Continuation
 
     public init(path: String, access: ControlAccess, commands: ControlCommands, group: EventLoopGroup, logger: Logger,
-                onListening: @escaping @Sendable () -> Void = {}) {
+                maxRequestBytes: Int = ControlLimits.maxRequestBytes, onListening: @escaping @Sendable () -> Void = {}) {
+        self.maxRequestBytes = maxRequestBytes
         self.path = path
         self.access = access
         self.commands = commands
@@ -68,10 +71,12 @@ public final class ControlServer: Service {
     /// Listens at `path`, closing the listener it replaces first (closing a Unix listener removes its path).
     private func bind() async throws -> Listener {
         try? await listener.withLockedValue { $0 }?.channel.close()
+        let maxRequestBytes = maxRequestBytes
         let server = try await ServerBootstrap(group: group)
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineBasedFrameDecoder()))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maxRequestBytes))
                     return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
@@ -112,15 +117,20 @@ public final class ControlServer: Service {
                     try await writer.fail(access.denial(for: peer))
                     return
                 }
-                for try await line in inbound {
-                    let request: ControlRequest
-                    do {
-                        request = try JSONDecoder().decode(ControlRequest.self, from: Data(line.readableBytesView))
-                    } catch {
-                        try await writer.fail("not a valid request: \(ControlRequestError.describe(error)) (docs/CONTROL.md)")
-                        continue
+                do {
+                    for try await line in inbound {
+                        let request: ControlRequest
+                        do {
+                            request = try JSONDecoder().decode(ControlRequest.self, from: Data(line.readableBytesView))
+                        } catch {
+                            try await writer.fail("not a valid request: \(ControlRequestError.describe(error)) (docs/CONTROL.md)")
+                            continue
+                        }
+                        if try await commands.execute(request, writer: writer) == .close { return }
                     }
-                    if try await commands.execute(request, writer: writer) == .close { return }
+                } catch is ByteToMessageDecoderError.PayloadTooLargeError {
+                    logger.warning("control: refused a request line longer than \(maxRequestBytes) bytes from uid \(peer.uid) (pid \(peer.pid))")
+                    try await writer.fail("request line longer than \(maxRequestBytes) bytes (control.max_request_bytes): closing")
                 }
             }
         } catch {
@@ -185,6 +195,11 @@ public struct ControlReplyWriter: Sendable {
 
     public func chunk(_ text: String) async throws {
         try await write(ControlReply<Empty>(chunk: text))
+    }
+
+    /// A page of `events`' result, before the final line.
+    public func events(_ page: [StoredEvent]) async throws {
+        try await write(ControlReply<Empty>(events: page))
     }
 
     /// Tail lines, written in one go; waits while the client does not read (its buffer fills, not ours).

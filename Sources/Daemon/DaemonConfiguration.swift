@@ -1,8 +1,10 @@
 public import CaptureServer
+internal import ControlProtocol
 public import Foundation
 internal import JournalStorage
 public import Logging
 internal import SessionModel
+internal import TOMLKit
 internal import WireProtocol
 
 /// Everything muevald runs with, after flags, environment and the config file are merged.
@@ -13,6 +15,8 @@ public struct DaemonConfiguration: Sendable {
     public var controlSocket: String?
     /// A group whose members may use the control socket besides the daemon's user and root.
     public var controlGroup: String?
+    /// The longest request line the control socket reads; a longer one is refused and its connection closed.
+    public var controlMaxRequestBytes = ControlLimits.maxRequestBytes
     public var logLevel: Logger.Level = .info
     public var zeroconf = ZeroconfSettings()
 
@@ -147,6 +151,10 @@ struct ConfigurationOption: Sendable {
             config.controlSocket = value.isEmpty ? nil : value
             return true
         },
+        .init(key: "control.max_request_bytes", kind: .integer,
+              current: { String($0.controlMaxRequestBytes) }) { value, config in
+            positive(value).map { config.controlMaxRequestBytes = $0 } != nil
+        },
         .init(key: "control.group", kind: .string, current: { $0.controlGroup ?? "" }) { value, config in
             config.controlGroup = value.isEmpty ? nil : value
             return true
@@ -179,31 +187,27 @@ struct ConfigurationOption: Sendable {
     }
 }
 
-/// A TOML basic string.
-private func toml(_ text: String) -> String {
-    "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-}
-
 extension DaemonConfiguration {
-    /// The effective configuration as a TOML file that muevald reads back (`muevald --check-config`).
+    /// The effective configuration as a TOML file that muevald reads back (`muevald --check-config`),
+    /// written by TOMLKit so that any value (quotes, newlines, control characters) stays valid TOML.
     public var rendered: String {
-        var text = ""
-        var section = ""
+        let document = TOMLTable()
         for option in ConfigurationOption.all {
             let parts = option.key.split(separator: ".", maxSplits: 1).map(String.init)
-            if parts[0] != section {
-                text += (text.isEmpty ? "" : "\n") + "[\(parts[0])]\n"
-                section = parts[0]
-            }
+            let section = document[parts[0]]?.table ?? TOMLTable()
             let value = option.current(self)
-            let rendered = switch option.kind {
-            case .integer, .number, .boolean: value
-            case .stringList: "[" + value.split(separator: ",").map { toml(String($0)) }.joined(separator: ", ") + "]"
-            case .string, .choice, .hostPort: toml(value)
+            let typed: TOMLValueConvertible = switch option.kind {
+            case .integer: Int(value) ?? 0
+            case .number: Double(value) ?? 0
+            case .boolean: value == "true"
+            case .stringList: TOMLArray(value.split(separator: ",").map(String.init))
+            case .string, .choice, .hostPort: value
             }
-            text += "\(parts[1]) = \(rendered)\n"
+            section[parts[1]] = typed
+            document[parts[0]] = section
         }
-        return text
+        // Basic "…" strings on one line, as config/muevald.toml writes them.
+        return document.convert(to: .toml, options: [.allowUnicodeStrings, .indentations]) + "\n"
     }
 
     /// This configuration with what a reload may change taken from `new`; and the settings that

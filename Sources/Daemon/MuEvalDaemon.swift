@@ -56,7 +56,7 @@ public struct MuEvalDaemon {
         let group = MultiThreadedEventLoopGroup.singleton
         let control = ControlServer(path: socketPath, access: try ControlAccess(groupName: configuration.controlGroup),
                                     commands: commands, group: group, logger: logger,
-                                    onListening: { readiness.ready(.controlSocket) })
+                                    maxRequestBytes: configuration.controlMaxRequestBytes, onListening: { readiness.ready(.controlSocket) })
         let zeroconf = configuration.zeroconf.enabled
             ? ZeroconfService(settings: configuration.zeroconf, registry: registry, capture: settings, logger: logger) : nil
         commands.reportZeroconf { zeroconf?.state?.description ?? "off" }

@@ -1,6 +1,5 @@
 internal import CaptureServer
 internal import ControlProtocol
-internal import ControlService
 internal import Foundation
 internal import Logging
 internal import NIOConcurrencyHelpers
@@ -9,6 +8,11 @@ internal import Zeroconf
 
 /// Announces the capture server over Zeroconf once it listens, keeps the TXT record's state
 /// current as sessions start and stop, and withdraws the announcement first at shutdown.
+///
+/// Every call into Avahi is a D-Bus round trip that waits as long as avahi-daemon does (a hung or
+/// stopped daemon: D-Bus's 25 s timeout), so they all run on one serial queue of their own, never
+/// on the thread that reports a change (an event loop attaching a device, a control command).
+/// Changes that arrive while an update waits are folded into one.
 final class ZeroconfService: Service, @unchecked Sendable {
     private let settings: ZeroconfSettings
     private let registry: SessionRegistry
@@ -18,6 +22,11 @@ final class ZeroconfService: Service, @unchecked Sendable {
     private let portContinuation: AsyncStream<Int>.Continuation
     private let publisher = NIOLockedValueBox<ZeroconfPublisher?>(nil)
     private let failure = NIOLockedValueBox<String?>(nil)
+    private let avahiCalls = DispatchQueue(label: "mueval.zeroconf")
+    /// Whether a TXT update is queued and not yet begun: later changes ride along with it.
+    private let refreshQueued = NIOLockedValueBox(false)
+    /// How long shutdown waits for avahi-daemon to withdraw the announcement.
+    static let withdrawTimeout: Duration = .seconds(3)
 
     init(settings: ZeroconfSettings, registry: SessionRegistry, capture: CaptureSettings, logger: Logger) {
         self.settings = settings
@@ -59,20 +68,46 @@ final class ZeroconfService: Service, @unchecked Sendable {
             return
         }
         self.publisher.withLockedValue { $0 = publisher }
-        registry.observeChanges { [weak self] in self?.refreshTXT() }
+        registry.observeChanges { [weak self] in self?.scheduleRefresh() }
         try? await gracefulShutdown()
-        publisher.stop()
-        logger.info("zeroconf: announcement withdrawn")
+        if await withdraw(publisher) {
+            logger.info("zeroconf: announcement withdrawn")
+        } else {
+            logger.warning("zeroconf: avahi-daemon did not answer within \(Self.withdrawTimeout); stopping without withdrawing the announcement")
+        }
+    }
+
+    /// Withdraws on the Avahi queue; false when that took longer than `withdrawTimeout` (shutdown goes on).
+    private func withdraw(_ publisher: ZeroconfPublisher) async -> Bool {
+        let done = NIOLockedValueBox(false)
+        avahiCalls.async {
+            publisher.stop()
+            done.withLockedValue { $0 = true }
+        }
+        let deadline = ContinuousClock.now + Self.withdrawTimeout
+        while !done.withLockedValue({ $0 }), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return done.withLockedValue { $0 }
     }
 
     /// A reload changed the instance name (nil: the default) or what devices must present.
     func reloaded(name: String?) {
-        publisher.withLockedValue { $0 }?.rename(to: Self.instanceName(name))
-        refreshTXT()
+        avahiCalls.async { [self] in publisher.withLockedValue { $0 }?.rename(to: Self.instanceName(name)) }
+        scheduleRefresh()
     }
 
-    private func refreshTXT() {
-        publisher.withLockedValue { $0 }?.update(txt: txt())
+    /// Queues a TXT update, unless one is queued already (it will read the state when it runs).
+    private func scheduleRefresh() {
+        let alreadyQueued = refreshQueued.withLockedValue { queued in
+            defer { queued = true }
+            return queued
+        }
+        guard !alreadyQueued else { return }
+        avahiCalls.async { [self] in
+            refreshQueued.withLockedValue { $0 = false }
+            publisher.withLockedValue { $0 }?.update(txt: txt())
+        }
     }
 
     private static func instanceName(_ configured: String?) -> String {

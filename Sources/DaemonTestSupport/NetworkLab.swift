@@ -151,6 +151,24 @@ public final class NetworkLab: @unchecked Sendable {
         children.removeValue(forKey: "avahi-\(host.namespace)")?.stop()
     }
 
+    /// Freezes avahi-daemon on `host` (SIGSTOP): it keeps its D-Bus name but answers nothing, as a hung daemon does.
+    public func pauseAvahi(on host: Host) throws {
+        try signalAvahi(on: host, SIGSTOP)
+    }
+
+    /// Lets a paused avahi-daemon go on (SIGCONT).
+    public func resumeAvahi(on host: Host) throws {
+        try signalAvahi(on: host, SIGCONT)
+    }
+
+    private func signalAvahi(on host: Host, _ signal: Int32) throws {
+        // `ip netns exec`, `unshare` and `sh -c "… && exec"` exec in turn: the child is avahi-daemon itself.
+        guard let process = children["avahi-\(host.namespace)"], process.isRunning else {
+            throw NetworkLabError.command("avahi-daemon in \(host.namespace)", "not running")
+        }
+        kill(process.pid, signal)
+    }
+
     /// Runs a command on `host` with its D-Bus bus; returns its exit status and output.
     public func run(on host: Host, _ command: [String], timeout: Double = 30) throws -> (status: Int32, stdout: String, stderr: String) {
         try runProcess("/usr/bin/env", ["ip", "netns", "exec", host.namespace, "env", "DBUS_SYSTEM_BUS_ADDRESS=\(host.busAddress)"] + command,

@@ -1,9 +1,9 @@
 public import ControlClient
-internal import ControlProtocol
+public import ControlProtocol
 public import Foundation
 internal import JournalStorage
 internal import NIOConcurrencyHelpers
-internal import SessionModel
+public import SessionModel
 
 /// A real muevald process on a temporary data directory, listening on a free loopback port,
 /// for integration tests that read like a user's session:
@@ -273,5 +273,14 @@ extension TestDaemon {
     /// Starts `muevalctl ARGUMENTS` against this daemon without waiting for it to end.
     public func follow(_ arguments: [String], environment: [String: String] = [:]) throws -> FollowingProcess {
         try FollowingProcess(Self.executable("muevalctl"), arguments + ["--socket", socketPath], environment: environment)
+    }
+}
+
+extension ControlClient {
+    /// `events`' pages collected into one array (tests ask for small sessions).
+    public func events(_ request: ControlRequest) async throws -> [StoredEvent] {
+        var events: [StoredEvent] = []
+        _ = try await call(request, as: EventsSummary.self, onEvents: { events += $0 })
+        return events
     }
 }

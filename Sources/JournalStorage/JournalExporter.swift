@@ -28,7 +28,12 @@ public struct JournalExporter {
     public func export(classes: [String] = [], to write: ([UInt8]) throws -> Void) throws {
         try write(header)
         var cursor: Int64 = 0
-        while let last = try exportPage(classes: classes, after: cursor, limit: 1000, to: write) { cursor = last }
+        while true {
+            let page = try reader.page(classes: classes, afterID: cursor, limit: 1000, maxBytes: 1 << 20)
+            guard let last = page.last else { break }
+            for event in page { try write(try encode(event)) }
+            cursor = last.id
+        }
         try write(footer)
     }
 
@@ -38,17 +43,12 @@ public struct JournalExporter {
     /// What comes after the last event.
     public var footer: [UInt8] { format == .plist ? Array("</array>\n".utf8) + WireEncoder.plistFooter : [] }
 
-    /// Exports up to `limit` events stored after id `after`; returns the last id written, nil when there was none.
-    public func exportPage(classes: [String] = [], after: Int64, limit: Int, to write: ([UInt8]) throws -> Void) throws -> Int64? {
-        var last: Int64?
-        try reader.forEachEvent(classes: classes, afterID: after, limit: limit) { event in
-            switch format {
-            case .plist: try write(WireEncoder.plistElement(try value(of: event), indent: 1))
-            case .jsonl: try write(event.jsonLine())
-            }
-            last = event.id
+    /// One event in the export's format: a plist element with its `data` read back, or a JSON line.
+    public func encode(_ event: StoredEvent) throws -> [UInt8] {
+        switch format {
+        case .plist: WireEncoder.plistElement(try value(of: event), indent: 1)
+        case .jsonl: event.jsonLine()
         }
-        return last
     }
 
     /// The event as sent, its `data` values read back from the blobs table.

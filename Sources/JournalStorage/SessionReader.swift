@@ -41,18 +41,43 @@ public final class SessionReader {
         return result
     }
 
-    /// Events in storage order, optionally of some classes only; `last` keeps the newest N (still in order).
-    public func events(classes: [String] = [], afterID: Int64 = 0, last: Int? = nil) throws -> [StoredEvent] {
+    /// Every event in storage order, optionally of some classes only: for tests and tools that know the
+    /// session is small; the daemon reads with `page`, so that no session has to fit in memory.
+    public func events(classes: [String] = []) throws -> [StoredEvent] {
         var result: [StoredEvent] = []
-        if let last {
-            let sql = "SELECT * FROM (SELECT \(StoredEventRow.columns) FROM events WHERE id > ?\(classFilter(classes)) ORDER BY id DESC LIMIT ?) ORDER BY id"
-            let statement = try database.prepare(sql)
-            statement.bind([.integer(afterID)] + classes.map { .text($0) } + [.integer(Int64(last))])
-            try statement.forEachRow { result.append(StoredEventRow.read($0)) }
-        } else {
-            try forEachEvent(classes: classes, afterID: afterID) { result.append($0) }
+        try forEachEvent(classes: classes) { result.append($0) }
+        return result
+    }
+
+    /// The newest `count` events in storage order, optionally of some classes only.
+    public func events(classes: [String] = [], last count: Int) throws -> [StoredEvent] {
+        try page(classes: classes, afterID: try idBefore(last: count, classes: classes), limit: count)
+    }
+
+    /// Up to `limit` events stored after `afterID`, in storage order, and no more once `maxBytes` of
+    /// payload have been read (one event at least): a page of a session of any size in bounded memory.
+    public func page(classes: [String] = [], afterID: Int64, limit: Int, maxBytes: Int = .max) throws -> [StoredEvent] {
+        let statement = try database.prepare(
+            "SELECT \(StoredEventRow.columns) FROM events WHERE id > ?\(classFilter(classes)) ORDER BY id LIMIT ?")
+        defer { statement.reset() }
+        statement.bind([.integer(afterID)] + classes.map { .text($0) } + [.integer(Int64(limit))])
+        var result: [StoredEvent] = []
+        var bytes = 0
+        while bytes < maxBytes, try statement.step() {
+            let event = StoredEventRow.read(statement)
+            bytes += event.payload.utf8.count
+            result.append(event)
         }
         return result
+    }
+
+    /// The id after which the newest `count` events (of `classes`) begin; 0 when there are no more than `count`.
+    public func idBefore(last count: Int, classes: [String] = []) throws -> Int64 {
+        let statement = try database.prepare(
+            "SELECT id FROM events WHERE 1\(classFilter(classes)) ORDER BY id DESC LIMIT 1 OFFSET ?")
+        defer { statement.reset() }
+        statement.bind(classes.map { .text($0) } + [.integer(Int64(count))])
+        return try statement.step() ? statement.int64(0) : 0
     }
 
     /// Streams events in storage order without holding them all in memory; at most `limit` when given.

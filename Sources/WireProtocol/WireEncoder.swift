@@ -19,7 +19,8 @@ public enum WireEncoder {
         """.utf8)
     public static let plistFooter = Array("</plist>\n".utf8)
 
-    /// A complete property list document as Apple writes it (XML declaration, DOCTYPE, tab indentation).
+    /// A complete property list document as Apple writes it (XML declaration, DOCTYPE, tab indentation,
+    /// dates in whole seconds).
     public static func plistDocument(_ value: PlistValue) -> [UInt8] {
         plistHeader + plistElement(value, indent: 0) + plistFooter
     }
@@ -27,7 +28,7 @@ public enum WireEncoder {
     /// One value as an indented property list element, for writers that frame the document themselves
     /// (the exporter streams a root array one event at a time).
     public static func plistElement(_ value: PlistValue, indent level: Int) -> [UInt8] {
-        var writer = XMLWriter(indented: true)
+        var writer = XMLWriter(document: true)
         writer.value(value, level: level)
         return writer.out
     }
@@ -70,13 +71,16 @@ public enum WireEncoder {
     }
 }
 
-/// Property list XML, compact or indented with tabs as Apple does.
+/// Property list XML: compact wire messages, or documents as Apple writes them.
 private struct XMLWriter {
     var out: [UInt8] = []
-    let indented: Bool
+    /// A document for other tools: indented with tabs, and `<date>` in whole seconds (rounded down, as
+    /// Apple's writer does), since Apple's format has no fraction and readers such as Python's plistlib
+    /// refuse one. Wire messages keep a date's fraction: muevald's decoder reads it.
+    let document: Bool
 
-    init(indented: Bool = false) {
-        self.indented = indented
+    init(document: Bool = false) {
+        self.document = document
     }
 
     mutating func raw(_ text: StaticString) {
@@ -90,12 +94,12 @@ private struct XMLWriter {
     }
 
     private mutating func startLine(_ level: Int) {
-        guard indented else { return }
+        guard document else { return }
         out.append(contentsOf: repeatElement(ASCII.tab, count: level))
     }
 
     private mutating func endLine() {
-        if indented { out.append(ASCII.newline) }
+        if document { out.append(ASCII.newline) }
     }
 
     private mutating func pair(_ key: String, _ value: PlistValue, level: Int) {
@@ -121,7 +125,7 @@ private struct XMLWriter {
         case .bool(let v):
             v ? raw("<true/>") : raw("<false/>")
         case .date(let v):
-            raw("<date>"); ISO8601.format(v, into: &out); raw("</date>")
+            raw("<date>"); ISO8601.format(document ? v.rounded(.down) : v, into: &out); raw("</date>")
         case .data(let v):
             raw("<data>"); Base64.encode(v, into: &out); raw("</data>")
         case .array(let items) where items.isEmpty:

@@ -1,16 +1,16 @@
-public import ControlProtocol
+internal import ControlProtocol
 internal import Foundation
-public import SessionModel
+internal import SessionModel
 
 /// muevalctl's output: pretty JSON for scripts, aligned tables for people.
-public enum ControlOutput {
-    public static func json<R: Encodable>(_ value: R) -> String {
+enum ControlOutput {
+    static func json<R: Encodable>(_ value: R) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "null"
     }
 
-    public static func status(_ status: StatusReport) -> String {
+    static func status(_ status: StatusReport) -> String {
         let c = status.counters
         var text = """
             muevald \(status.version), pid \(status.pid), up \(duration(Date().timeIntervalSince1970 - status.started))
@@ -31,7 +31,7 @@ public enum ControlOutput {
     }
 
     /// `status --watch`: the status, and each open session's events per second since the last refresh.
-    public static func watch(_ status: StatusReport, previous: (report: StatusReport, elapsed: Double)?) -> String {
+    static func watch(_ status: StatusReport, previous: (report: StatusReport, elapsed: Double)?) -> String {
         let rate = { (now: Int64, before: Int64?) -> String in
             guard let before, let elapsed = previous?.elapsed, elapsed > 0 else { return "-" }
             return String(format: "%.0f/s", Double(now - before) / elapsed)
@@ -54,7 +54,7 @@ public enum ControlOutput {
         return text
     }
 
-    public static func sessions(_ sessions: [SessionRecord]) -> String {
+    static func sessions(_ sessions: [SessionRecord]) -> String {
         guard !sessions.isEmpty else { return "no sessions\n" }
         var table = TextTable(["ID", "NAME", "STATE", "DEVICE", "USER", "EVENTS", "STARTED", "PATH"])
         for session in sessions {
@@ -65,7 +65,7 @@ public enum ControlOutput {
         return table.render()
     }
 
-    public static func devices(_ devices: [DeviceRecord]) -> String {
+    static func devices(_ devices: [DeviceRecord]) -> String {
         guard !devices.isEmpty else { return "no device has connected yet\n" }
         var table = TextTable(["DEVICE", "NAME", "MODEL", "SYSTEM", "APP", "ADDRESS", "LAST SEEN"])
         for device in devices {
@@ -76,14 +76,21 @@ public enum ControlOutput {
         return table.render()
     }
 
-    public static func events(_ events: [StoredEvent]) -> String {
-        guard !events.isEmpty else { return "no events\n" }
-        var table = TextTable(["ID", "TIME", "DEVICE", "CLASS", "SUMMARY"])
-        for event in events {
-            table.add([String(event.id), time(event.timestamp, fractional: true) + (event.timestampEstimated ? "*" : ""),
-                       event.device, event.eventClass, event.summary])
+    /// `events` as a table written a page at a time, as the pages arrive: the first page sets the
+    /// column widths, so that a session of any size is printed without holding it.
+    struct EventTable {
+        private var widths: [Int]?
+
+        mutating func page(_ events: [StoredEvent]) -> String {
+            guard !events.isEmpty else { return "" }
+            var table = TextTable(["ID", "TIME", "DEVICE", "CLASS", "SUMMARY"], widths: widths)
+            for event in events {
+                table.add([String(event.id), time(event.timestamp, fractional: true) + (event.timestampEstimated ? "*" : ""),
+                           event.device, event.eventClass, event.summary])
+            }
+            defer { widths = table.columnWidths }
+            return table.render(header: widths == nil)
         }
-        return table.render()
     }
 
     static func time(_ seconds: Double, fractional: Bool = false) -> String {

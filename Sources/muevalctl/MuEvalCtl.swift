@@ -4,6 +4,9 @@ internal import ControlProtocol
 internal import Foundation
 internal import SessionModel
 internal import Zeroconf
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 /// muevalctl: controls a running muevald over its control socket (docs/CONTROL.md).
 @main
@@ -11,8 +14,16 @@ struct MuEvalCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "muevalctl",
         abstract: "Start and stop evaluation sessions on muevald and look at what they recorded.",
+        discussion: "--socket PATH and --json go before or after the command: `muevalctl --json sessions` is `muevalctl sessions --json`.",
         subcommands: [Start.self, Stop.self, Status.self, Top.self, Sessions.self, Devices.self, Events.self, Tail.self, Export.self,
                       Delete.self, Discover.self, Report.self, ReportConfig.self])
+
+    static func main() async {
+        // A reader that goes away is an EPIPE that `Output` handles, not a signal death halfway through
+        // a write; ignored before anything (NIO included) writes.
+        signal(SIGPIPE, SIG_IGN)
+        await main(GlobalArgumentOrder(root: Self.self).normalise(Array(CommandLine.arguments.dropFirst())))
+    }
 }
 
 /// Options every command takes.
@@ -27,12 +38,22 @@ struct GlobalOptions: ParsableArguments {
 
     /// Runs a request and prints its result as JSON or through `human`.
     func call<R: Codable & Sendable>(_ request: ControlRequest, as type: R.Type, human: (R) -> String) async throws {
-        let result = try await client.call(request, as: R.self)
-        if json {
-            print(ControlOutput.json(result))
-        } else {
-            print(human(result), terminator: "")
-        }
+        try show(try await client.call(request, as: R.self), human: human)
+    }
+
+    /// Prints `value` as JSON or through `human`.
+    func show<R: Encodable>(_ value: R, human: (R) -> String) throws {
+        try Output.standardOutput.write(json ? ControlOutput.json(value) + "\n" : human(value))
+    }
+}
+
+/// A command that failed for a reason other than its arguments: one line, no usage text (ArgumentParser
+/// adds the usage to a `ValidationError`, which is for what `validate()` finds).
+struct Failure: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
     }
 }
 
@@ -102,16 +123,17 @@ struct StatusWatch {
 
     func run() async throws {
         Interrupt.exitCleanlyOnCtrlC()
+        Output.endWhenReaderGoesAway()
         let clearScreen = isatty(STDOUT_FILENO) == 1 && !global.json
         var previous: (report: StatusReport, at: Date)?
         while true {
             let report = try await global.client.call(ControlRequest(command: .status), as: StatusReport.self)
             let now = Date()
             if global.json {
-                Terminal.write(ControlOutput.json(report).replacingOccurrences(of: "\n", with: "") + "\n")
+                try Output.standardOutput.write(ControlOutput.json(report).replacingOccurrences(of: "\n", with: "") + "\n")
             } else {
                 let text = ControlOutput.watch(report, previous: previous.map { ($0.report, now.timeIntervalSince($0.at)) })
-                Terminal.write((clearScreen ? "\u{1B}[H\u{1B}[2J" : "\n") + text)
+                try Output.standardOutput.write((clearScreen ? "\u{1B}[H\u{1B}[2J" : "\n") + text)
             }
             previous = (report, now)
             try await Task.sleep(for: .seconds(1))
@@ -146,13 +168,16 @@ struct Events: AsyncParsableCommand {
 
     func run() async throws {
         let request = ControlRequest(command: .events, session: session, classes: classes, limit: limit)
-        let events = try await global.client.call(request, as: [StoredEvent].self)
-        if global.json {
-            // One JSON object per line (the format of `export --format jsonl`), ready for jq.
-            for event in events { FileHandle.standardOutput.write(Data(event.jsonLine())) }
-        } else {
-            print(ControlOutput.events(events), terminator: "")
+        var table = ControlOutput.EventTable()
+        let summary = try await global.client.call(request, as: EventsSummary.self) { _ in } onTail: { _ in } onEvents: { page in
+            if global.json {
+                // One JSON object per line (the format of `export --format jsonl`), ready for jq.
+                for event in page { try Output.standardOutput.write(event.jsonLine()) }
+            } else {
+                try Output.standardOutput.write(table.page(page))
+            }
         }
+        if summary.events == 0, !global.json { try Output.standardOutput.write("no events\n") }
     }
 }
 
@@ -178,6 +203,7 @@ struct Tail: AsyncParsableCommand {
 
     func run() async throws {
         Interrupt.exitCleanlyOnCtrlC()
+        Output.endWhenReaderGoesAway()
         var target = session
         if !all, target == nil { target = try await chooseSession() }
         let formatter = TailFormatter(style: global.json ? .json : .human(color: useColor))
@@ -187,13 +213,13 @@ struct Tail: AsyncParsableCommand {
         do {
             _ = try await global.client.call(request, as: Empty.self, onTail: { line in
                 if line.kind == .daemonStopping { daemonStopped = true }
-                Terminal.write(formatter.format(line) + "\n")
+                try Output.standardOutput.write(formatter.format(line) + "\n")
             })
         } catch ControlClientError.connectionLost {
             daemonStopped = true
         }
         if daemonStopped {
-            FileHandle.standardError.write(Data("muevalctl: muevald stopped; the tail ends here\n".utf8))
+            Output.message("muevalctl: muevald stopped; the tail ends here")
             throw ExitCode.failure
         }
     }
@@ -213,24 +239,20 @@ struct Tail: AsyncParsableCommand {
         let candidates = recording.isEmpty ? open : recording
         if candidates.count == 1 { return String(candidates[0].id) }
         guard !candidates.isEmpty else {
-            throw ValidationError("no session is open: start one with `muevalctl start`, or follow every session with --all")
+            throw Failure("no session is open: start one with `muevalctl start`, or follow every session with --all")
+        }
+        guard isatty(STDIN_FILENO) == 1 else {
+            // One line, as every error: the choices inline.
+            let choices = candidates.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
+            throw Failure("several sessions record: \(choices); name one, or follow every session with --all")
         }
         let list = candidates.map { "  \($0.id)  \($0.name)  \($0.testUser ?? "-")  \($0.device ?? "-")" }.joined(separator: "\n")
-        guard isatty(STDIN_FILENO) == 1 else {
-            throw ValidationError("several sessions record; name one (or use --all):\n\(list)")
-        }
-        Terminal.write("Several sessions record:\n\(list)\nFollow which one? ")
+        // On stderr, as prompts go: standard output is the tail's, perhaps a pipe.
+        try? Output.standardError.write("Several sessions record:\n\(list)\nFollow which one? ")
         guard let answer = readLine()?.trimmingCharacters(in: .whitespaces), !answer.isEmpty else {
-            throw ValidationError("no session chosen")
+            throw Failure("no session chosen")
         }
         return answer
-    }
-}
-
-/// Unbuffered output: a followed stream must reach a pipe at once, not when a buffer fills.
-enum Terminal {
-    static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
     }
 }
 
@@ -256,21 +278,13 @@ struct Export: AsyncParsableCommand {
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "FILE")) var output: String?
 
     func run() async throws {
-        let sink: FileHandle
-        if let output {
-            guard FileManager.default.createFile(atPath: output, contents: nil), let handle = FileHandle(forWritingAtPath: output) else {
-                throw ValidationError("cannot write \(output)")
-            }
-            sink = handle
-        } else {
-            sink = FileHandle.standardOutput
-        }
+        let sink = try output.map(Output.create) ?? .standardOutput
         let summary = try await global.client.call(
             ControlRequest(command: .export, session: session, classes: classes, format: format),
-            as: ExportSummary.self) { sink.write(Data($0.utf8)) }
+            as: ExportSummary.self) { try sink.write($0) }
         if let output {
             try sink.close()
-            FileHandle.standardError.write(Data("exported \(summary.events) events of session \(summary.session) to \(output)\n".utf8))
+            Output.message("exported \(summary.events) events of session \(summary.session) to \(output)")
         }
     }
 }
@@ -292,24 +306,21 @@ struct Discover: AsyncParsableCommand {
         abstract: "List the capture servers announced on the network (the first thing to check when a device does not connect).")
     @Option(help: "Seconds to browse.") var timeout: Double = 3
     @Option(help: "The service type to browse for.") var type = ServiceAnnouncement.captureServiceType
-    @Flag(help: "Print JSON for scripts.") var json = false
+    @OptionGroup var global: GlobalOptions
 
     func run() async throws {
         let services = try await ZeroconfBrowser.browse(type: type, timeout: timeout)
-        if json {
-            print(ControlOutput.json(services))
-            return
+        try global.show(services) { services in
+            guard !services.isEmpty else {
+                return "no capture server announced within \(timeout) s (is avahi-daemon running on both hosts, and muevald without --no-zeroconf?)\n"
+            }
+            var table = TextTable(["NAME", "HOST", "ADDRESSES", "PORT", "TXT"])
+            for service in services {
+                table.add([service.name, service.host, service.addresses.joined(separator: ","), String(service.port),
+                           service.txt.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")])
+            }
+            return table.render()
         }
-        guard !services.isEmpty else {
-            print("no capture server announced within \(timeout) s (is avahi-daemon running on both hosts, and muevald without --no-zeroconf?)")
-            return
-        }
-        var table = TextTable(["NAME", "HOST", "ADDRESSES", "PORT", "TXT"])
-        for service in services {
-            table.add([service.name, service.host, service.addresses.joined(separator: ","), String(service.port),
-                       service.txt.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")])
-        }
-        print(table.render(), terminator: "")
     }
 }
 

@@ -31,7 +31,7 @@ struct Report: AsyncParsableCommand {
         let files = try await sessionFiles()
         let index = try ReportGenerator.generate(sessionFiles: files, configuration: configuration,
                                                  output: out ?? configuration.output ?? "report")
-        print(index)
+        try global.show(ReportLocation(index: index)) { "\($0.index)\n" }
         if open { try Browser.open(index) }
     }
 
@@ -48,16 +48,21 @@ struct Report: AsyncParsableCommand {
                 do {
                     known = try await global.client.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
                 } catch {
-                    throw ValidationError("\"\(session)\" is not a session file, and muevald cannot be asked for it: \(error)")
+                    throw Failure("\"\(session)\" is not a session file, and muevald cannot be asked for it: \(error)")
                 }
             }
             guard let record = known!.first(where: { String($0.id) == session }) ?? known!.first(where: { $0.name == session }) else {
-                throw ValidationError("muevald knows no session \"\(session)\"; see `muevalctl sessions`")
+                throw Failure("muevald knows no session \"\(session)\"; see `muevalctl sessions`")
             }
             files.append(record.path)
         }
         return files
     }
+}
+
+/// What `report --json` prints.
+struct ReportLocation: Encodable {
+    let index: String
 }
 
 /// `muevalctl report-config`: named report configurations, reused by `report --config`.
@@ -70,6 +75,7 @@ struct ReportConfig: ParsableCommand {
 
     struct Save: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Save a configuration (replacing one of the same name).")
+        @OptionGroup var global: GlobalOptions
         @Argument(help: "The configuration's name.") var name: String
         @Option(help: ArgumentHelp("Sections, comma-separated, in order (default: all).", valueName: "LIST")) var sections: String?
         @Option(help: ArgumentHelp("The report directory.", valueName: "DIR")) var out: String?
@@ -84,7 +90,7 @@ struct ReportConfig: ParsableCommand {
             configuration.options = try options()
             let store = ReportConfigurationStore()
             try store.save(configuration, as: name)
-            print("saved \(store.path(of: name))")
+            try global.show(["path": store.path(of: name)]) { "saved \($0["path"]!)\n" }
         }
 
         /// The thresholds through their JSON form, so that every option is settable without a flag of its own.
@@ -94,7 +100,7 @@ struct ReportConfig: ParsableCommand {
                 let (key, value) = try pair(setting)
                 guard json[key] != nil, key != "functionalities", let number = Double(value) else {
                     let keys = json.keys.filter { $0 != "functionalities" }.sorted().joined(separator: ", ")
-                    throw ValidationError("--set \(setting): give one of \(keys) and a number")
+                    throw Failure("--set \(setting): give one of \(keys) and a number")
                 }
                 json[key] = number
             }
@@ -109,29 +115,34 @@ struct ReportConfig: ParsableCommand {
 
         private func pair(_ text: String) throws -> (String, String) {
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("expected KEY=VALUE, got \(text)") }
+            guard parts.count == 2, !parts[0].isEmpty else { throw Failure("expected KEY=VALUE, got \(text)") }
             return (parts[0], parts[1])
         }
     }
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The saved configurations.")
+        @OptionGroup var global: GlobalOptions
 
-        func run() {
+        func run() throws {
             let store = ReportConfigurationStore()
-            let names = store.names()
-            print(names.isEmpty ? "no report configuration in \(store.directory)" : names.joined(separator: "\n"))
+            try global.show(store.names()) { names in
+                names.isEmpty ? "no report configuration in \(store.directory)\n" : names.map { $0 + "\n" }.joined()
+            }
         }
     }
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print a saved configuration (its JSON file).")
+        @OptionGroup var global: GlobalOptions
         @Argument(help: "The configuration's name.") var name: String
 
+        /// The file as it is, with or without --json: it is JSON already.
         func run() throws {
             let store = ReportConfigurationStore()
             _ = try store.load(name)
-            print(try String(contentsOfFile: store.path(of: name), encoding: .utf8))
+            let text = try String(contentsOfFile: store.path(of: name), encoding: .utf8)
+            try Output.standardOutput.write(text.hasSuffix("\n") ? text : text + "\n")
         }
     }
 }
@@ -145,7 +156,7 @@ enum Browser {
         do {
             try process.run()
         } catch {
-            throw ValidationError("cannot start xdg-open (\(error)); open \(path) in a browser")
+            throw Failure("cannot start xdg-open (\(error)); open \(path) in a browser")
         }
     }
 }

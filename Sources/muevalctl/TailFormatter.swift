@@ -1,23 +1,23 @@
-public import ControlProtocol
+internal import ControlProtocol
 internal import WireProtocol
 internal import Foundation
 internal import SessionModel
 
 /// Turns tail lines into what `muevalctl tail` prints: one human line per event (time, device,
 /// class, a summary that fits the event), or one JSON object per line for `jq`.
-public struct TailFormatter: Sendable {
+struct TailFormatter: Sendable {
     public enum Style: Sendable {
         case human(color: Bool)
         case json
     }
 
-    public let style: Style
+    let style: Style
 
-    public init(style: Style) {
+    init(style: Style) {
         self.style = style
     }
 
-    public func format(_ line: TailLine) -> String {
+    func format(_ line: TailLine) -> String {
         switch style {
         case .json: Self.json(line)
         case .human(let color): Self.human(line, color: color)

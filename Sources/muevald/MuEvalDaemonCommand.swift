@@ -57,6 +57,7 @@ struct MuEvalDaemonCommand: AsyncParsableCommand {
         }
         let logLevel = LogLevelSetting(configuration.logLevel)
         LoggingSystem.bootstrap { StderrLogHandler(label: $0, level: logLevel) }
+        defer { StderrLogHandler.flush() }
         do {
             try await MuEvalDaemon(configuration: configuration, source: source, logLevel: logLevel).run()
         } catch {

@@ -84,4 +84,23 @@ final class ConfigurationLoaderTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("\(path):2"), "\(error)")
         }
     }
+
+    /// `--check-config` prints TOML that muevald reads back, whatever the values hold.
+    func testTheRenderedConfigurationReadsBackWithAwkwardStrings() throws {
+        var configuration = DaemonConfiguration()
+        configuration.zeroconf.name = "Lab \"A\"\nsecond line\twith a tab and a \\ backslash \u{7}"
+        configuration.zeroconf.extraTypes = ["_mueval._tcp", "_muevalx._tcp"]
+        configuration.capture.deviceToken = "tok'en\u{2028}"
+        configuration.capture.idleTimeout = 12.5
+        configuration.zeroconf.enabled = false
+        let loaded = try ConfigurationLoader(environment: [:]).load(file: try file(configuration.rendered), flags: [:])
+        XCTAssertEqual(loaded.zeroconf.name, configuration.zeroconf.name)
+        XCTAssertEqual(loaded.zeroconf.extraTypes, configuration.zeroconf.extraTypes)
+        XCTAssertEqual(loaded.capture.deviceToken, configuration.capture.deviceToken)
+        XCTAssertEqual(loaded.capture.idleTimeout, 12.5)
+        XCTAssertFalse(loaded.zeroconf.enabled)
+        for option in ConfigurationOption.all {
+            XCTAssertEqual(option.current(loaded), option.current(configuration), option.key)
+        }
+    }
 }

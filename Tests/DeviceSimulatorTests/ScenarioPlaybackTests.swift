@@ -26,7 +26,7 @@ final class ScenarioPlaybackTests: XCTestCase {
         while let result = decoder.next() {
             guard case .event(let event) = try result.get() else { continue }
             let value = try TypedJSON.decode(event.payload) { sha in event.blobs.first { $0.sha256 == sha }!.bytes }
-            guard case .dict(let dict) = value else { throw XCTSkip("not a dictionary") }
+            guard case .dict(let dict) = value else { throw NotAnEvent(value: value) }
             events.append(dict)
         }
         return events
@@ -225,4 +225,11 @@ final class ScenarioPlaybackTests: XCTestCase {
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
+}
+
+/// A decoded event that is not a dictionary: the simulator wrote something muevald cannot store.
+private struct NotAnEvent: Error, CustomStringConvertible {
+    let value: PlistValue
+
+    var description: String { "an event decoded to \(value), not a dictionary" }
 }

@@ -36,7 +36,7 @@ final class CaptureSessionTests: XCTestCase {
         XCTAssertEqual(welcome.sessionId, String(session.id))
 
         let events = try await eventually("the event to be stored") { () -> [StoredEvent]? in
-            let events = try await daemon.ctl.call(ControlRequest(command: .events, session: String(session.id)), as: [StoredEvent].self)
+            let events = try await daemon.ctl.events(ControlRequest(command: .events, session: String(session.id)))
             return events.isEmpty ? nil : events
         }
         XCTAssertEqual(events.count, 1)

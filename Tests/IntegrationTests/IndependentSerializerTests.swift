@@ -33,6 +33,41 @@ final class IndependentSerializerTests: XCTestCase {
         await device.close()
     }
 
+    /// A `<date>` with a fraction (the wire allows one; Apple's format has none): the plist export still
+    /// reads in plistlib and in Foundation, with the time rounded down to its second; JSONL keeps the fraction.
+    func testFractionalDatesExportAsAPlistThatPlistlibAndFoundationRead() async throws {
+        let daemon = try await TestDaemon.start()
+        defer { daemon.cleanUp() }
+        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "fractions"), as: SessionRecord.self)
+        let device = try await daemon.connectDevice()
+        try await device.send("<event><key>class</key><string>UserInputEvent</string><key>seq</key><integer>1</integer>"
+            + "<key>timestamp</key><date>2011-02-19T22:43:06.75Z</date><key>last</key><date>1999-12-31T23:59:59.999999Z</date>"
+            + "<key>before1970</key><date>1969-12-31T23:59:58.5Z</date><key>list</key><array><date>2011-02-19T22:43:07.000001+01:00</date></array></event>\n")
+        try await device.waitForAck(1)
+
+        let exported = daemon.directory + "/export.plist"
+        let export = try daemon.muevalctl(["export", "fractions", "-o", exported])
+        XCTAssertEqual(export.status, 0, export.stderr)
+        let read = try runProcess("/usr/bin/env", ["python3", "-c", """
+            import plistlib, sys
+            event = plistlib.load(open(sys.argv[1], "rb"))[0]
+            print(event["timestamp"].isoformat(), event["last"].isoformat(), event["before1970"].isoformat(), event["list"][0].isoformat())
+            """, exported])
+        XCTAssertEqual(read.status, 0, read.stderr)
+        XCTAssertEqual(read.stdout, "2011-02-19T22:43:06 1999-12-31T23:59:59 1969-12-31T23:59:58 2011-02-19T21:43:07\n")
+
+        let plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: exported)), format: nil)
+        let event = try XCTUnwrap((plist as? [Any])?.first as? [String: Any])
+        XCTAssertEqual(event["timestamp"] as? Date, Date(timeIntervalSince1970: 1_298_155_386))
+        XCTAssertEqual(event["last"] as? Date, Date(timeIntervalSince1970: 946_684_799))
+        XCTAssertEqual(event["before1970"] as? Date, Date(timeIntervalSince1970: -2))
+
+        let jsonl = try daemon.muevalctl(["export", "fractions", "--format", "jsonl"])
+        XCTAssertTrue(jsonl.stdout.contains(#""timestamp":{"$date":"2011-02-19T22:43:06.75Z"}"#), jsonl.stdout)
+        XCTAssertTrue(jsonl.stdout.contains(#""last":{"$date":"1999-12-31T23:59:59.999999Z"}"#), jsonl.stdout)
+        await device.close()
+    }
+
     static let python = #"""
     import datetime, plistlib, sys
 

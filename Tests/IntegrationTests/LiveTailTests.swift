@@ -173,7 +173,7 @@ final class LiveTailTests: XCTestCase {
         // Two sessions and no terminal to ask in: the tail says which to choose.
         let ambiguous = try daemon.muevalctl(["tail"])
         XCTAssertNotEqual(ambiguous.status, 0)
-        XCTAssertTrue(ambiguous.stderr.contains("several sessions"), ambiguous.stderr)
+        XCTAssertEqual(ambiguous.stderr, "Error: several sessions record: 1 (one), 2 (two); name one, or follow every session with --all\n")
 
         let interrupted = try daemon.follow(["tail", "one"])
         let orphaned = try daemon.follow(["tail", "--all"])

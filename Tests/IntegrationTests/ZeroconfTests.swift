@@ -69,13 +69,19 @@ final class ZeroconfTests: XCTestCase {
         // The alias type is announced too.
         let alias = try lab.run(on: lab.device, [TestDaemon.executable("muevalctl"), "discover", "--json", "--type", "_mueval._tcp"])
         XCTAssertTrue(alias.stdout.contains("muEval test lab"), alias.stdout + alias.stderr)
+        // A reader that is gone before discover has browsed: it ends quietly; and `--json` also comes first.
+        for arguments in [["discover", "--timeout", "1"], ["--json", "discover", "--timeout", "1"]] {
+            let piped = try runWithReaderClosingEarly(lab.launcher(on: lab.device) + [TestDaemon.executable("muevalctl")] + arguments, reading: 0)
+            XCTAssertTrue(piped.status == 0 || piped.status == 141, "\(arguments) ended with \(String(describing: piped.status)): \(piped.stderr)")
+            XCTAssertEqual(piped.stderr, "", "\(arguments)")
+        }
 
         // Connect to what was found, over the veth, as the device would.
         let event = "<event><key>class</key><string>UserInputEvent</string><key>x</key><integer>155</integer></event>"
         let sent = try lab.run(on: lab.device, ["sh", "-c", "printf '\(event)' | nc -N \(found.addresses[0]) \(found.port)"])
         XCTAssertEqual(sent.status, 0, sent.stderr)
         let stored = try await eventually("the event in the journal") { () -> [StoredEvent]? in
-            let events = try await daemon.ctl.call(ControlRequest(command: .events, session: String(session.id)), as: [StoredEvent].self)
+            let events = try await daemon.ctl.events(ControlRequest(command: .events, session: String(session.id)))
             return events.isEmpty ? nil : events
         }
         XCTAssertEqual(stored.first?.device, "address:\(lab.device.address)")
@@ -156,6 +162,68 @@ final class ZeroconfTests: XCTestCase {
         _ = try await waitForAnnouncement(daemon, timeout: 10)
         let found = try await eventually(timeout: 10, "the service") { () -> DiscoveredService? in try self.discover().first }
         XCTAssertEqual(found.port, daemon.port)
+    }
+
+    /// A hung avahi-daemon (SIGSTOP: it keeps its D-Bus name and answers nothing, so each call into
+    /// it waits for D-Bus's 25 s timeout) while sessions start and stop and new devices attach:
+    /// ingest and the control socket go on as if it were not there.
+    func testAHungAvahiDaemonDelaysNeitherIngestNorTheControlSocket() async throws {
+        try lab.startAvahi(on: lab.lab)
+        // auto: every device that connects opens a session, a TXT change on the event loop that reads it.
+        let daemon = try await startDaemon(["--unknown-devices", "auto"])
+        defer { daemon.cleanUp() }
+        _ = try await waitForAnnouncement(daemon)
+        let muevalsim = TestDaemon.executable("muevalsim")
+        let server = "\(lab.lab.address):\(daemon.port)"
+        try lab.spawn(on: lab.device, [muevalsim, "--connect", server, "--rate", "200", "--duration", "60", "--seed", "1"])
+        let stored = { try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).counters.eventsStored }
+        let first = try await eventually(timeout: 10, "events from the streaming device") { () -> Int? in
+            let count = try await stored()
+            return count > 0 ? count : nil
+        }
+
+        try lab.pauseAvahi(on: lab.lab)
+        defer { try? lab.resumeAvahi(on: lab.lab) }
+        let clock = ContinuousClock()
+        var slowestCommand = Duration.zero
+        func timed<T>(_ call: () async throws -> T) async throws -> T {
+            let start = clock.now
+            defer { slowestCommand = max(slowestCommand, clock.now - start) }
+            return try await call()
+        }
+        var lastCount = first
+        var lastGrowth = clock.now
+        var longestStall = Duration.zero
+        let end = clock.now + .seconds(4)
+        var round = 0
+        while clock.now < end {
+            round += 1
+            // Each start and stop changes the TXT record (sessions waiting); a second device attaches now and then.
+            if round % 10 == 1 {
+                let session = try await timed { try await daemon.ctl.call(ControlRequest(command: .start, name: "frozen-\(round)"), as: SessionRecord.self) }
+                _ = try await timed { try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self) }
+            }
+            if round % 20 == 5 {
+                try lab.spawn(on: lab.device, [muevalsim, "--connect", server, "--rate", "50", "--duration", "2", "--seed", String(round)])
+            }
+            let count = try await timed { try await stored() }
+            if count > lastCount {
+                lastCount = count
+                lastGrowth = clock.now
+            }
+            longestStall = max(longestStall, clock.now - lastGrowth)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let figures = "with avahi-daemon stopped for 4 s: ingest stalled at most \(longestStall), the slowest control command took \(slowestCommand), \(lastCount - first) events stored meanwhile"
+        print("HUNG AVAHI: \(figures)")
+        XCTAssertLessThan(longestStall, .milliseconds(500), figures)
+        XCTAssertLessThan(slowestCommand, .milliseconds(500), figures)
+        XCTAssertGreaterThan(lastCount - first, 400, figures)
+
+        // Once avahi-daemon answers again, the TXT record catches up with the sessions' state.
+        try lab.resumeAvahi(on: lab.lab)
+        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        XCTAssertTrue(status.zeroconf.hasPrefix("announced"), status.zeroconf)
     }
 
     private func config(name: String) throws -> String {
