@@ -165,11 +165,26 @@ let package = Package(
         .testTarget(name: "SessionAnalysisTests", dependencies: [
             "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport",
         ]),
+        // The control socket's server side in-process: a real registry, a real Unix socket, the real client.
+        .testTarget(name: "ControlServiceTests", dependencies: [
+            "CaptureServer", "ControlClient", "ControlProtocol", "ControlService", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // The Zeroconf module in-process, against an avahi-daemon in a network namespace of the test's own.
+        .testTarget(name: "ZeroconfUnitTests", dependencies: [
+            "DaemonTestSupport", "Zeroconf",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Depends on the executables so that `swift test` builds the binaries it starts.
         .testTarget(name: "IntegrationTests", dependencies: [
             "ControlClient", "ControlProtocol", "DaemonTestSupport", "DeviceSimulator", "JournalStorage", "SessionModel", "WireProtocol", "Zeroconf", "muevalctl", "muevald", "muevalsim",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "OrderedCollections", package: "swift-collections"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
     ]
 )

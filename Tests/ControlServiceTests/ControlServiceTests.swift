@@ -1,0 +1,157 @@
+import CaptureServer
+import ControlClient
+import ControlProtocol
+@testable import ControlService
+import Foundation
+import GroupCommit
+import JournalStorage
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import SessionModel
+import Testing
+import WireProtocol
+
+/// The control socket's server side in this process: a real registry on a temporary data directory,
+/// a real Unix socket, the real client; no muevald binary.
+@Suite struct ControlServiceTests {
+    /// The daemon's control plane, assembled as muevald assembles it, minus the capture server.
+    final class Harness: Sendable {
+        let directory: String
+        let registry: SessionRegistry
+        let control: ControlServer
+        let group: ServiceGroup
+        let client: ControlClient
+
+        init(maxRequestBytes: Int = ControlLimits.maxRequestBytes) throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("control-\(UUID().uuidString)").path
+            let logger = Logger(label: "test")
+            let catalog = try Catalog(directory: directory)
+            let counters = CaptureCounters()
+            let tail = LiveTail()
+            registry = SessionRegistry(catalog: catalog, policy: .reject, journalLimits: JournalWriterLimits(synchronous: .normal),
+                                       counters: counters, tail: tail, logger: logger, commitObserver: { _, _ in })
+            let socket = directory + "/control.sock"
+            let commands = ControlCommands(
+                registry: registry, counters: counters, liveTail: tail, settings: CaptureSettings(CaptureConfiguration()),
+                health: StorageHealth(), description: DaemonDescription(pid: getpid(), started: 0, socket: socket,
+                                                                        dataDirectory: directory, unknownDevicePolicy: .reject))
+            control = ControlServer(path: socket, access: try ControlAccess(groupName: nil), commands: commands,
+                                    group: MultiThreadedEventLoopGroup.singleton, logger: logger, maxRequestBytes: maxRequestBytes)
+            group = ServiceGroup(services: [control], logger: logger)
+            client = ControlClient(socketPath: socket)
+        }
+
+        /// Runs the server while `body` runs, then shuts it down and removes the directory.
+        func run<T: Sendable>(_ body: @Sendable (Harness) async throws -> T) async throws -> T {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await self.group.run() }
+                defer { try? FileManager.default.removeItem(atPath: directory) }
+                let deadline = ContinuousClock.now + .seconds(10)
+                while !ControlSocketPath.isListening(client.socketPath) {
+                    guard ContinuousClock.now < deadline else { throw CancellationError() }
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                do {
+                    let result = try await body(self)
+                    await group.triggerGracefulShutdown()
+                    await registry.shutdown()
+                    try await tasks.waitForAll()
+                    return result
+                } catch {
+                    await group.triggerGracefulShutdown()
+                    throw error
+                }
+            }
+        }
+    }
+
+    @Test func sessionsStartStopAndAreListedThroughTheSocket() async throws {
+        try await Harness().run { harness in
+            let started = try await harness.client.call(ControlRequest(command: .start, name: "jack", user: "Jack"), as: SessionRecord.self)
+            #expect(started.state == .waiting)
+            let status = try await harness.client.call(ControlRequest(command: .status), as: StatusReport.self)
+            #expect(status.sessions.map(\.name) == ["jack"])
+            #expect(status.unknownDevicePolicy == .reject)
+            let stopped = try await harness.client.call(ControlRequest(command: .stop, session: "jack"), as: [SessionRecord].self)
+            #expect(stopped.map(\.state) == [.stopped])
+            let again = await #expect(throws: ControlClientError.self) {
+                try await harness.client.call(ControlRequest(command: .stop, session: "jack"), as: [SessionRecord].self)
+            }
+            #expect(again == .refused("session 1 is already stopped"))
+            let missing = await #expect(throws: ControlClientError.self) {
+                try await harness.client.call(ControlRequest(command: .events), as: EventsSummary.self)
+            }
+            #expect(missing == .refused("events needs a session id or name"))
+        }
+    }
+
+    @Test func aRequestThatIsNotJSONGetsAnErrorAndTheConnectionGoesOn() async throws {
+        try await Harness().run { harness in
+            let replies = try await lines(from: harness.client.socketPath, sending: "not json\n{\"command\":\"sessions\"}\n", count: 2)
+            #expect(replies[0].contains(#""ok":false"#) && replies[0].contains("not a valid request"))
+            #expect(replies[1] == #"{"ok":true,"result":[]}"#)
+        }
+    }
+
+    @Test func aRequestLineOverTheLimitIsRefusedWithTheSetting() async throws {
+        try await Harness(maxRequestBytes: 1024).run { harness in
+            let replies = try await lines(from: harness.client.socketPath,
+                                          sending: #"{"command":"status","notes":""# + String(repeating: "n", count: 5000) + "\"}\n", count: 1)
+            #expect(replies.first?.contains("request line longer than 1024 bytes (control.max_request_bytes)") == true)
+            // Other connections are served as ever.
+            _ = try await harness.client.call(ControlRequest(command: .status), as: StatusReport.self)
+        }
+    }
+
+    @Test(arguments: [
+        (PeerCredentials(pid: 1, uid: 0, gid: 0, supplementaryGroups: []), true),
+        (PeerCredentials(pid: 1, uid: getuid(), gid: 12345, supplementaryGroups: []), true),
+        (PeerCredentials(pid: 1, uid: 54321, gid: 54321, supplementaryGroups: []), false),
+    ])
+    func onlyRootAndTheDaemonsUserWithoutAGroup(peer: PeerCredentials, allowed: Bool) throws {
+        #expect(try ControlAccess(groupName: nil).allows(peer) == allowed)
+    }
+
+    @Test func membersOfTheControlGroupAreAllowedByPrimaryOrSupplementaryGroup() throws {
+        // The root group exists everywhere; its id is 0.
+        let access = try ControlAccess(groupName: "root")
+        #expect(access.allows(PeerCredentials(pid: 1, uid: 54321, gid: 0, supplementaryGroups: [])))
+        #expect(access.allows(PeerCredentials(pid: 1, uid: 54321, gid: 100, supplementaryGroups: [7, 0])))
+        #expect(!access.allows(PeerCredentials(pid: 1, uid: 54321, gid: 100, supplementaryGroups: [7])))
+        #expect(access.denial(for: PeerCredentials(pid: 1, uid: 54321, gid: 100, supplementaryGroups: [])).contains("join the group \"root\""))
+        #expect(throws: ControlAccessError.self) { try ControlAccess(groupName: "no-such-group-\(getpid())") }
+    }
+
+    /// The tail line writer gives what JSONEncoder gives for the same reply, whatever the strings hold.
+    @Test func tailLinesAreTheJSONOfTheirReply() throws {
+        let awkward = "quote \" backslash \\ newline \n tab \t bell \u{7} <script> \u{2028} é 📱"
+        let event = StoredEvent(id: 7, device: awkward, seq: -3, eventClass: EventClass.userInput.rawValue, timestamp: 1_298_155_386.125,
+                                timestampEstimated: true, received: 1e-05, payload: #"{"x":1}"#)
+        for line in [TailLine.event(event, session: 2), TailLine(kind: .skipped, time: 3.5, count: 12, detail: awkward)] {
+            var written: [UInt8] = []
+            TailLineJSON.write(line, into: &written)
+            let decoded = try JSONDecoder().decode(ControlReply<Empty>.self, from: Data(written))
+            #expect(decoded.tail == line)
+        }
+    }
+}
+
+/// Writes `text` to the socket at `path` and returns the first `count` reply lines.
+private func lines(from path: String, sending text: String, count: Int) async throws -> [String] {
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connect(unixDomainSocketPath: path) { channel in
+            channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+        }
+    return try await channel.executeThenClose { inbound, outbound in
+        try await outbound.write(ByteBuffer(string: text))
+        var received = ""
+        for try await chunk in inbound {
+            received += String(buffer: chunk)
+            let lines = received.split(separator: "\n", omittingEmptySubsequences: true)
+            if lines.count >= count, received.hasSuffix("\n") { return lines.prefix(count).map(String.init) }
+        }
+        return received.split(separator: "\n").map(String.init)
+    }
+}
