@@ -125,6 +125,14 @@ let package = Package(
 
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
         .testTarget(name: "JournalStorageTests", dependencies: ["JournalStorage", "WireProtocol"]),
+        // The device connection without sockets: its state machine, and its handler on an EmbeddedChannel.
+        .testTarget(name: "CaptureServerTests", dependencies: [
+            "CaptureServer", "WireProtocol", "JournalStorage",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "CaptureServer", "JournalStorage"]),
         .testTarget(name: "DeviceSimulatorTests", dependencies: ["DeviceSimulator", "WireProtocol"]),
         .testTarget(name: "SessionAnalysisTests", dependencies: [
