@@ -134,7 +134,11 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         let change = state.partialBytesChanged(to: decoder.bufferedByteCount)
         switch partialBudget.update(origin, from: change.from, to: change.to, completedMessage: completedMessage, wake: wakeForBudget) {
         case .proceed: if state.release(.partialBudget) { context.read() }
-        case .pause: state.hold(.partialBudget)
+        case .pause:
+            if !state.holds.contains(.partialBudget) {
+                logger.debug("holding \(change.to) bytes of a partial message: waits for the partial-message budget (\(partialBudget.limit) bytes)")
+            }
+            state.hold(.partialBudget)
         }
     }
 
