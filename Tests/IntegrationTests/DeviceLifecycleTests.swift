@@ -121,12 +121,7 @@ final class DeviceLifecycleTests: XCTestCase {
         let message = Array(Self.event(seq: 1, blob: String(repeating: "A", count: 256 << 10)).utf8)
         let half = message.count / 2
         var devices: [TestDevice] = []
-        for index in 0..<count {
-            let device = try await daemon.connectDevice()
-            try await device.hello(DeviceHello(deviceId: "big-\(index)"))
-            _ = try await device.waitFor("welcome") { _ in device.welcome }
-            devices.append(device)
-        }
+        for index in 0..<count { devices.append(try await welcomed(daemon, as: "big-\(index)")) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for device in devices { group.addTask { try await device.send(Array(message[..<half])) } }
             try await group.waitForAll()
@@ -151,9 +146,7 @@ final class DeviceLifecycleTests: XCTestCase {
     func testAutoSessionsOpenWhileOtherConnectionsKeepBeingAcknowledged() async throws {
         let daemon = try await TestDaemon.start(arguments: ["--unknown-devices", "auto"])
         defer { daemon.cleanUp() }
-        let steady = try await daemon.connectDevice()
-        try await steady.hello(DeviceHello(deviceId: "steady"))
-        _ = try await steady.waitFor("welcome") { _ in steady.welcome }
+        let steady = try await welcomed(daemon, as: "steady")
 
         // Newcomers arrive one after another, each making the daemon open a session (an fsync'd
         // catalog insert and a new file), while the steady device sends and waits for each ack.
@@ -163,9 +156,7 @@ final class DeviceLifecycleTests: XCTestCase {
             defer { done.flag.store(true, ordering: .releasing) }
             var devices: [TestDevice] = []
             for index in 0..<newcomers {
-                let device = try await daemon.connectDevice()
-                try await device.hello(DeviceHello(deviceId: "newcomer-\(index)"))
-                _ = try await device.waitFor("welcome") { _ in device.welcome }
+                let device = try await welcomed(daemon, as: "newcomer-\(index)")
                 devices.append(device)
             }
             return devices
@@ -193,4 +184,12 @@ final class DeviceLifecycleTests: XCTestCase {
 
 private final class ArrivalsDone: Sendable {
     let flag = Atomic<Bool>(false)
+}
+
+/// A device that says hello and has its welcome (a session, under the `auto` policy its own).
+private func welcomed(_ daemon: TestDaemon, as id: String) async throws -> TestDevice {
+    let device = try await daemon.connectDevice()
+    try await device.hello(DeviceHello(deviceId: id))
+    _ = try await device.waitFor("welcome") { _ in device.welcome }
+    return device
 }
