@@ -59,8 +59,9 @@ run: release
 	@echo "muevald: data in $(DATA_DIR); muevalctl is $$($(SWIFT) build -c release --show-bin-path)/muevalctl"
 	$$($(SWIFT) build -c release --show-bin-path)/muevald --data-dir $(DATA_DIR) $(ARGS)
 
-## test: build and run every test
+## test: check that Package.swift declares what each module imports, build, run every test
 test: test-deps
+	python3 scripts/package-imports.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

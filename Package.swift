@@ -155,6 +155,14 @@ let package = Package(
             "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
+        // The device connection without sockets: its state machine, and its handler on a NIOAsyncTestingChannel.
+        .testTarget(name: "CaptureServerTests", dependencies: [
+            "CaptureServer", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+        ]),
         .testTarget(name: "DaemonTests", dependencies: [
             "CaptureServer", "Daemon", "JournalStorage",
         ]),

@@ -13,6 +13,9 @@ public struct CaptureConfiguration: Sendable {
     public var maxConnections: Int
     /// Open connections from one IP address.
     public var maxConnectionsPerAddress: Int
+    /// Bytes all device connections together may hold in partially received messages; beyond
+    /// it they take turns (`PartialMessageBudget`). Read at start-up.
+    public var maxPartialBytes: Int
     /// A connection that sends nothing for this long is closed (seconds; 0 disables).
     public var idleTimeout: Double
     public var unknownDevicePolicy: UnknownDevicePolicy
@@ -27,7 +30,7 @@ public struct CaptureConfiguration: Sendable {
 
     public init(host: String = "0.0.0.0", port: Int = CaptureConfiguration.defaultPort,
                 wireLimits: WireLimits = WireLimits(), maxConnections: Int = 4096, maxConnectionsPerAddress: Int = 256,
-                idleTimeout: Double = 1800, unknownDevicePolicy: UnknownDevicePolicy = .reject,
+                maxPartialBytes: Int = 64 << 20, idleTimeout: Double = 1800, unknownDevicePolicy: UnknownDevicePolicy = .reject,
                 journal: JournalWriterLimits = JournalWriterLimits(), tailBuffer: Int = 10_000,
                 deviceToken: String? = nil) {
         self.host = host
@@ -35,6 +38,7 @@ public struct CaptureConfiguration: Sendable {
         self.wireLimits = wireLimits
         self.maxConnections = maxConnections
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.maxPartialBytes = maxPartialBytes
         self.idleTimeout = idleTimeout
         self.unknownDevicePolicy = unknownDevicePolicy
         self.journal = journal

@@ -12,6 +12,7 @@ public final class CaptureServer: Service {
     private let registry: SessionRegistry
     private let connections: ConnectionTable
     private let counters: CaptureCounters
+    private let partialBudget: PartialMessageBudget
     private let group: EventLoopGroup
     private let logger: Logger
     private let onListening: @Sendable (SocketAddress) -> Void
@@ -23,6 +24,7 @@ public final class CaptureServer: Service {
         self.registry = registry
         self.connections = connections
         self.counters = counters
+        partialBudget = PartialMessageBudget(limit: settings.current.maxPartialBytes)
         self.group = group
         self.logger = logger
         self.onListening = onListening
@@ -35,12 +37,16 @@ public final class CaptureServer: Service {
         let registry = registry
         let connections = connections
         let counters = counters
+        let partialBudget = partialBudget
         let logger = logger
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.so_keepalive), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            // A device that closes its side (`nc -N`) still has what it sent handled, and replies
+            // reach it, before the server closes.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             // Reads of up to 64 KB, one per wakeup: hundreds of small events per journal append, and a
             // connection adds at most 64 KB after the journal says it is full, before backpressure
             // holds its next read. With 1 MB reads (four per wakeup), 256 busy connections overshot
@@ -59,7 +65,7 @@ public final class CaptureServer: Service {
                     }
                     try sync.addHandler(DeviceConnectionHandler(
                         registry: registry, connections: connections, counters: counters,
-                        configuration: configuration, logger: logger))
+                        configuration: configuration, partialBudget: partialBudget, logger: logger))
                 }
             }
         do {

@@ -1,7 +1,7 @@
 internal import NIOConcurrencyHelpers
 internal import NIOCore
 
-/// Signals delivered to a device connection from outside its event loop.
+/// Signals delivered to a device connection from outside its event loop, through its pipeline.
 enum ConnectionSignal: Sendable {
     /// Events up to this `seq` are committed: acknowledge.
     case durable(seq: Int64)
@@ -9,6 +9,10 @@ enum ConnectionSignal: Sendable {
     case storageFailed(reason: String, count: Int, seqs: ClosedRange<Int64>?)
     /// The journal drained below its limit: read the socket again.
     case resumeReading
+    /// The partial-message budget lets this connection read again.
+    case partialBudgetAvailable
+    /// The session being opened for this connection (policy `auto`) is open, or could not be.
+    case sessionOpened(AttachOutcome)
 }
 
 /// The open device connections, by origin id, so that commits can reach the connection that sent

@@ -5,10 +5,12 @@ internal import NIOCore
 internal import WireProtocol
 
 /// One device's TCP connection: decodes its byte stream, routes events to its session's
-/// journal, answers with welcome / ack / error, and stops reading while the journal is full.
+/// journal, answers with welcome / ack / error, and holds reads while the journal is full, the
+/// partial-message budget is exhausted, or a session is being opened for it.
 ///
-/// Everything here runs on the connection's event loop. Events are handed to the journal once
-/// per socket read (not per event), with one clock reading per read as their receive time.
+/// Everything here runs on the connection's event loop; the decisions are made by
+/// `DeviceConnectionStateMachine`, this class carries them out. Events are handed to the journal
+/// once per socket read (not per event), with one clock reading per read as their receive time.
 final class DeviceConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -18,48 +20,32 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     private let connections: ConnectionTable
     private let counters: CaptureCounters
     private let configuration: CaptureConfiguration
+    private let partialBudget: PartialMessageBudget
     private var logger: Logger
 
+    private var state = DeviceConnectionStateMachine()
     private var decoder: WireDecoder
-    private var origin: UInt64?
-    private var address = "unknown"
-    private var identity: DeviceIdentity?
-    private var session: EvaluationSession?
     private var batch: [JournalRecord] = []
-    private var saidGoodbye = false
-    /// Malformed messages from this connection so far; the log shows the first few and then a tally,
-    /// so that a flood of junk cannot flood the journal too (the counter in `status` has them all).
-    private var malformedCount = 0
-    private static let malformedLoggedInFull = 100
-    private static let malformedTallyInterval = 1000
+    /// The message that waits for a session being opened; handled first when it is open.
+    private var waitingMessage: WireMessage?
+    /// The device closed its side while a session was being opened: close once it is handled.
+    private var closeWhenHandled = false
+    /// Called by the partial-message budget when this connection may read again.
+    private var wakeForBudget: @Sendable () -> Void = {}
     /// Replies written during a read are flushed once when the read is done; others at once.
     private var reading = false
+    private var repliesUnflushed = false
     /// Events decoded in the current read, added to the shared counter once per read: a per-event
     /// atomic add on a counter every event loop writes costs more than the rest of the bookkeeping.
     private var eventsInRead = 0
-    private var repliesUnflushed = false
-
-    // Backpressure: while the journal is over its limit, reads are held back.
-    private var readingPaused = false
-    private var readHeldBack = false
-
-    // Acknowledgements are coalesced: only the highest durable seq matters.
-    private var lastAcknowledged: Int64 = .min
-    private var ackWaitingForWritability: Int64?
-    /// The highest seq handed to the journal, and the highest it reported durable.
-    private var lastAppendedSeq: Int64 = .min
-    private var lastDurableSeq: Int64 = .min
-    /// The highest seq of an event the session did not select: dealt with on arrival, acknowledged
-    /// as soon as every stored event before it is durable (else a stream ending with such events
-    /// would never be acknowledged).
-    private var lastFilteredSeq: Int64 = .min
 
     init(registry: SessionRegistry, connections: ConnectionTable, counters: CaptureCounters,
-         configuration: CaptureConfiguration, logger: Logger) {
+         configuration: CaptureConfiguration, partialBudget: PartialMessageBudget, logger: Logger) {
         self.registry = registry
         self.connections = connections
         self.counters = counters
         self.configuration = configuration
+        self.partialBudget = partialBudget
         self.logger = logger
         decoder = WireDecoder(limits: configuration.wireLimits)
     }
@@ -67,7 +53,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     // MARK: Connection lifecycle
 
     func channelActive(context: ChannelHandlerContext) {
-        address = context.remoteAddress?.ipAddress ?? "unknown"
+        let address = context.remoteAddress?.ipAddress ?? "unknown"
         logger[metadataKey: "peer"] = "\(context.remoteAddress.map { "\($0)" } ?? "unknown")"
         let open = counters.connectionsOpen.wrappingAdd(1, ordering: .relaxed).newValue
         guard open <= configuration.maxConnections else {
@@ -79,7 +65,10 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
             refuse(context, "too many connections from \(address) (limit \(configuration.maxConnectionsPerAddress))")
             return
         }
-        self.origin = origin
+        state.opened(origin: origin, address: address)
+        let channel = context.channel
+        // Through the event loop, never synchronously inside the budget's caller.
+        wakeForBudget = { channel.eventLoop.execute { channel.pipeline.fireUserInboundEventTriggered(ConnectionSignal.partialBudgetAvailable) } }
         counters.connectionsAccepted.add(1)
         logger.debug("device connected")
         context.fireChannelActive()
@@ -94,14 +83,16 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         counters.connectionsOpen.add(-1)
-        if let origin {
-            if let error = decoder.finish() { reject(context, error) }
+        if let origin = state.origin {
+            if !state.isWaitingForSession, let error = decoder.finish() { reject(context, error) }
             appendBatch(context)
-            connections.unregister(origin, address: address)
-            if let session, let identity {
-                registry.detach(session, device: identity.id, cleanly: saidGoodbye, now: Date().timeIntervalSince1970)
+            partialBudget.leave(origin, holding: state.partialBytes)
+            connections.unregister(origin, address: state.address)
+            if let detach = state.closed() {
+                registry.detach(detach.session, connection: origin, device: detach.device, cleanly: detach.cleanly,
+                                now: Date().timeIntervalSince1970)
             }
-            logger.debug("device disconnected", metadata: ["goodbye": "\(saidGoodbye)"])
+            logger.debug("device disconnected")
         }
         context.fireChannelInactive()
     }
@@ -109,18 +100,25 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     // MARK: Reading
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard origin != nil else { return }
+        guard state.origin != nil else { return }
+        let buffer = unwrapInboundIn(data)
+        counters.bytesReceived.add(buffer.readableBytes)
+        buffer.withUnsafeReadableBytes { decoder.append($0) }
+        decodeAvailable(context)
+    }
+
+    /// Handles what the decoder holds, until it needs more bytes or a session is being opened.
+    private func decodeAvailable(_ context: ChannelHandlerContext) {
         reading = true
         defer {
             reading = false
             counters.eventsReceived.add(eventsInRead)
             eventsInRead = 0
         }
-        let buffer = unwrapInboundIn(data)
-        counters.bytesReceived.add(buffer.readableBytes)
-        buffer.withUnsafeReadableBytes { decoder.append($0) }
         let now = Date().timeIntervalSince1970
-        while let result = decoder.next() {
+        var completedMessage = false
+        while !state.isWaitingForSession, let result = decoder.next() {
+            completedMessage = true
             switch result {
             case .success(let message): handle(message, context: context, now: now)
             case .failure(let error): reject(context, error)
@@ -128,38 +126,50 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
             if !context.channel.isActive { return }
         }
         appendBatch(context)
+        accountPartialBytes(context, completedMessage: completedMessage)
+    }
+
+    private func accountPartialBytes(_ context: ChannelHandlerContext, completedMessage: Bool) {
+        guard let origin = state.origin else { return }
+        let change = state.partialBytesChanged(to: decoder.bufferedByteCount)
+        switch partialBudget.update(origin, from: change.from, to: change.to, completedMessage: completedMessage, wake: wakeForBudget) {
+        case .proceed: if state.release(.partialBudget) { context.read() }
+        case .pause:
+            if !state.holds.contains(.partialBudget) {
+                logger.debug("holding \(change.to) bytes of a partial message: waits for the partial-message budget (\(partialBudget.limit) bytes)")
+            }
+            state.hold(.partialBudget)
+        }
     }
 
     private func handle(_ message: WireMessage, context: ChannelHandlerContext, now: Double) {
         switch message {
         case .event(let event):
             eventsInRead += 1
-            guard let session = currentSession(context, now: now) else {
-                counters.eventsRejectedNoSession.add(1)
-                reply(context, WireEncoder.error(WireReplyError(reason: rejectionReason(), seq: event.seq)))
-                return
-            }
-            guard session.selects(event) else {
-                session.filtered.add(1)
-                counters.eventsFiltered.add(1)
-                if let seq = event.seq {
-                    lastFilteredSeq = max(lastFilteredSeq, seq)
-                    if lastAppendedSeq <= lastDurableSeq { acknowledge(context, seq) }
+            switch state.eventReceived() {
+            case .store(let session):
+                store(event, in: session, context: context, now: now)
+            case .attach(let device):
+                appendBatch(context)
+                if let session = attach(device, context: context, now: now) {
+                    store(event, in: session, context: context, now: now)
+                } else if state.isWaitingForSession {
+                    waitingMessage = message
+                } else {
+                    refuse(event, context: context)
                 }
-                return
             }
-            if let seq = event.seq { lastAppendedSeq = max(lastAppendedSeq, seq) }
-            batch.append(JournalRecord(device: deviceID, received: now, event: event, origin: origin ?? 0))
         case .hello(let hello):
             appendBatch(context)
-            identity = DeviceIdentity(id: hello.deviceId, hello: hello, address: address)
+            if let detach = state.helloReceived(hello), let origin = state.origin {
+                registry.detach(detach.session, connection: origin, device: detach.device, cleanly: detach.cleanly, now: now)
+            }
             logger[metadataKey: "device"] = "\(hello.deviceId)"
-            session = nil
-            if currentSession(context, now: now) == nil {
-                reply(context, WireEncoder.error(WireReplyError(reason: rejectionReason())))
+            if attach(state.device, context: context, now: now) == nil, !state.isWaitingForSession {
+                reply(context, WireEncoder.error(WireReplyError(reason: state.rejectionReason)))
             }
         case .goodbye:
-            saidGoodbye = true
+            state.goodbyeReceived()
             appendBatch(context)
         case .welcome, .ack, .error:
             counters.malformedMessages.add(1)
@@ -167,70 +177,127 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    private var deviceID: String { identity?.id ?? "address:\(address)" }
-
-    private var lastRejection: String?
-
-    private func rejectionReason() -> String {
-        lastRejection ?? "no session for this device"
+    private func store(_ event: WireEvent, in session: EvaluationSession, context: ChannelHandlerContext, now: Double) {
+        guard session.selects(event) else {
+            session.filtered.add(1)
+            counters.eventsFiltered.add(1)
+            if let seq = state.filtered(seq: event.seq, writable: context.channel.isWritable) { sendAck(context, seq) }
+            return
+        }
+        state.appended(seq: event.seq)
+        batch.append(JournalRecord(device: state.deviceID, received: now, event: event, origin: state.origin ?? 0))
     }
 
-    /// The open session of this device, attaching (and welcoming) when there is none yet or the
-    /// previous one was stopped: a stopped session hands the device on to the next one.
-    private func currentSession(_ context: ChannelHandlerContext, now: Double) -> EvaluationSession? {
-        if let session, session.isOpen { return session }
-        appendBatch(context)
-        let device = identity ?? DeviceIdentity(id: deviceID, hello: nil, address: address)
-        switch registry.attach(device, deviceToken: configuration.deviceToken, now: now) {
-        case .attached(let attached):
-            session = attached
-            lastRejection = nil
-            let record = attached.snapshot
+    private func refuse(_ event: WireEvent, context: ChannelHandlerContext) {
+        counters.eventsRejectedNoSession.add(1)
+        reply(context, WireEncoder.error(WireReplyError(reason: state.rejectionReason, seq: event.seq)))
+    }
+
+    /// Asks the registry for the device's session. Nil when it is refused, or being opened off the
+    /// event loop (`state.isWaitingForSession`): then this connection's reads are held and decoding
+    /// stops until `ConnectionSignal.sessionOpened` arrives.
+    private func attach(_ device: DeviceIdentity, context: ChannelHandlerContext, now: Double) -> EvaluationSession? {
+        guard let origin = state.origin else { return nil }
+        let channel = context.channel
+        let registry = registry
+        let outcome = registry.attach(device, connection: origin, deviceToken: configuration.deviceToken, now: now) { outcome in
+            channel.eventLoop.execute {
+                if channel.isActive {
+                    channel.pipeline.fireUserInboundEventTriggered(ConnectionSignal.sessionOpened(outcome))
+                } else if case .attached(let session) = outcome {
+                    // The connection was lost meanwhile: the session it would have recorded into learns so.
+                    registry.detach(session, connection: origin, device: device.id, cleanly: false, now: Date().timeIntervalSince1970)
+                }
+            }
+        }
+        return carryOut(state.attachOutcome(outcome), context: context)
+    }
+
+    private func carryOut(_ action: DeviceConnectionStateMachine.AttachAction, context: ChannelHandlerContext) -> EvaluationSession? {
+        switch action {
+        case .welcome(let session):
+            let record = session.snapshot
             reply(context, WireEncoder.welcome(Welcome(sessionId: String(record.id), sensors: record.sensors)))
-            return attached
-        case .rejected(let reason):
-            if session != nil || lastRejection == nil { logger.notice("device \(device.id) rejected: \(reason)") }
-            session = nil
-            lastRejection = reason
+            return session
+        case .rejected(let reason, let log):
+            if log { logger.notice("device \(state.deviceID) rejected: \(reason)") }
+            return nil
+        case .wait:
             return nil
         }
     }
 
-    /// Hands the events of this read to the journal; pauses reading when the journal is full.
+    /// The session being opened for this device is open, or could not be: handle the message that
+    /// waited for it, decode on, and read again.
+    private func sessionOpened(_ outcome: AttachOutcome, context: ChannelHandlerContext) {
+        reading = true
+        let session = carryOut(state.sessionOpened(outcome), context: context)
+        if session == nil, !batch.isEmpty {
+            // Events that were on their way to a stopped session, and have no next one.
+            refuse(batch, context: context)
+            batch.removeAll(keepingCapacity: true)
+        }
+        if let message = waitingMessage {
+            waitingMessage = nil
+            if case .event(let event) = message {
+                if let session { store(event, in: session, context: context, now: Date().timeIntervalSince1970) } else { refuse(event, context: context) }
+            }
+        }
+        decodeAvailable(context)
+        flushReplies(context)
+        guard !state.isWaitingForSession else { return }
+        if closeWhenHandled {
+            finishInput(context)
+        } else if state.release(.session) {
+            context.read()
+        }
+    }
+
+    /// The device closed its side: a message it cut off gets its error while the reply can still
+    /// reach it, what is batched goes to the journal, and the connection closes.
+    private func finishInput(_ context: ChannelHandlerContext) {
+        if let error = decoder.finish() { reject(context, error) }
+        appendBatch(context)
+        flushReplies(context)
+        context.close(promise: nil)
+    }
+
+    /// Hands the events of this read to the journal; holds reads when the journal is full.
     private func appendBatch(_ context: ChannelHandlerContext) {
-        guard !batch.isEmpty, let session else { return }
+        guard !batch.isEmpty, let session = state.session else { return }
         let records = batch
         batch.removeAll(keepingCapacity: true)
         switch session.journal.append(records) {
         case .accepted:
             break
         case .overloaded:
-            readingPaused = true
+            state.hold(.journal)
             let channel = context.channel
             session.journal.whenDrained { channel.pipeline.fireUserInboundEventTriggered(ConnectionSignal.resumeReading) }
         case .closed:
             // The session was stopped between our check and the append: these events go to the
             // device's next session, or are refused with an error, never dropped silently.
-            self.session = nil
             let now = Date().timeIntervalSince1970
-            if currentSession(context, now: now) != nil {
+            if attach(state.device, context: context, now: now) != nil {
                 batch = records
                 appendBatch(context)
+            } else if state.isWaitingForSession {
+                batch = records
             } else {
-                counters.eventsRejectedNoSession.add(records.count)
-                let seq = records.compactMap(\.event.seq).max()
-                reply(context, WireEncoder.error(WireReplyError(
-                    reason: "\(records.count) events not stored: \(rejectionReason())", seq: seq)))
+                refuse(records, context: context)
             }
         }
     }
 
+    private func refuse(_ records: [JournalRecord], context: ChannelHandlerContext) {
+        counters.eventsRejectedNoSession.add(records.count)
+        let seq = records.compactMap(\.event.seq).max()
+        reply(context, WireEncoder.error(WireReplyError(
+            reason: "\(records.count) events not stored: \(state.rejectionReason)", seq: seq)))
+    }
+
     func read(context: ChannelHandlerContext) {
-        if readingPaused {
-            readHeldBack = true
-        } else {
-            context.read()
-        }
+        if state.readRequested() { context.read() }
     }
 
     // MARK: Signals and replies
@@ -240,22 +307,23 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         case let signal as ConnectionSignal:
             switch signal {
             case .durable(let seq):
-                lastDurableSeq = max(lastDurableSeq, seq)
-                let filteredSince = lastAppendedSeq <= lastDurableSeq && lastFilteredSeq > seq
-                acknowledge(context, filteredSince ? lastFilteredSeq : seq)
+                if let ack = state.durable(seq: seq, writable: context.channel.isWritable) { sendAck(context, ack) }
             case .storageFailed(let reason, let count, let seqs):
                 counters.eventsFailedStorage.add(count)
-                // The failed events count as dealt with for acknowledgement: the error names them.
-                if let seqs { lastDurableSeq = max(lastDurableSeq, seqs.upperBound) }
+                state.storageFailed(seqs: seqs)
                 reply(context, WireEncoder.error(WireReplyError(reason: "\(count) events not stored: \(reason)",
                                                                 seq: seqs?.upperBound, fromSeq: seqs.map { $0.lowerBound })))
             case .resumeReading:
-                readingPaused = false
-                if readHeldBack {
-                    readHeldBack = false
-                    context.read()
-                }
+                if state.release(.journal) { context.read() }
+            case .partialBudgetAvailable:
+                if state.release(.partialBudget) { context.read() }
+            case .sessionOpened(let outcome):
+                sessionOpened(outcome, context: context)
             }
+        case ChannelEvent.inputClosed:
+            // The device closed its side (`nc -N`): what it sent is handled first, even when a
+            // session is still being opened for it; then the connection closes.
+            if state.isWaitingForSession { closeWhenHandled = true } else { finishInput(context) }
         case let idle as IdleStateHandler.IdleStateEvent where idle == .read:
             logger.info("closing idle connection")
             reply(context, WireEncoder.error(WireReplyError(reason: "idle for \(Int(configuration.idleTimeout)) s: closing")))
@@ -265,19 +333,12 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    private func acknowledge(_ context: ChannelHandlerContext, _ seq: Int64) {
-        guard seq > lastAcknowledged else { return }
-        guard context.channel.isWritable else {
-            ackWaitingForWritability = seq
-            return
-        }
-        lastAcknowledged = seq
-        ackWaitingForWritability = nil
+    private func sendAck(_ context: ChannelHandlerContext, _ seq: Int64) {
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: WireEncoder.ack(seq: seq))), promise: nil)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable, let seq = ackWaitingForWritability { acknowledge(context, seq) }
+        if context.channel.isWritable, let seq = state.becameWritable() { sendAck(context, seq) }
         context.fireChannelWritabilityChanged()
     }
 
@@ -309,14 +370,14 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
 
     private func reject(_ context: ChannelHandlerContext, _ error: WireError) {
         counters.malformedMessages.add(1)
-        malformedCount += 1
-        if malformedCount <= Self.malformedLoggedInFull {
-            logger.warning("rejected message: \(error.message)", metadata: error.seq.map { ["seq": "\($0)"] })
-        } else if malformedCount % Self.malformedTallyInterval == 0 {
-            logger.warning("rejected \(malformedCount) malformed messages from this connection so far; the latest: \(error.message)")
+        let (report, close) = state.malformed(fatal: error.isFatal)
+        switch report {
+        case .full: logger.warning("rejected message: \(error.message)", metadata: error.seq.map { ["seq": "\($0)"] })
+        case .tally(let count): logger.warning("rejected \(count) malformed messages from this connection so far; the latest: \(error.message)")
+        case .none: break
         }
         reply(context, WireEncoder.error(WireReplyError(reason: error.message, seq: error.seq)))
-        if error.isFatal {
+        if close {
             appendBatch(context)
             flushReplies(context)
             context.close(promise: nil)

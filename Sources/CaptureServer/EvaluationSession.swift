@@ -17,18 +17,24 @@ public final class EvaluationSession: Sendable {
     /// Opened for one connection under the `auto` policy, and stopped with it.
     public let isAutomatic: Bool
     private let selection: SensorSelection
-    private let record: NIOLockedValueBox<SessionRecord>
+    private let state: NIOLockedValueBox<State>
     private let open: Synchronization.Atomic<Bool>
     let stored = Synchronization.Atomic<Int>(0)
     let filtered = Synchronization.Atomic<Int>(0)
     let duplicates = Synchronization.Atomic<Int>(0)
+
+    private struct State {
+        var record: SessionRecord
+        /// The device connections recording into it (by origin): it is interrupted when the last one ends.
+        var connections: Set<UInt64> = []
+    }
 
     init(record: SessionRecord, journal: JournalWriter, isAutomatic: Bool) {
         id = record.id
         self.journal = journal
         self.isAutomatic = isAutomatic
         selection = SensorSelection(record.sensors)
-        self.record = NIOLockedValueBox(record)
+        state = NIOLockedValueBox(State(record: record))
         open = Synchronization.Atomic(record.state.isOpen)
         stored.store(Int(record.events), ordering: .relaxed)
         filtered.store(Int(record.filtered), ordering: .relaxed)
@@ -40,7 +46,11 @@ public final class EvaluationSession: Sendable {
 
     /// The record with current counts.
     public var snapshot: SessionRecord {
-        var snapshot = record.withLockedValue { $0 }
+        withCounts(state.withLockedValue { $0.record })
+    }
+
+    private func withCounts(_ record: SessionRecord) -> SessionRecord {
+        var snapshot = record
         snapshot.events = Int64(stored.load(ordering: .relaxed))
         snapshot.filtered = Int64(filtered.load(ordering: .relaxed))
         snapshot.duplicates = Int64(duplicates.load(ordering: .relaxed))
@@ -55,9 +65,40 @@ public final class EvaluationSession: Sendable {
     /// Changes the record under the lock and returns the result with current counts.
     @discardableResult
     func update(_ change: (inout SessionRecord) -> Void) -> SessionRecord {
-        record.withLockedValue { change(&$0) }
-        let result = snapshot
+        let result = state.withLockedValue { state in
+            change(&state.record)
+            return withCounts(state.record)
+        }
         open.store(result.state.isOpen, ordering: .releasing)
+        return result
+    }
+
+    /// A connection starts recording (again: harmless): `change` applies and `persist` sees the
+    /// result under the lock, so that what a connection's start and another's end persist (gaps,
+    /// state) is in the order they happened.
+    func connect(_ origin: UInt64, _ change: (inout SessionRecord) -> Void, persist: (SessionRecord) -> Void) -> SessionRecord {
+        let result = state.withLockedValue { state in
+            state.connections.insert(origin)
+            change(&state.record)
+            let result = withCounts(state.record)
+            persist(result)
+            return result
+        }
+        open.store(result.state.isOpen, ordering: .releasing)
+        return result
+    }
+
+    /// A connection ended. When it was the last, `change` applies and `persist` sees the result
+    /// under the lock (see `connect`); nil when other connections still record into the session.
+    func disconnect(_ origin: UInt64, _ change: (inout SessionRecord) -> Void, persist: (SessionRecord) -> Void) -> SessionRecord? {
+        let result = state.withLockedValue { state -> SessionRecord? in
+            guard state.connections.remove(origin) != nil, state.connections.isEmpty else { return nil }
+            change(&state.record)
+            let result = withCounts(state.record)
+            persist(result)
+            return result
+        }
+        if let result { open.store(result.state.isOpen, ordering: .releasing) }
         return result
     }
 }

@@ -30,6 +30,9 @@ public enum SessionError: Error, CustomStringConvertible, Equatable {
 public enum AttachOutcome: Sendable {
     case attached(EvaluationSession)
     case rejected(reason: String)
+    /// A session is being opened for the device, off the caller's thread (policy `auto`): the
+    /// outcome follows through the `opened` callback of `attach`.
+    case opening
 }
 
 /// Who a connection is: the hello's device id, or its address when it sent no hello.
@@ -185,8 +188,14 @@ public final class SessionRegistry: @unchecked Sendable {
         lock.withLock { open.values.sorted { $0.id < $1.id } }
     }
 
+    /// Every device the catalog knows, each `connected` when it records into an open session now.
     public func devices() throws -> [DeviceRecord] {
-        try catalog.devices()
+        let recording = Set(openSessions().map(\.snapshot).filter { $0.state == .recording }.compactMap(\.device))
+        return try catalog.devices().map { device in
+            var device = device
+            device.connected = recording.contains(device.id)
+            return device
+        }
     }
 
     /// Finds a session by id or, failing that, by unique name.
@@ -205,7 +214,12 @@ public final class SessionRegistry: @unchecked Sendable {
     /// the open session bound to it, else the oldest session waiting for any device, else (policy
     /// `auto`) a new one. With a `deviceToken`, only devices presenting it (or a pairing code) get
     /// a session; a session with a pairing code takes only the device that presents it.
-    public func attach(_ device: DeviceIdentity, deviceToken: String?, now: Double) -> AttachOutcome {
+    ///
+    /// Returns at once, without touching the disk (it is called on an event loop). Opening a new
+    /// session writes the catalog (an fsync) and creates a file, so that runs on the catalog queue
+    /// and returns `.opening`; `opened` is then called there with the outcome.
+    public func attach(_ device: DeviceIdentity, connection: UInt64, deviceToken: String?, now: Double,
+                       opened: @escaping @Sendable (AttachOutcome) -> Void) -> AttachOutcome {
         let presented = device.hello?.token
         let paired = presented.flatMap { code in
             lock.withLock { open.values.first { $0.snapshot.pairingCode.map { Self.same($0, code) } == true } }
@@ -216,6 +230,23 @@ public final class SessionRegistry: @unchecked Sendable {
                 ? "this server needs a device token: send it in <hello> as <key>token</key>"
                 : "the token in <hello> is neither this server's device token nor an open session's pairing code")
         }
+        if let session = claim(for: device, paired: paired) {
+            markRecording(session, device: device, connection: connection, now: now)
+            return .attached(session)
+        }
+        guard policy == .auto else {
+            return .rejected(reason: "no session is waiting for device \(device.id): start one with `muevalctl start`")
+        }
+        // In order with the catalog's other writes; a second connection of the same device, queued
+        // behind this one, finds the session this one opened.
+        catalogQueue.async { [self] in
+            opened(openAutomaticSession(for: device, connection: connection, now: now))
+        }
+        return .opening
+    }
+
+    /// The open session the device may record into, claiming a free one; nil when there is none.
+    private func claim(for device: DeviceIdentity, paired: EvaluationSession?) -> EvaluationSession? {
         let claim: (EvaluationSession, Bool)? = lock.withLock {
             if let session = paired {
                 let claimed = session.snapshot.device == nil
@@ -232,11 +263,17 @@ public final class SessionRegistry: @unchecked Sendable {
             }
             return nil
         }
+        guard let (session, claimed) = claim else { return nil }
+        if claimed { logger.info("device \(device.id) claimed session \(session.id)") }
+        return session
+    }
+
+    /// Policy `auto`, on the catalog queue: a new session for the device, unless one appeared meanwhile.
+    private func openAutomaticSession(for device: DeviceIdentity, connection: UInt64, now: Double) -> AttachOutcome {
         let session: EvaluationSession
-        if let (found, claimed) = claim {
-            session = found
-            if claimed { logger.info("device \(device.id) claimed session \(found.id)") }
-        } else if policy == .auto {
+        if let existing = claim(for: device, paired: nil) {
+            session = existing
+        } else {
             do {
                 let record = try catalog.createSession(name: "auto-\(device.id)", testUser: nil, notes: "opened by the auto policy",
                                                        sensors: [], boundDevice: device.id, now: now)
@@ -246,56 +283,74 @@ public final class SessionRegistry: @unchecked Sendable {
                 logger.error("cannot open a session for device \(device.id): \(error)")
                 return .rejected(reason: "the server cannot open a session: \(error)")
             }
-        } else {
-            return .rejected(reason: "no session is waiting for device \(device.id): start one with `muevalctl start`")
         }
-        markRecording(session, device: device, now: now)
+        markRecording(session, device: device, connection: connection, now: now)
         return .attached(session)
     }
 
-    /// A device's connection ended; `cleanly` when it said goodbye.
-    public func detach(_ session: EvaluationSession, device: String, cleanly: Bool, now: Double) {
+    /// A device's connection ended; `cleanly` when it said goodbye. When it was the session's last
+    /// connection, the session is interrupted (with a gap in the recording unless `cleanly`) or,
+    /// opened by the `auto` policy, stopped.
+    public func detach(_ session: EvaluationSession, connection: UInt64, device: String, cleanly: Bool, now: Double) {
         tail.publish(TailLine(kind: .deviceDisconnected, session: session.id, time: now, device: device,
                               detail: cleanly ? "said goodbye" : "connection lost"))
+        let lastSeen = DeviceRecord(id: device, firstSeen: now, lastSeen: now)
+        let interrupted = session.disconnect(connection, { record in
+            if record.state.isOpen { record.state = .interrupted }
+        }, persist: { record in
+            guard record.state.isOpen, !session.isAutomatic else { return }
+            session.journal.submit({ file in
+                if !cleanly { try file.openGap(at: now, reason: "device \(device) disconnected without goodbye") }
+                try file.writeMetadata(record)
+                try file.writeDevice(lastSeen)
+            }, onFailure: logFailure(session))
+            persistInCatalog(record, device: lastSeen)
+        })
+        guard let interrupted, interrupted.state.isOpen else { return }
         if session.isAutomatic {
             Task { _ = try? await self.stop(session, now: now) }
-            return
+        } else {
+            logger.info("session \(session.id) interrupted: device \(device) \(cleanly ? "said goodbye" : "disconnected")")
+            changed()
         }
-        guard session.isOpen, !cleanly else { return }
-        session.journal.submit({ file in try file.openGap(at: now, reason: "device \(device) disconnected without goodbye") },
-                               onFailure: logFailure(session))
     }
 
-    private func markRecording(_ session: EvaluationSession, device: DeviceIdentity, now: Double) {
+    private func markRecording(_ session: EvaluationSession, device: DeviceIdentity, connection: UInt64, now: Double) {
         let before = session.snapshot.state
-        let record = session.update { record in
-            record.device = device.id
-            record.state = .recording
-            if record.started == nil { record.started = now }
-        }
         let deviceRecord = DeviceRecord(
             id: device.id, name: device.hello?.deviceName, model: device.hello?.model,
             systemVersion: device.hello?.systemVersion, appId: device.hello?.appId, appVersion: device.hello?.appVersion,
             screenWidth: device.hello?.screenWidth, screenHeight: device.hello?.screenHeight,
             screenScale: device.hello?.screenScale, address: device.address, firstSeen: now, lastSeen: now)
-        session.journal.submit({ file in
-            try file.closeGaps(at: now)
-            try file.writeMetadata(record)
-            try file.writeDevice(deviceRecord)
-        }, onFailure: logFailure(session))
-        catalogQueue.async { [catalog, logger] in
-            do {
-                try catalog.update(record)
-                try catalog.recordDevice(deviceRecord)
-            } catch {
-                logger.error("cannot update the catalog for session \(record.id): \(error)")
-            }
-        }
+        let record = session.connect(connection, { record in
+            record.device = device.id
+            record.state = .recording
+            if record.started == nil { record.started = now }
+        }, persist: { record in
+            session.journal.submit({ file in
+                try file.closeGaps(at: now)
+                try file.writeMetadata(record)
+                try file.writeDevice(deviceRecord)
+            }, onFailure: logFailure(session))
+            persistInCatalog(record, device: deviceRecord)
+        })
         tail.publish(TailLine(kind: .deviceConnected, session: session.id, time: now, device: device.id,
                               detail: [device.hello?.deviceName, device.hello?.model, device.address].compactMap { $0 }.joined(separator: ", ")))
         if before != .recording {
             logger.info("session \(record.id) recording from device \(device.id)")
             changed()
+        }
+    }
+
+    /// Off the caller's thread (the catalog's writes wait for the disk), in the order of the calls.
+    private func persistInCatalog(_ record: SessionRecord, device: DeviceRecord) {
+        catalogQueue.async { [catalog, logger] in
+            do {
+                try catalog.update(record)
+                try catalog.recordDevice(device)
+            } catch {
+                logger.error("cannot update the catalog for session \(record.id): \(error)")
+            }
         }
     }
 

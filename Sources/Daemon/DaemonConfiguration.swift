@@ -107,6 +107,10 @@ struct ConfigurationOption: Sendable {
               current: { String($0.capture.maxConnectionsPerAddress) }) { value, config in
             positive(value).map { config.capture.maxConnectionsPerAddress = $0 } != nil
         },
+        .init(key: "server.max_partial_bytes", kind: .integer,
+              current: { String($0.capture.maxPartialBytes) }) { value, config in
+            positive(value).map { config.capture.maxPartialBytes = $0 } != nil
+        },
         .init(key: "server.device_token", kind: .string, reloadable: true, current: { $0.capture.deviceToken ?? "" }) { value, config in
             config.capture.deviceToken = value.isEmpty ? nil : value
             return true

@@ -82,12 +82,16 @@ public struct DeviceRecord: Codable, Sendable, Equatable {
     public var screenScale: Double?
     public var address: String?
     public var firstSeen: Double
+    /// When it last connected or disconnected.
     public var lastSeen: Double
+    /// Whether it records into a session now: set in muevald's device list (`muevalctl devices`);
+    /// nil where it is not known (session files, the catalog's table).
+    public var connected: Bool?
 
     public init(id: String, name: String? = nil, model: String? = nil, systemVersion: String? = nil,
                 appId: String? = nil, appVersion: String? = nil, screenWidth: Double? = nil,
                 screenHeight: Double? = nil, screenScale: Double? = nil, address: String? = nil,
-                firstSeen: Double, lastSeen: Double) {
+                firstSeen: Double, lastSeen: Double, connected: Bool? = nil) {
         self.id = id
         self.name = name
         self.model = model
@@ -100,6 +104,7 @@ public struct DeviceRecord: Codable, Sendable, Equatable {
         self.address = address
         self.firstSeen = firstSeen
         self.lastSeen = lastSeen
+        self.connected = connected
     }
 }
 

@@ -29,7 +29,9 @@ public struct WireDecoder: Sendable {
         parser = MessageParser(limits: limits)
     }
 
-    /// Bytes held, for memory accounting: once `next()` has returned nil, just the incomplete message.
+    /// Bytes held, for memory accounting (the capture server's partial-message budget): once `next()`
+    /// has returned nil, the incomplete message, if any, plus less than 64 KiB already decoded
+    /// (dropped in one copy once there is more); 0 when the stream stopped between messages.
     public var bufferedByteCount: Int { buffer.count }
 
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {

@@ -67,11 +67,12 @@ enum ControlOutput {
 
     static func devices(_ devices: [DeviceRecord]) -> String {
         guard !devices.isEmpty else { return "no device has connected yet\n" }
-        var table = TextTable(["DEVICE", "NAME", "MODEL", "SYSTEM", "APP", "ADDRESS", "LAST SEEN"])
+        var table = TextTable(["DEVICE", "NAME", "MODEL", "SYSTEM", "APP", "ADDRESS", "STATE", "LAST SEEN"])
         for device in devices {
             table.add([device.id, device.name ?? "-", device.model ?? "-", device.systemVersion ?? "-",
                        [device.appId, device.appVersion].compactMap { $0 }.joined(separator: " ").nonEmpty ?? "-",
-                       device.address ?? "-", time(device.lastSeen)])
+                       device.address ?? "-", device.connected.map { $0 ? "connected" : "disconnected" } ?? "-",
+                       time(device.lastSeen)])
         }
         return table.render()
     }

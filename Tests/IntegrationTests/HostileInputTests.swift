@@ -438,7 +438,7 @@ private func touch(seq: Int64) -> OrderedDictionary<String, PlistValue> {
 }
 
 /// A temporary muevald config file.
-private struct ConfigFile {
+struct ConfigFile {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("muevald-\(UUID().uuidString.prefix(8)).toml").path
 
     init(_ toml: String) throws {
@@ -451,7 +451,7 @@ private struct ConfigFile {
 }
 
 /// The daemon's peak resident memory (VmHWM of /proc/PID/status), in bytes.
-private func peakMemory(of daemon: TestDaemon) throws -> Int {
+func peakMemory(of daemon: TestDaemon) throws -> Int {
     let status = try String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/status", encoding: .utf8)
     guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
           let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")

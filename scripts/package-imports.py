@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Package.swift declares exactly what each target imports.
+
+    scripts/package-imports.py          check: lists every target whose dependencies differ, exit 1
+    scripts/package-imports.py --write  rewrites the targets' `dependencies:` lists from the imports
+
+`make test` runs the check, so that a module cannot use another one that Package.swift does not
+name (SwiftPM builds it anyway when something else pulls it in), nor name one it never imports.
+"""
+import glob, os, re, sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Products of other packages, by the module a file imports.
+PRODUCTS = {
+    'DequeModule': 'swift-collections', 'OrderedCollections': 'swift-collections',
+    'NIOConcurrencyHelpers': 'swift-nio', 'NIOCore': 'swift-nio', 'NIOPosix': 'swift-nio', 'NIOEmbedded': 'swift-nio',
+    'NIOExtras': 'swift-nio-extras', 'Logging': 'swift-log',
+    'ServiceLifecycle': 'swift-service-lifecycle', 'UnixSignals': 'swift-service-lifecycle',
+    'ArgumentParser': 'swift-argument-parser', 'Crypto': 'swift-crypto', 'TOMLKit': 'TOMLKit',
+}
+# The toolchain's own modules need no declaration.
+SYSTEM = {'Foundation', 'Glibc', 'Musl', 'Dispatch', 'Synchronization', 'XCTest', 'Testing', 'Darwin'}
+# Executables the integration tests start: declared so that `swift test` builds them.
+STARTED = {'IntegrationTests': ['muevald', 'muevalctl', 'muevalsim']}
+IMPORT = re.compile(r'^(?:@testable )?(?:(?:public|internal|package|private|fileprivate) )?import (\w+)\s*$', re.M)
+# Python and shell scripts embedded in Swift strings (tests) are not Swift imports.
+EMBEDDED = re.compile(r'"""(.*?)"""', re.S)
+
+
+def imports(target_dir):
+    found = set()
+    for path in glob.glob(os.path.join(target_dir, '**', '*.swift'), recursive=True):
+        text = EMBEDDED.sub('', open(path).read())
+        found.update(IMPORT.findall(text))
+    return found - SYSTEM
+
+
+def declared_block(text, name):
+    """The span of `dependencies: [...]` of target `name`, or None."""
+    m = re.search(r'\.(?:target|executableTarget|testTarget)\(name: "%s"' % name, text)
+    if not m:
+        return None
+    start = text.find('dependencies: [', m.end())
+    # Not this target's when another target's declaration comes first.
+    if start < 0 or re.search(r'\.(?:target|executableTarget|testTarget|systemLibrary)\(', text[m.end():start]):
+        return None
+    depth, i = 0, start + len('dependencies: ')
+    while True:
+        depth += {'[': 1, ']': -1}.get(text[i], 0)
+        if depth == 0:
+            return start, i + 1
+        i += 1
+
+
+def render(target, modules):
+    local = sorted({m for m in modules if m not in PRODUCTS} | set(STARTED.get(target, [])))
+    products = sorted((m for m in modules if m in PRODUCTS), key=lambda m: (PRODUCTS[m], m))
+    lines = []
+    if local:
+        lines.append('            ' + ', '.join('"%s"' % m for m in local) + ',')
+    lines += ['            .product(name: "%s", package: "%s"),' % (p, PRODUCTS[p]) for p in products]
+    return 'dependencies: [\n' + '\n'.join(lines) + '\n        ]' if lines else 'dependencies: []'
+
+
+def main():
+    path = os.path.join(ROOT, 'Package.swift')
+    text = open(path).read()
+    targets = {os.path.basename(d.rstrip('/')): d for kind in ('Sources', 'Tests') for d in glob.glob(os.path.join(ROOT, kind, '*/'))}
+    problems = []
+    for name, directory in sorted(targets.items()):
+        if not glob.glob(os.path.join(directory, '**', '*.swift'), recursive=True):
+            continue  # system-library targets
+        span = declared_block(text, name)
+        wanted = render(name, imports(directory))
+        if span is None:
+            if wanted != 'dependencies: []':
+                problems.append((name, None, wanted))
+            continue
+        current = text[span[0]:span[1]]
+        if re.sub(r'\s+', '', current) != re.sub(r'\s+', '', wanted):
+            problems.append((name, span, wanted))
+    if '--write' in sys.argv:
+        for name, span, wanted in sorted(problems, key=lambda p: -(p[1] or (0,))[0]):
+            if span:
+                text = text[:span[0]] + wanted + text[span[1]:]
+        open(path, 'w').write(text)
+        return 0
+    for name, _, wanted in problems:
+        print('Package.swift: target %s should declare %s' % (name, re.sub(r'\s+', ' ', wanted)))
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
