@@ -292,8 +292,11 @@ public final class SessionRegistry: @unchecked Sendable {
     /// connection, the session is interrupted (with a gap in the recording unless `cleanly`) or,
     /// opened by the `auto` policy, stopped.
     public func detach(_ session: EvaluationSession, connection: UInt64, device: String, cleanly: Bool, now: Double) {
-        tail.publish(TailLine(kind: .deviceDisconnected, session: session.id, time: now, device: device,
-                              detail: cleanly ? "said goodbye" : "connection lost"))
+        // On the journal's queue, which commits what the connection appended first: the marker
+        // follows the connection's last events in the tail, as it did on the wire.
+        let marker = TailLine(kind: .deviceDisconnected, session: session.id, time: now, device: device,
+                              detail: cleanly ? "said goodbye" : "connection lost")
+        session.journal.submit({ [tail] _ in tail.publish(marker) }, onFailure: logFailure(session))
         let lastSeen = DeviceRecord(id: device, firstSeen: now, lastSeen: now)
         let interrupted = session.disconnect(connection, { record in
             if record.state.isOpen { record.state = .interrupted }

@@ -87,6 +87,28 @@ final class DeviceLifecycleTests: XCTestCase {
         tail.signal(SIGINT)
     }
 
+    /// As nc does it: events and the end of the connection in one go. The tail shows them in that
+    /// order (the disconnect marker waits for the connection's last events to be stored), even when
+    /// commits wait (`commit_delay_ms`) and the disconnect is seen long before the events are stored.
+    func testTheDisconnectMarkerFollowsTheConnectionsLastEvents() async throws {
+        let config = try ConfigFile("[storage]\ncommit_delay_ms = 300\n")
+        defer { config.remove() }
+        let daemon = try await TestDaemon.start(arguments: ["--config", config.path])
+        defer { daemon.cleanUp() }
+        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "nc"), as: SessionRecord.self)
+        let tail = try await followTail(daemon)
+        let device = try await daemon.connectDevice()
+        try await device.send((1...200).map { Self.event(seq: $0) }.joined())
+        await device.close()
+        let kinds = try await eventually("the disconnect marker") { () -> [String]? in
+            let kinds = tail.lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+                .compactMap { $0["kind"] as? String }
+            return kinds.last == "device-disconnected" ? kinds : nil
+        }
+        XCTAssertEqual(kinds, ["device-connected"] + Array(repeating: "event", count: 200) + ["device-disconnected"])
+        tail.signal(SIGINT)
+    }
+
     func testAutoSessionOfAnNcDeviceStopsWhenItsConnectionEnds() async throws {
         let nc = "/usr/bin/nc"
         guard FileManager.default.isExecutableFile(atPath: nc) else { throw XCTSkip("SKIPPED: no \(nc) (netcat-openbsd) on this machine") }
