@@ -18,6 +18,8 @@ public struct DaemonConfiguration: Sendable {
     /// The longest request line the control socket reads; a longer one is refused and its connection closed.
     public var controlMaxRequestBytes = ControlLimits.maxRequestBytes
     public var logLevel: Logger.Level = .info
+    /// Log lines that may wait for stderr's reader; beyond, lines are dropped and counted.
+    public var logQueueLines = 10_000
     public var zeroconf = ZeroconfSettings()
 
     public init() {
@@ -183,6 +185,9 @@ struct ConfigurationOption: Sendable {
             guard let level = Logger.Level(rawValue: value) else { return false }
             config.logLevel = level
             return true
+        },
+        .init(key: "log.queue_lines", kind: .integer, reloadable: true, current: { String($0.logQueueLines) }) { value, config in
+            positive(value).map { config.logQueueLines = $0 } != nil
         },
     ]
 

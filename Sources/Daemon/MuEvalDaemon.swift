@@ -71,6 +71,7 @@ public struct MuEvalDaemon {
         let reload = ReloadService(source: source, initial: configuration, logger: logger,
                                    onHangup: { control.recreateSocketIfMissing() }) { [logLevel] reloaded in
             logLevel.level = reloaded.logLevel
+            StderrLogHandler.setQueueLimit(reloaded.logQueueLines)
             settings.update(reloaded.capture)
             zeroconf?.reloaded(name: reloaded.zeroconf.name)
         }

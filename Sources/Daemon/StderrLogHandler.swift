@@ -42,6 +42,11 @@ public struct StderrLogHandler: LogHandler {
             .line(.warning, "\(dropped) log lines dropped: stderr was not read fast enough", metadata: [:])
     }
 
+    /// How many lines may wait for stderr's reader (`log.queue_lines`).
+    public static func setQueueLimit(_ lines: Int) {
+        writer.setCapacity(lines)
+    }
+
     /// Waits until the lines logged so far are written (at most `timeout`): before the process exits.
     public static func flush(timeout: Duration = .seconds(2)) {
         writer.flush(timeout: timeout)
@@ -88,11 +93,11 @@ public struct StderrLogHandler: LogHandler {
 /// counted, and the next write says how many.
 final class LogWriter: @unchecked Sendable {
     private let fileDescriptor: Int32
-    private let capacity: Int
     private let droppedNotice: @Sendable (Int) -> String
     /// true while lines wait; the state below is guarded by its lock.
     private let condition = ConditionLock(value: false)
     private var queued: [String] = []
+    private var capacity: Int
     private var dropped = 0
     private var writing = false
 
@@ -103,6 +108,12 @@ final class LogWriter: @unchecked Sendable {
         let thread = Thread { [unowned self] in self.run() }
         thread.name = "muevald-log"
         thread.start()
+    }
+
+    func setCapacity(_ lines: Int) {
+        condition.lock()
+        capacity = max(1, lines)
+        condition.unlock(withValue: !queued.isEmpty)
     }
 
     /// Queues a line; never waits.

@@ -56,6 +56,7 @@ struct MuEvalDaemonCommand: AsyncParsableCommand {
             return
         }
         let logLevel = LogLevelSetting(configuration.logLevel)
+        StderrLogHandler.setQueueLimit(configuration.logQueueLines)
         LoggingSystem.bootstrap { StderrLogHandler(label: $0, level: logLevel) }
         defer { StderrLogHandler.flush() }
         do {
