@@ -80,12 +80,10 @@ public final class SessionReader {
         return try statement.step() ? statement.int64(0) : 0
     }
 
-    /// Streams events in storage order without holding them all in memory; at most `limit` when given.
-    public func forEachEvent(classes: [String] = [], afterID: Int64 = 0, limit: Int? = nil,
-                             _ body: (StoredEvent) throws -> Void) throws {
-        let statement = try database.prepare(
-            "SELECT \(StoredEventRow.columns) FROM events WHERE id > ?\(classFilter(classes)) ORDER BY id LIMIT ?")
-        statement.bind([.integer(afterID)] + classes.map { .text($0) } + [.integer(Int64(limit ?? -1))])
+    /// Streams events in storage order without holding them all in memory (analysis).
+    public func forEachEvent(classes: [String] = [], _ body: (StoredEvent) throws -> Void) throws {
+        let statement = try database.prepare("SELECT \(StoredEventRow.columns) FROM events WHERE 1\(classFilter(classes)) ORDER BY id")
+        statement.bind(classes.map { .text($0) })
         try statement.forEachRow { try body(StoredEventRow.read($0)) }
     }
 
