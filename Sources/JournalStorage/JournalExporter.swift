@@ -67,3 +67,30 @@ public struct JournalExporter {
         }
     }
 }
+
+extension StoredEvent {
+    /// The event as one line of JSON, keys sorted: the stored columns, then the typed JSON payload
+    /// spliced in as it is (re-encoding it would lose the integer/real distinction). Used by
+    /// `export --format jsonl`, `muevalctl events --json` and `tail --json`: one per event, so by hand.
+    public func jsonLine() -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        out.reserveCapacity(160 + payload.utf8.count)
+        JSONObject.key("class", to: &out)
+        JSONString.append(eventClass, to: &out)
+        JSONObject.key("device", to: &out)
+        JSONString.append(device, to: &out)
+        JSONObject.key("id", to: &out)
+        JSONObject.integer(id, to: &out)
+        JSONObject.key("received", to: &out)
+        JSONObject.number(received, to: &out)
+        if let seq { JSONObject.key("seq", to: &out); JSONObject.integer(seq, to: &out) }
+        JSONObject.key("timestamp", to: &out)
+        JSONObject.number(timestamp, to: &out)
+        JSONObject.key("timestampEstimated", to: &out)
+        JSONObject.bool(timestampEstimated, to: &out)
+        JSONObject.key("payload", to: &out)
+        out.append(contentsOf: payload.utf8)
+        out.append(contentsOf: "}\n".utf8)
+        return out
+    }
+}

@@ -64,3 +64,36 @@ public enum JSONString {
         i + 2 < utf8.count && utf8[i + 1] == 0x80 && (utf8[i + 2] == 0xA8 || utf8[i + 2] == 0xA9)
     }
 }
+
+/// The other pieces of a JSON object written by hand, next to `JSONString`: the live tail's lines
+/// and the JSONL export write one object per event, where JSONEncoder took most of a core.
+public enum JSONObject {
+    /// `"key":`, after a comma unless the object (or array) has just opened.
+    public static func key(_ key: StaticString, to out: inout [UInt8]) {
+        if let last = out.last, last != ASCII.leftBrace, last != ASCII.leftBracket { out.append(ASCII.comma) }
+        out.append(ASCII.quote)
+        key.withUTF8Buffer { out.append(contentsOf: $0) }
+        out.append(ASCII.quote)
+        out.append(ASCII.colon)
+    }
+
+    /// As JSONEncoder writes it: whole numbers without a fraction ("200"), others in Swift's shortest
+    /// representation that reads back to the same Double ("1298155386.125", "1e-05"). The callers'
+    /// numbers are finite: times come from the clock, and the wire decoder refuses an event whose
+    /// timestamp is not a finite number.
+    public static func number(_ value: Double, to out: inout [UInt8]) {
+        if value == value.rounded(), abs(value) < 1e15 {
+            integer(Int64(value), to: &out)
+        } else {
+            out.append(contentsOf: value.description.utf8)
+        }
+    }
+
+    public static func integer(_ value: Int64, to out: inout [UInt8]) {
+        out.append(contentsOf: String(value).utf8)
+    }
+
+    public static func bool(_ value: Bool, to out: inout [UInt8]) {
+        out.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+}

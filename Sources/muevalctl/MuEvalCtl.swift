@@ -2,6 +2,7 @@ public import ArgumentParser
 internal import ControlClient
 internal import ControlProtocol
 internal import Foundation
+internal import JournalStorage
 internal import SessionModel
 internal import Zeroconf
 #if canImport(Glibc)
@@ -169,14 +170,14 @@ struct Events: AsyncParsableCommand {
     func run() async throws {
         let request = ControlRequest(command: .events, session: session, classes: classes, limit: limit)
         var table = ControlOutput.EventTable()
-        let summary = try await global.client.call(request, as: EventsSummary.self) { _ in } onTail: { _ in } onEvents: { page in
+        let summary = try await global.client.call(request, as: EventsSummary.self, onEvents: { page in
             if global.json {
                 // One JSON object per line (the format of `export --format jsonl`), ready for jq.
                 for event in page { try Output.standardOutput.write(event.jsonLine()) }
             } else {
                 try Output.standardOutput.write(table.page(page))
             }
-        }
+        })
         if summary.events == 0, !global.json { try Output.standardOutput.write("no events\n") }
     }
 }

@@ -1,4 +1,5 @@
 internal import ControlProtocol
+internal import JournalStorage
 internal import WireProtocol
 internal import Foundation
 internal import SessionModel
