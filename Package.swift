@@ -50,7 +50,7 @@ let package = Package(
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
-        // The control socket's protocol: requests, replies, tail lines, counters; data only, both sides use it.
+        // The control socket's protocol, which both sides use: requests, replies, tail lines, counters, line limits, where the socket is.
         .target(name: "ControlProtocol", dependencies: [
             "SessionModel", "WireProtocol",
         ]),
