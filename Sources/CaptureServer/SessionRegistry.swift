@@ -163,6 +163,8 @@ public final class SessionRegistry: @unchecked Sendable {
         }
         try await session.journal.close()
         try catalog.update(final)
+        // Again, now that the file is final: observers that read it (the console's report) start here.
+        changed()
         tail.publish(TailLine(kind: .sessionStopped, session: final.id, time: now, device: final.device,
                               detail: "\(final.events) events stored"))
         logger.info("session \(final.id) (\(final.name)) stopped: \(final.events) events stored")

@@ -7,6 +7,8 @@ public import SessionModel
 /// The control commands, as `muevalctl` names them.
 public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case start, stop, status, sessions, devices, events, export, delete, tail
+    /// A single-use login link for the web console.
+    case console
 }
 
 /// One request. A flat record: each command reads the fields it needs and ignores the rest.
@@ -72,6 +74,17 @@ public struct ControlReply<Result: Codable & Sendable>: Codable, Sendable {
         self.chunk = chunk
         self.tail = tail
         self.events = events
+    }
+}
+
+/// `console`: where the browser logs in, once, before `expires` (seconds since 1970).
+public struct ConsoleLink: Codable, Sendable, Equatable {
+    public var url: String
+    public var expires: Double
+
+    public init(url: String, expires: Double) {
+        self.url = url
+        self.expires = expires
     }
 }
 

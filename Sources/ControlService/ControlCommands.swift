@@ -32,6 +32,7 @@ public final class ControlCommands: Sendable {
     private let description: DaemonDescription
     private let listen = NIOLockedValueBox<ListenAddress?>(nil)
     private let zeroconfState = NIOLockedValueBox<@Sendable () -> String>({ "off" })
+    private let consoleLink = NIOLockedValueBox<(@Sendable (Double) throws -> ConsoleLink)?>(nil)
 
     public init(registry: SessionRegistry, counters: CaptureCounters, liveTail: LiveTail, settings: CaptureSettings,
                 health: StorageHealth, description: DaemonDescription) {
@@ -56,6 +57,21 @@ public final class ControlCommands: Sendable {
     /// Where `status` reads the Zeroconf announcement's state from.
     public func reportZeroconf(_ state: @escaping @Sendable () -> String) {
         zeroconfState.withLockedValue { $0 = state }
+    }
+
+    /// Where `console` gets its login links; unset: the console is off.
+    public func reportConsole(_ link: @escaping @Sendable (Double) throws -> ConsoleLink) {
+        consoleLink.withLockedValue { $0 = link }
+    }
+
+    /// The daemon at a glance (`status`, and the console's Server page and /metrics).
+    public func status() -> StatusReport {
+        StatusReport(
+            version: MuEvalVersion.current, pid: description.pid, started: description.started,
+            listen: listen.withLockedValue { $0 }, zeroconf: zeroconfState.withLockedValue { $0 }(), socket: description.socket,
+            dataDirectory: description.dataDirectory, unknownDevicePolicy: description.unknownDevicePolicy,
+            sessions: registry.openSessions().map(\.snapshot), counters: counters.snapshot(),
+            tails: liveTail.followers, storageProblem: health.problem)
     }
 
     /// What the connection does after a request.
@@ -91,12 +107,7 @@ public final class ControlCommands: Sendable {
                 try await writer.succeed([try await registry.stop(try sessionKey(request), now: now)])
             }
         case .status:
-            try await writer.succeed(StatusReport(
-                version: MuEvalVersion.current, pid: description.pid, started: description.started,
-                listen: listen.withLockedValue { $0 }, zeroconf: zeroconfState.withLockedValue { $0 }(), socket: description.socket,
-                dataDirectory: description.dataDirectory, unknownDevicePolicy: description.unknownDevicePolicy,
-                sessions: registry.openSessions().map(\.snapshot), counters: counters.snapshot(),
-                tails: liveTail.followers, storageProblem: health.problem))
+            try await writer.succeed(status())
         case .sessions:
             try await writer.succeed(try registry.sessions())
         case .devices:
@@ -116,6 +127,11 @@ public final class ControlCommands: Sendable {
             try await writer.succeed(try registry.delete(try sessionKey(request)))
         case .tail:
             return try await tail(request, writer: writer)
+        case .console:
+            guard let link = consoleLink.withLockedValue({ $0 }) else {
+                throw ControlUsageError("the web console is off: set console.enabled = true in muevald's configuration and restart it")
+            }
+            try await writer.succeed(try link(now))
         }
         return .readNextRequest
     }

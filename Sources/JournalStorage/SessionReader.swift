@@ -80,6 +80,25 @@ public final class SessionReader {
         return try statement.step() ? statement.int64(0) : 0
     }
 
+    /// One event by its id.
+    public func event(id: Int64) throws -> StoredEvent? {
+        let statement = try database.prepare("SELECT \(StoredEventRow.columns) FROM events WHERE id = ?")
+        defer { statement.reset() }
+        statement.bind([.integer(id)])
+        return try statement.step() ? StoredEventRow.read(statement) : nil
+    }
+
+    /// The newest event of `eventClass` with one of `keys` in its payload (the console's latest
+    /// screenshot). Newest first by id: it stops at the first match, without an index.
+    public func lastEvent(of eventClass: String, havingAnyOf keys: [String]) throws -> StoredEvent? {
+        let having = keys.map { _ in "json_type(payload, ?) IS NOT NULL" }.joined(separator: " OR ")
+        let statement = try database.prepare(
+            "SELECT \(StoredEventRow.columns) FROM events WHERE class = ? AND (\(having)) ORDER BY id DESC LIMIT 1")
+        defer { statement.reset() }
+        statement.bind([.text(eventClass)] + keys.map { .text("$.\"" + $0 + "\"") })
+        return try statement.step() ? StoredEventRow.read(statement) : nil
+    }
+
     /// Streams events in storage order without holding them all in memory (analysis).
     public func forEachEvent(classes: [String] = [], _ body: (StoredEvent) throws -> Void) throws {
         let statement = try database.prepare("SELECT \(StoredEventRow.columns) FROM events WHERE 1\(classFilter(classes)) ORDER BY id")

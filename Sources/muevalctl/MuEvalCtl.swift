@@ -17,7 +17,7 @@ struct MuEvalCtl: AsyncParsableCommand {
         abstract: "Start and stop evaluation sessions on muevald and look at what they recorded.",
         discussion: "--socket PATH and --json go before or after the command: `muevalctl --json sessions` is `muevalctl sessions --json`.",
         subcommands: [Start.self, Stop.self, Status.self, Top.self, Sessions.self, Devices.self, Events.self, Tail.self, Export.self,
-                      Delete.self, Discover.self, Report.self, ReportConfig.self])
+                      Delete.self, Discover.self, Report.self, ReportConfig.self, Console.self])
 
     static func main() async {
         // A reader that goes away is an EPIPE that `Output` handles, not a signal death halfway through
@@ -299,6 +299,24 @@ struct Delete: AsyncParsableCommand {
         try await global.call(ControlRequest(command: .delete, session: session), as: SessionRecord.self) {
             "deleted session \($0.id) (\($0.name))\n"
         }
+    }
+}
+
+struct Console: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print a single-use login link to muevald's web console (the Mobile Monitor).",
+        discussion: """
+            The link works once, within a few minutes (console.login_code_seconds). Whoever may use the control \
+            socket may use the console. From a laptop: `ssh -L 28080:127.0.0.1:28080 LAB muevalctl console`, then \
+            open the link on the laptop (docs/CONSOLE.md).
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Open the link in the desktop's browser (xdg-open).") var open = false
+
+    func run() async throws {
+        let link = try await global.client.call(ControlRequest(command: .console), as: ConsoleLink.self)
+        try global.show(link) { "\($0.url)\n" }
+        if open { try Browser.open(link.url) }
     }
 }
 
