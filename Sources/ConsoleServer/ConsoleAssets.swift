@@ -28,8 +28,18 @@ struct ConsoleAssets: Sendable {
         self.files = files
     }
 
-    /// The resources bundled with the module (SwiftPM copies the folder next to the executable).
+    /// Where `make install` puts the pages, relative to the executable: PREFIX/share/mueval/console.
+    static var installed: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("../share/mueval/console").standardizedFileURL
+    }
+
+    /// The installed pages, else the module's resources in the build folder (`swift build`, `make run`).
+    /// Checked in this order because SwiftPM's `Bundle.module` ends the process when its bundle is missing.
     static func bundled() throws -> ConsoleAssets {
+        if FileManager.default.fileExists(atPath: installed.appendingPathComponent("login.html").path) {
+            return try ConsoleAssets(directory: installed)
+        }
         guard let directory = Bundle.module.url(forResource: "Resources", withExtension: nil) else {
             throw ConsoleError.assetsMissing(Bundle.module.bundlePath)
         }

@@ -12,7 +12,7 @@ enum ConsoleError: Error, CustomStringConvertible, HTTPResponseError {
     var description: String {
         switch self {
         case .assetsMissing(let bundle):
-            "the console's pages are missing (looked in \(bundle)); reinstall muevald with its .resources folder next to the binary"
+            "the console's pages are missing (looked in \(bundle)); reinstall muevald (`make install` puts them in PREFIX/share/mueval/console)"
         case .badRequest(let message), .notFound(let message), .conflict(let message): message
         case .bodyTooLarge(let limit): "request body larger than \(limit) bytes (console.max_body_bytes)"
         }
