@@ -66,7 +66,7 @@ let package = Package(
         ]),
         // The control socket's server side: access check and the commands, run against the capture server.
         .target(name: "ControlService", dependencies: [
-            "CaptureServer", "ControlProtocol", "JournalStorage", "SessionModel",
+            "CaptureServer", "ControlProtocol", "JournalStorage", "SessionModel", "WireProtocol",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
