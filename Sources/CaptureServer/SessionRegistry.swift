@@ -213,6 +213,7 @@ public final class SessionRegistry: @unchecked Sendable {
             let admission = session.journal.append([record]) { continuation.resume(with: $0) }
             if admission == .closed { continuation.resume(throwing: SessionError.stopping(session.id)) }
         }
+        // Every note gets a row: it has no seq, so it is never taken for a duplicate.
         guard let id = rowIDs.first ?? nil else { throw SessionError.stopping(session.id) }
         return record.stored(as: id)
     }
