@@ -157,7 +157,7 @@ let package = Package(
         ]),
         // The device connection without sockets: its state machine, and its handler on a NIOAsyncTestingChannel.
         .testTarget(name: "CaptureServerTests", dependencies: [
-            "CaptureServer", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
+            "CaptureServer", "ControlProtocol", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -171,7 +171,8 @@ let package = Package(
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .testTarget(name: "SessionAnalysisTests", dependencies: [
-            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport",
+            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "WireProtocol",
+            .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         // The control socket's server side in-process: a real registry, a real Unix socket, the real client.
         .testTarget(name: "ControlServiceTests", dependencies: [
