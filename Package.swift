@@ -72,7 +72,7 @@ let package = Package(
         ]),
         // The control socket's server side: access check and the commands, run against the capture server.
         .target(name: "ControlService", dependencies: [
-            "CaptureServer", "ControlProtocol", "JournalStorage", "SessionModel",
+            "CaptureServer", "ControlProtocol", "JournalStorage", "SessionModel", "WireProtocol",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -187,7 +187,7 @@ let package = Package(
         ]),
         // The device connection without sockets: its state machine, and its handler on a NIOAsyncTestingChannel.
         .testTarget(name: "CaptureServerTests", dependencies: [
-            "CaptureServer", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
+            "CaptureServer", "ControlProtocol", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -201,7 +201,8 @@ let package = Package(
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .testTarget(name: "SessionAnalysisTests", dependencies: [
-            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport",
+            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "WireProtocol",
+            .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         // The control socket's server side in-process: a real registry, a real Unix socket, the real client.
         .testTarget(name: "ControlServiceTests", dependencies: [

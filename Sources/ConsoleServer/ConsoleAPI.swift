@@ -86,6 +86,16 @@ struct ConsoleAPI: Sendable {
             reports.forget(record.id)
             return try encode(record)
         }
+        api.post("sessions/:session/notes") { request, context in
+            let key = try sessionKey(context)
+            let note = try await decode(NoteRequest.self, from: request, context: context)
+            let event = try await mapped {
+                try await environment.registry.addNote(
+                    key, text: note.text ?? "", kind: note.kind.nonEmpty ?? ObserverNote.defaultKind,
+                    source: ObserverNote.Source.console.rawValue, at: note.t, now: Date().timeIntervalSince1970)
+            }
+            return ConsoleResponse.json(event.jsonLine(), status: .created)
+        }
         api.get("sessions/:session/events") { request, context in
             let record = try await find(context)
             let after = request.uri.queryParameters.get("after", as: Int64.self) ?? 0
@@ -163,8 +173,10 @@ struct ConsoleAPI: Sendable {
             switch error {
             case .notFound: throw ConsoleError.notFound(error.description)
             case .ambiguous: throw ConsoleError.badRequest(error.description)
-            case .alreadyStopped, .stillRecording, .deviceBusy: throw ConsoleError.conflict(error.description)
+            case .alreadyStopped, .stillRecording, .deviceBusy, .stopping: throw ConsoleError.conflict(error.description)
             }
+        } catch let error as ObserverNoteError {
+            throw ConsoleError.badRequest(error.description)
         }
     }
 
@@ -219,6 +231,13 @@ struct SessionDetails: Encodable {
     let devices: [DeviceRecord]
     let gaps: [SessionGap]
     let report: ReportState
+}
+
+/// `POST /api/sessions/ID/notes`: an observer's note; `t` is the replay's playhead in device time, absent while live.
+struct NoteRequest: Decodable {
+    var text: String?
+    var kind: String?
+    var t: Double?
 }
 
 /// `POST /api/sessions`: the fields of `muevalctl start`.

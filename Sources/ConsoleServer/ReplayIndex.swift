@@ -73,7 +73,7 @@ enum ReplayIndex {
                     views.append(contentsOf: #","view":"#.utf8); JSONString.append(view, to: &views)
                     views.append(UInt8(ascii: "}"))
                 }
-            case "ObserverNote":
+            case ObserverNote.eventClass:
                 separate(&notes)
                 notes.append(contentsOf: #"{"t":"#.utf8); JSONObject.number(event.timestamp, to: &notes)
                 notes.append(contentsOf: #","text":"#.utf8); JSONString.append(payload["text"]?.string ?? "", to: &notes)

@@ -4,6 +4,7 @@ internal import Foundation
 internal import JournalStorage
 internal import NIOConcurrencyHelpers
 public import SessionModel
+internal import WireProtocol
 
 /// What the daemon says about itself in `status`.
 public struct DaemonDescription: Sendable {
@@ -81,9 +82,10 @@ public final class ControlCommands: Sendable {
         case close
     }
 
-    public func execute(_ request: ControlRequest, writer: ControlReplyWriter) async throws -> Continuation {
+    /// Carries out `request` for `peer`, the process at the other end (who takes a note).
+    public func execute(_ request: ControlRequest, from peer: PeerCredentials? = nil, writer: ControlReplyWriter) async throws -> Continuation {
         do {
-            return try await run(request, writer: writer)
+            return try await run(request, from: peer, writer: writer)
         } catch let error as ControlUsageError {
             try await writer.fail(error.description)
         } catch {
@@ -92,7 +94,7 @@ public final class ControlCommands: Sendable {
         return .readNextRequest
     }
 
-    private func run(_ request: ControlRequest, writer: ControlReplyWriter) async throws -> Continuation {
+    private func run(_ request: ControlRequest, from peer: PeerCredentials?, writer: ControlReplyWriter) async throws -> Continuation {
         let now = Date().timeIntervalSince1970
         switch request.command {
         case .start:
@@ -127,6 +129,10 @@ public final class ControlCommands: Sendable {
             try await writer.succeed(try registry.delete(try sessionKey(request)))
         case .tail:
             return try await tail(request, writer: writer)
+        case .note:
+            try await writer.succeed(try await registry.addNote(
+                try sessionKey(request), text: request.text ?? "", kind: request.kind ?? ObserverNote.defaultKind,
+                source: ObserverNote.Source.muevalctl.rawValue, observer: peer?.userName, now: now))
         case .console:
             guard let link = consoleLink.withLockedValue({ $0 }) else {
                 throw ControlUsageError("the web console is off: set console.enabled = true in muevald's configuration and restart it")

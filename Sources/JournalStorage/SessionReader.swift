@@ -25,6 +25,17 @@ public final class SessionReader {
         return statement.int64(0)
     }
 
+    /// Receive time minus device time of the newest event a device timestamped (observers' notes
+    /// left out): how to put a moment on the device's clock. Nil when no event has a device time.
+    public func clockOffset() throws -> Double? {
+        let statement = try database.prepare("""
+            SELECT received - timestamp FROM events WHERE timestamp_estimated = 0 AND class <> ? ORDER BY id DESC LIMIT 1
+            """)
+        defer { statement.reset() }
+        statement.bind(1, ObserverNote.eventClass)
+        return try statement.step() ? statement.double(0) : nil
+    }
+
     public func devices() throws -> [DeviceRecord] {
         let statement = try database.prepare("SELECT \(DeviceRow.columns) FROM devices ORDER BY first_seen")
         var result: [DeviceRecord] = []
