@@ -217,6 +217,11 @@ let package = Package(
             "DaemonTestSupport", "Zeroconf",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The console's access rules and message framing, without sockets.
+        .testTarget(name: "ConsoleServerTests", dependencies: [
+            "ConsoleServer", "ControlProtocol", "SessionModel",
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
         // Depends on the executables so that `swift test` builds the binaries it starts.
         .testTarget(name: "IntegrationTests", dependencies: [
             "ControlClient", "ControlProtocol", "DaemonTestSupport", "DeviceSimulator", "JournalStorage", "SessionModel", "WireProtocol", "Zeroconf", "muevalctl", "muevald", "muevalsim",

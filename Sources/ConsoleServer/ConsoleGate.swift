@@ -64,11 +64,15 @@ struct ConsoleGate: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// An `Origin` header, when the browser sends one, must name the host the request went to.
+    /// An `Origin` header, when there is one, must name the host the request went to. Browsers send
+    /// their page's `http(s)://host:port`; WebSocket libraries outside browsers send `ws://host`,
+    /// which no browser page can claim, so the host alone is compared then.
     static func sameOrigin(_ request: Request) -> Bool {
         guard let origin = request.headers[.origin] else { return true }
         guard let host = request.head.authority else { return false }
-        return origin == "http://" + host || origin == "https://" + host
+        if origin == "http://" + host || origin == "https://" + host { return true }
+        let hostname = host.range(of: #":[0-9]+$"#, options: .regularExpression).map { String(host[..<$0.lowerBound]) } ?? host
+        return origin == "ws://" + hostname || origin == "wss://" + hostname
     }
 
     /// Script only from our own files, no framing, no sniffing, no referrer (login links carry a code).

@@ -1,0 +1,64 @@
+import ControlProtocol
+@testable import ConsoleServer
+import Foundation
+import NIOCore
+import SessionModel
+import Testing
+
+/// How the live stream turns the tail's lines into the page's messages.
+@Suite struct LiveStreamTests {
+    func event(_ id: Int64, view: String = "Posts") -> TailLine {
+        let json = try! JSONSerialization.data(withJSONObject: ["class": "UserInterfaceEvent", "view": view])
+        let payload = String(decoding: json, as: UTF8.self)
+        return .event(StoredEvent(id: id, device: "d1", seq: id, eventClass: "UserInterfaceEvent", timestamp: Double(id),
+                                  timestampEstimated: false, received: Double(id), payload: payload), session: 7)
+    }
+
+    func decode(_ messages: [ByteBuffer]) throws -> [[String: Any]] {
+        try messages.map { try JSONSerialization.jsonObject(with: Data($0.readableBytesView)) as! [String: Any] }
+    }
+
+    @Test func oneCommitIsOneMessageAndWhatTheHelloCarriedIsLeftOut() throws {
+        var last: Int64 = 2
+        let messages = try decode(LiveStream.messages([event(1), event(2), event(3), event(4)], after: &last))
+        #expect(messages.count == 1)
+        #expect(messages[0]["type"] as? String == "events")
+        let ids = (messages[0]["events"] as? [[String: Any]])?.compactMap { $0["id"] as? Int }
+        #expect(ids == [3, 4])
+        #expect(last == 4)
+    }
+
+    @Test func markersAndSkipsSplitTheEventsInOrder() throws {
+        var last: Int64 = 0
+        let lines = [event(1), TailLine(kind: .skipped, time: 2, count: 40), event(42),
+                     TailLine(kind: .deviceDisconnected, session: 7, time: 43, device: "d1", detail: "goodbye")]
+        let messages = try decode(LiveStream.messages(lines, after: &last))
+        #expect(messages.map { $0["type"] as? String } == ["events", "skipped", "events", "marker"])
+        #expect(messages[1]["count"] as? Int == 40)
+        #expect(messages[3]["kind"] as? String == "device-disconnected")
+        #expect(messages[3]["detail"] as? String == "goodbye")
+    }
+
+    @Test func deviceStringsStayStrings() throws {
+        var last: Int64 = 0
+        let hostile = #"<script>window.__pwned=1</script>"}],"x":{ "#
+        let messages = try decode(LiveStream.messages([event(1, view: hostile)], after: &last))
+        let payload = ((messages[0]["events"] as? [[String: Any]])?.first?["payload"]) as? [String: Any]
+        #expect(payload?["view"] as? String == hostile)
+    }
+}
+
+@Suite struct SessionRatesTests {
+    func record(_ id: Int64, events: Int64) -> SessionRecord {
+        SessionRecord(id: id, uuid: "u\(id)", name: "s\(id)", created: 0, path: "/dev/null", events: events)
+    }
+
+    @Test func ratesAreTheGrowthPerSecondSinceTheLastSample() {
+        let rates = SessionRates()
+        #expect(rates.sample([record(1, events: 100)], now: 10).isEmpty)
+        let second = rates.sample([record(1, events: 350), record(2, events: 5)], now: 12)
+        #expect(second[1] == 125)
+        #expect(second[2] == 0)
+        #expect(rates.current == second)
+    }
+}
