@@ -99,17 +99,19 @@ public final class ConsoleServer: Service, Sendable {
 
         let changes = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         environment.registry.observeChanges { changes.continuation.yield() }
-        try await withGracefulShutdownHandler {
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await application.run() }
-                tasks.addTask { await self.followChanges(changes.stream) }
-                tasks.addTask { await self.sampleRates() }
-                try await tasks.next()
-                tasks.cancelAll()
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { await self.followChanges(changes.stream) }
+            tasks.addTask { await self.sampleRates() }
+            // The application hears the shutdown itself and returns once its connections are done; the
+            // open WebSockets end first, told by the live tail and the updates channel.
+            try await withGracefulShutdownHandler {
+                try await application.run()
+            } onGracefulShutdown: { [environment, updates] in
+                environment.liveTail.closeAll(now: Date().timeIntervalSince1970)
+                updates.finishAll()
             }
-        } onGracefulShutdown: { [updates] in
             changes.continuation.finish()
-            updates.finishAll()
+            tasks.cancelAll()
         }
     }
 
