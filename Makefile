@@ -11,8 +11,9 @@ RUN_PACKAGES  := libsqlite3-dev libavahi-client-dev libavahi-common-dev zlib1g-d
 # What only the tests drive: the sqlite3 shell reads session files, python3's plistlib is the
 # independent plist writer, dbus, avahi-utils and iproute2 give the Zeroconf tests their own daemons
 # in network namespaces, chromium renders reports and (driven by chromium-driver through Debian's Selenium)
-# tests the web console, systemd checks the unit, netcat as in docs/CONTROL.md.
-TEST_PACKAGES := sqlite3 python3 dbus avahi-utils iproute2 chromium chromium-driver python3-selenium systemd netcat-openbsd
+# tests the web console, systemd checks the unit, netcat as in docs/CONTROL.md, curl and openssl
+# reach the console over TLS.
+TEST_PACKAGES := sqlite3 python3 dbus avahi-utils iproute2 chromium chromium-driver python3-selenium systemd netcat-openbsd curl openssl
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -179,6 +179,29 @@ final class ConsoleTests: XCTestCase {
         XCTAssertEqual(received.types.filter { $0 == "sessions" }.count, 2)
     }
 
+    func testUnderTLSTheConsoleSpeaksHTTPSOnlyAndItsCookieIsSecure() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-tls-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let made = try runProcess("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                                                       "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let config = directory + "/muevald.toml"
+        try "[console]\ntls_certificate = \"\(directory)/cert.pem\"\ntls_key = \"\(directory)/key.pem\"\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        daemon.cleanUp()
+        daemon = try await TestDaemon.start(arguments: ["--config", config])
+
+        let link = try await daemon.consoleLink()
+        XCTAssertTrue(link.url.hasPrefix("https://127.0.0.1:"), link.url)
+        let login = try runProcess("/usr/bin/curl", ["-s", "-k", "-i", link.url])
+        XCTAssertTrue(login.stdout.hasPrefix("HTTP/1.1 303"), login.stdout)
+        let cookie = try XCTUnwrap(login.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") })
+        XCTAssertTrue(cookie.contains("; Secure"), String(cookie))
+        let plain = try runProcess("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", link.url.replacingOccurrences(of: "https:", with: "http:")])
+        XCTAssertNotEqual(plain.stdout, "303", "plain HTTP must not log anybody in")
+    }
+
     func testTheConsoleCanBeTurnedOff() async throws {
         daemon.cleanUp()
         daemon = try await TestDaemon.start(arguments: ["--no-console"])
