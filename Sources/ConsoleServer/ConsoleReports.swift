@@ -42,6 +42,8 @@ final class ConsoleReports: Sendable {
     /// One task per report being written: a second request for it waits for the same one.
     private let running = NIOLockedValueBox<[String: Task<ReportState, Never>]>([:])
     private let problemMarks = NIOLockedValueBox<[Int64: [ProblemMark]]>([:])
+    /// The last failure of each report, until it is written again: the page says why there is none.
+    private let failures = NIOLockedValueBox<[String: ReportState]>([:])
 
     init(dataDirectory: String, configurations: ReportConfigurationStore, logger: Logger) {
         root = dataDirectory + "/reports"
@@ -61,6 +63,7 @@ final class ConsoleReports: Sendable {
 
     func state(of session: Int64, name: String) -> ReportState {
         if running.withLockedValue({ $0[key(session, name)] }) != nil { return ReportState(state: .running) }
+        if let failure = failures.withLockedValue({ $0[key(session, name)] }) { return failure }
         let index = directory(of: session, name: name) + "/index.html"
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: index) else { return ReportState(state: .none) }
         return ReportState(state: .ready, url: "/sessions/\(session)/reports/\(name)/index.html",
@@ -109,6 +112,7 @@ final class ConsoleReports: Sendable {
     /// A deleted session's reports go with it.
     func forget(_ session: Int64) {
         problemMarks.withLockedValue { $0[session] = nil }
+        failures.withLockedValue { $0 = $0.filter { !$0.key.hasPrefix("\(session)/") } }
         try? FileManager.default.removeItem(atPath: "\(root)/\(session)")
     }
 
@@ -118,6 +122,7 @@ final class ConsoleReports: Sendable {
             if let task = running[key] { return task }
             let task = Task { [self] in
                 let result = await write(record, name: name, configuration: configuration)
+                self.failures.withLockedValue { $0[key] = result.state == .failed ? result : nil }
                 _ = self.running.withLockedValue { $0.removeValue(forKey: key) }
                 return result
             }
