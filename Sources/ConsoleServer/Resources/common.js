@@ -242,6 +242,7 @@ export function liveSocket(path, { onMessage, onOpen, onClose } = {}) {
   };
 
   const connect = () => {
+    if (!opened) setState("connecting…", true);
     socket = new WebSocket(url);
     socket.addEventListener("open", () => {
       delay = 500;

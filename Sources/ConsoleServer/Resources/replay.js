@@ -170,7 +170,6 @@ function currentPosition() {
 
 function renderRows() {
   const count = shownCount();
-  spacer.style.height = `${count * ROW}px`;
   const first = Math.max(0, Math.floor(list.scrollTop / ROW) - OVERSCAN);
   const last = Math.min(count, Math.ceil((list.scrollTop + list.clientHeight) / ROW) + OVERSCAN);
   const classes = index.classes;
@@ -194,6 +193,7 @@ function renderRows() {
 
 /** Keeps the current event's row in view and highlighted. */
 function followPlayhead() {
+  spacer.style.height = `${shownCount() * ROW}px`; // before scrolling: the list must be tall enough
   const position = currentPosition();
   if (position >= 0) {
     const top = position * ROW;

@@ -32,7 +32,11 @@ function kv(list, pairs) {
   ]));
 }
 
-function renderCounters(counters = {}) {
+let counters = {};
+
+/** Shows the counters; a "rates" message may carry only some of them. */
+function renderCounters(update = {}) {
+  counters = { ...counters, ...update };
   const keys = [...Object.keys(COUNTER_TITLES), ...Object.keys(counters).filter((key) => !(key in COUNTER_TITLES))];
   kv(document.getElementById("counters"), keys.map((key) => [key, COUNTER_TITLES[key] ?? key, formatCount(counters[key])]));
 }
