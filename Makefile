@@ -10,8 +10,9 @@ ARGS         ?=
 RUN_PACKAGES  := libsqlite3-dev libavahi-client-dev libavahi-common-dev zlib1g-dev pkg-config avahi-daemon
 # What only the tests drive: the sqlite3 shell reads session files, python3's plistlib is the
 # independent plist writer, dbus, avahi-utils and iproute2 give the Zeroconf tests their own daemons
-# in network namespaces, chromium renders reports, systemd checks the unit, netcat as in docs/CONTROL.md.
-TEST_PACKAGES := sqlite3 python3 dbus avahi-utils iproute2 chromium systemd netcat-openbsd
+# in network namespaces, chromium renders reports and (driven by chromium-driver through Debian's Selenium)
+# tests the web console, systemd checks the unit, netcat as in docs/CONTROL.md.
+TEST_PACKAGES := sqlite3 python3 dbus avahi-utils iproute2 chromium chromium-driver python3-selenium systemd netcat-openbsd
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -104,6 +105,8 @@ install: $(if $(BIN),,release)
 	$(BIN)/muevalctl --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_muevalctl
 	$(BIN)/muevalctl --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/muevalctl.fish
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	install -d $(DESTDIR)$(PREFIX)/share/mueval/console
+	install -m 0644 Sources/ConsoleServer/Resources/* $(DESTDIR)$(PREFIX)/share/mueval/console/
 	@[ -n "$(DESTDIR)" ] || echo "installed; next: systemd-sysusers && systemctl daemon-reload && systemctl enable --now muevald"
 
 ## uninstall: remove what install put in place, except the configuration (it may hold the lab's edits)
@@ -111,5 +114,5 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,muevald muevalctl muevalsim) $(DESTDIR)$(UNITDIR)/muevald.service \
 		$(DESTDIR)$(SYSUSERSDIR)/mueval.conf $(DESTDIR)$(PREFIX)/share/bash-completion/completions/muevalctl \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_muevalctl $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/muevalctl.fish
-	rm -rf $(DESTDIR)$(DOCDIR)
+	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PREFIX)/share/mueval
 	@echo "kept $(DESTDIR)$(CONFDIR)/muevald.toml; remove it by hand if you no longer need it"

@@ -23,6 +23,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // System libraries (Debian's -dev packages; `make deps` installs them).
@@ -66,7 +72,7 @@ let package = Package(
         ]),
         // The control socket's server side: access check and the commands, run against the capture server.
         .target(name: "ControlService", dependencies: [
-            "CaptureServer", "ControlProtocol", "JournalStorage", "SessionModel",
+            "CaptureServer", "ControlProtocol", "JournalStorage", "SessionModel", "WireProtocol",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -87,9 +93,30 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
+        // The web console (the thesis's Mobile Monitor): pages, JSON API, WebSockets and /metrics over HTTP (docs/CONSOLE.md).
+        .target(name: "ConsoleServer", dependencies: [
+            "CaptureServer", "ControlProtocol", "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionModel", "WireProtocol",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], resources: [.copy("Resources")],
+        // The generated resource accessor imports Foundation without an access level; this makes it internal like ours.
+        swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]),
         // The daemon: configuration, logging and the lifecycle that ties the services together.
         .target(name: "Daemon", dependencies: [
-            "CaptureServer", "ControlProtocol", "ControlService", "JournalStorage", "SessionModel", "WireProtocol", "Zeroconf",
+            "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "SessionModel", "WireProtocol", "Zeroconf",
             .product(name: "TOMLKit", package: "TOMLKit"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -123,7 +150,10 @@ let package = Package(
         // Starts a real muevald on a temporary directory, for integration tests.
         .target(name: "DaemonTestSupport", dependencies: [
             "ControlClient", "ControlProtocol", "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "OrderedCollections", package: "swift-collections"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -157,7 +187,7 @@ let package = Package(
         ]),
         // The device connection without sockets: its state machine, and its handler on a NIOAsyncTestingChannel.
         .testTarget(name: "CaptureServerTests", dependencies: [
-            "CaptureServer", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
+            "CaptureServer", "ControlProtocol", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -171,7 +201,8 @@ let package = Package(
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .testTarget(name: "SessionAnalysisTests", dependencies: [
-            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport",
+            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "WireProtocol",
+            .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         // The control socket's server side in-process: a real registry, a real Unix socket, the real client.
         .testTarget(name: "ControlServiceTests", dependencies: [

@@ -17,9 +17,12 @@ PRODUCTS = {
     'NIOExtras': 'swift-nio-extras', 'Logging': 'swift-log',
     'ServiceLifecycle': 'swift-service-lifecycle', 'UnixSignals': 'swift-service-lifecycle',
     'ArgumentParser': 'swift-argument-parser', 'Crypto': 'swift-crypto', 'TOMLKit': 'TOMLKit',
+    'NIOWebSocket': 'swift-nio', 'NIOSSL': 'swift-nio-ssl', 'HTTPTypes': 'swift-http-types',
+    'Hummingbird': 'hummingbird', 'HummingbirdCore': 'hummingbird', 'HummingbirdTLS': 'hummingbird', 'HummingbirdWebSocket': 'hummingbird-websocket',
+    'HummingbirdWSClient': 'hummingbird-websocket', 'Metrics': 'swift-metrics', 'Prometheus': 'swift-prometheus',
 }
 # The toolchain's own modules need no declaration.
-SYSTEM = {'Foundation', 'Glibc', 'Musl', 'Dispatch', 'Synchronization', 'XCTest', 'Testing', 'Darwin'}
+SYSTEM = {'Foundation', 'FoundationNetworking', 'Glibc', 'Musl', 'Dispatch', 'Synchronization', 'XCTest', 'Testing', 'Darwin'}
 # Executables the integration tests start: declared so that `swift test` builds them.
 STARTED = {'IntegrationTests': ['muevald', 'muevalctl', 'muevalsim']}
 IMPORT = re.compile(r'^(?:@testable )?(?:(?:public|internal|package|private|fileprivate) )?import (\w+)\s*$', re.M)

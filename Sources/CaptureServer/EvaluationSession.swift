@@ -22,6 +22,12 @@ public final class EvaluationSession: Sendable {
     let stored = Synchronization.Atomic<Int>(0)
     let filtered = Synchronization.Atomic<Int>(0)
     let duplicates = Synchronization.Atomic<Int>(0)
+    /// Receive time minus device time of the newest committed event its device timestamped, as a
+    /// Double's bits (NaN: none yet): puts an observer's note on the device's clock.
+    private let clockOffsetBits = Synchronization.Atomic<UInt64>(Double.nan.bitPattern)
+
+    /// The origin of observers' notes in its journal: connections' origins start at 1 (`ConnectionTable`).
+    static let observerOrigin: UInt64 = 0
 
     private struct State {
         var record: SessionRecord
@@ -39,6 +45,36 @@ public final class EvaluationSession: Sendable {
         stored.store(Int(record.events), ordering: .relaxed)
         filtered.store(Int(record.filtered), ordering: .relaxed)
         duplicates.store(Int(record.duplicates), ordering: .relaxed)
+    }
+
+    /// Receive time minus device time, from the newest committed event with a device timestamp; nil before one.
+    var clockOffset: Double? {
+        let offset = Double(bitPattern: clockOffsetBits.load(ordering: .relaxed))
+        return offset.isNaN ? nil : offset
+    }
+
+    func setClockOffset(_ offset: Double?) {
+        clockOffsetBits.store((offset ?? .nan).bitPattern, ordering: .relaxed)
+    }
+
+    /// Called with every commit, on the journal's queue: keeps the newest device event's offset.
+    /// Walks back from the end only until it finds one, so a commit costs a record or two, not its size.
+    func observeClock(_ report: CommitReport) {
+        guard report.failure == nil else { return }
+        for records in report.appended.reversed() {
+            for record in records.reversed() where record.origin != Self.observerOrigin {
+                guard let timestamp = record.event.timestamp else { continue }
+                setClockOffset(record.received - timestamp)
+                return
+            }
+        }
+    }
+
+    /// Where a note taken at `now` (muevald's clock) falls on the device's clock: at `deviceTime`
+    /// when the observer gave one (a replay's position), else `now` moved by the device's offset;
+    /// nil, an estimated timestamp (the receive time), while the offset is unknown.
+    static func noteTimestamp(at deviceTime: Double?, now: Double, offset: Double?) -> Double? {
+        deviceTime ?? offset.map { now - $0 }
     }
 
     /// Whether events may still be appended.

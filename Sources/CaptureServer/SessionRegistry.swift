@@ -14,6 +14,8 @@ public enum SessionError: Error, CustomStringConvertible, Equatable {
     case stillRecording(Int64)
     case deviceBusy(device: String, session: Int64)
     case ambiguous(String)
+    /// Being stopped right now: it takes events neither through its journal nor in its final file yet.
+    case stopping(Int64)
 
     public var description: String {
         switch self {
@@ -22,6 +24,7 @@ public enum SessionError: Error, CustomStringConvertible, Equatable {
         case .stillRecording(let id): "session \(id) is still open: stop it first (`muevalctl stop \(id)`)"
         case .deviceBusy(let device, let session): "device \(device) already records into session \(session): stop that one first"
         case .ambiguous(let key): "\"\(key)\" names several sessions: use the id"
+        case .stopping(let id): "session \(id) is being stopped: try again in a moment"
         }
     }
 }
@@ -99,6 +102,7 @@ public final class SessionRegistry: @unchecked Sendable {
             record.events = try reader.eventCount()
             let lastEvent = try reader.events(last: 1).last?.received
             let session = try openSession(record, isAutomatic: false)
+            session.setClockOffset(try reader.clockOffset())
             if record.state == .recording {
                 let updated = session.update { $0.state = .interrupted }
                 let gapStart = lastEvent ?? record.started ?? record.created
@@ -163,6 +167,8 @@ public final class SessionRegistry: @unchecked Sendable {
         }
         try await session.journal.close()
         try catalog.update(final)
+        // Again, now that the file is final: observers that read it (the console's report) start here.
+        changed()
         tail.publish(TailLine(kind: .sessionStopped, session: final.id, time: now, device: final.device,
                               detail: "\(final.events) events stored"))
         logger.info("session \(final.id) (\(final.name)) stopped: \(final.events) events stored")
@@ -176,6 +182,69 @@ public final class SessionRegistry: @unchecked Sendable {
         try catalog.deleteSession(record)
         logger.info("session \(record.id) (\(record.name)) deleted")
         return record
+    }
+
+    // MARK: Observers' notes
+
+    /// Stores an observer's note (docs/STORAGE.md, `ObserverNote`) in the session `key` names (id
+    /// or name). An open session takes it through its journal, in order with its events, and the
+    /// live tail shows it as it shows theirs; a stopped one (a note taken during replay) gets it
+    /// appended to its file. It is put at `deviceTime` when given (a replay's position), else at
+    /// `now` on the device's clock (see `EvaluationSession.noteTimestamp`).
+    public func addNote(_ key: String, text: String, kind: String = ObserverNote.defaultKind, source: String,
+                        observer: String? = nil, at deviceTime: Double? = nil, now: Double) async throws -> StoredEvent {
+        guard let source = ObserverNote.Source(rawValue: source) else { throw ObserverNoteError.unknownSource(source) }
+        if let deviceTime, !deviceTime.isFinite { throw ObserverNoteError.badTime(deviceTime) }
+        let note = try ObserverNote(text: text, kind: kind, source: source, observer: observer)
+        let record = try find(key)
+        if let session = lock.withLock({ open[record.id] }) {
+            return try await addNote(note, to: session, at: deviceTime, now: now)
+        }
+        guard record.state == .stopped else { throw SessionError.stopping(record.id) }
+        return try await withCheckedThrowingContinuation { continuation in
+            catalogQueue.async { [self] in
+                continuation.resume(with: Result { try appendNote(note, toStopped: record.id, at: deviceTime, now: now) })
+            }
+        }
+    }
+
+    /// Through the session's journal: the commit report that acknowledges device events publishes it to the tail.
+    private func addNote(_ note: ObserverNote, to session: EvaluationSession, at deviceTime: Double?, now: Double) async throws -> StoredEvent {
+        let record = Self.journalRecord(note, in: session.snapshot, at: deviceTime, now: now, offset: session.clockOffset)
+        let rowIDs = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[Int64?], Error>) in
+            let admission = session.journal.append([record]) { continuation.resume(with: $0) }
+            if admission == .closed { continuation.resume(throwing: SessionError.stopping(session.id)) }
+        }
+        // Every note gets a row: it has no seq, so it is never taken for a duplicate.
+        guard let id = rowIDs.first ?? nil else { throw SessionError.stopping(session.id) }
+        return record.stored(as: id)
+    }
+
+    /// On the catalog queue, so that a stopped file has one writer at a time and the catalog's count follows it.
+    private func appendNote(_ note: ObserverNote, toStopped id: Int64, at deviceTime: Double?, now: Double) throws -> StoredEvent {
+        guard var session = try catalog.session(id: id), FileManager.default.fileExists(atPath: session.path) else {
+            throw SessionError.notFound(String(id))
+        }
+        let offset = deviceTime == nil ? try SessionReader(path: session.path).clockOffset() : nil
+        let record = Self.journalRecord(note, in: session, at: deviceTime, now: now, offset: offset)
+        let file = try SessionFile(path: session.path, synchronous: journalLimits.synchronous, indexed: true)
+        guard let rowID = try file.store([[record]]).first ?? nil else { throw SessionError.notFound(String(id)) }
+        // Folded into the file, which stays complete on its own as a stopped session's file is.
+        try file.finish(buildingIndexes: false)
+        session.events += 1
+        try catalog.update(session)
+        let stored = record.stored(as: rowID)
+        tail.publish(.event(stored, session: id))
+        logger.info("session \(id): \(note.source) added a note after the stop")
+        return stored
+    }
+
+    /// The note as a row of the session: on its device's line (or `ObserverNote.device` before one connected).
+    private static func journalRecord(_ note: ObserverNote, in session: SessionRecord, at deviceTime: Double?, now: Double,
+                                      offset: Double?) -> JournalRecord {
+        JournalRecord(device: session.device ?? session.boundDevice ?? ObserverNote.device, received: now,
+                      event: note.event(timestamp: EvaluationSession.noteTimestamp(at: deviceTime, now: now, offset: offset)),
+                      origin: EvaluationSession.observerOrigin)
     }
 
     /// Every session the catalog knows, open ones with live counts.
@@ -385,6 +454,7 @@ public final class SessionRegistry: @unchecked Sendable {
         let box = SessionBox()
         let journal = try JournalWriter(path: record.path, limits: journalLimits) { [commitObserver] report in
             guard let session = box.session else { return }
+            session.observeClock(report)
             commitObserver(session, report)
         }
         let session = EvaluationSession(record: record, journal: journal, isAutomatic: isAutomatic)

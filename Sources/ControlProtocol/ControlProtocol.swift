@@ -6,13 +6,15 @@ public import SessionModel
 
 /// The control commands, as `muevalctl` names them.
 public enum ControlCommand: String, Codable, Sendable, CaseIterable {
-    case start, stop, status, sessions, devices, events, export, delete, tail
+    case start, stop, status, sessions, devices, events, export, delete, tail, note
+    /// A single-use login link for the web console.
+    case console
 }
 
 /// One request. A flat record: each command reads the fields it needs and ignores the rest.
 public struct ControlRequest: Codable, Sendable, Equatable {
     public var command: ControlCommand
-    /// A session id or name (stop, events, export, delete).
+    /// A session id or name (stop, events, export, delete, note).
     public var session: String?
     /// Every open session (stop).
     public var all: Bool?
@@ -30,11 +32,15 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var since: Int?
     /// Give the session a pairing code its device must present (start).
     public var pairing: Bool?
+    /// An observer's note (note).
+    public var text: String?
+    /// The note's kind: note (the default), problem, quote, task-done or a label of one's own (note).
+    public var kind: String?
 
     public init(command: ControlCommand, session: String? = nil, all: Bool? = nil, name: String? = nil,
                 device: String? = nil, user: String? = nil, notes: String? = nil, sensors: [String]? = nil,
                 classes: [String]? = nil, limit: Int? = nil, format: ExportFormat? = nil, grep: String? = nil,
-                since: Int? = nil, pairing: Bool? = nil) {
+                since: Int? = nil, pairing: Bool? = nil, text: String? = nil, kind: String? = nil) {
         self.command = command
         self.session = session
         self.all = all
@@ -49,6 +55,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.grep = grep
         self.since = since
         self.pairing = pairing
+        self.text = text
+        self.kind = kind
     }
 }
 
@@ -72,6 +80,17 @@ public struct ControlReply<Result: Codable & Sendable>: Codable, Sendable {
         self.chunk = chunk
         self.tail = tail
         self.events = events
+    }
+}
+
+/// `console`: where the browser logs in, once, before `expires` (seconds since 1970).
+public struct ConsoleLink: Codable, Sendable, Equatable {
+    public var url: String
+    public var expires: Double
+
+    public init(url: String, expires: Double) {
+        self.url = url
+        self.expires = expires
     }
 }
 

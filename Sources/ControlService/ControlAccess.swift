@@ -30,7 +30,7 @@ public struct ControlAccess: Sendable {
     }
 
     public func denial(for peer: PeerCredentials) -> String {
-        let user = getpwuid(peer.uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(peer.uid)"
+        let user = peer.userName ?? "uid \(peer.uid)"
         if let groupName {
             return "permission denied: \(user) may not control muevald; join the group \"\(groupName)\" (sudo usermod -aG \(groupName) \(user)) and log in again"
         }
@@ -60,6 +60,16 @@ public struct PeerCredentials: Sendable, Equatable {
         self.uid = uid
         self.gid = gid
         self.supplementaryGroups = supplementaryGroups
+    }
+
+    /// The peer's user name, nil when the user database has none for its uid. With getpwuid_r:
+    /// control connections are served concurrently, and getpwuid's result is shared.
+    public var userName: String? {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &found) == 0, found != nil, let name = entry.pw_name else { return nil }
+        return String(cString: name)
     }
 
     /// Reads the supplementary groups of `pid` from /proc (SO_PEERCRED gives only the primary group).

@@ -4,6 +4,7 @@ internal import Foundation
 internal import JournalStorage
 internal import NIOConcurrencyHelpers
 public import SessionModel
+internal import WireProtocol
 
 /// What the daemon says about itself in `status`.
 public struct DaemonDescription: Sendable {
@@ -32,6 +33,7 @@ public final class ControlCommands: Sendable {
     private let description: DaemonDescription
     private let listen = NIOLockedValueBox<ListenAddress?>(nil)
     private let zeroconfState = NIOLockedValueBox<@Sendable () -> String>({ "off" })
+    private let consoleLink = NIOLockedValueBox<(@Sendable (Double) throws -> ConsoleLink)?>(nil)
 
     public init(registry: SessionRegistry, counters: CaptureCounters, liveTail: LiveTail, settings: CaptureSettings,
                 health: StorageHealth, description: DaemonDescription) {
@@ -58,6 +60,21 @@ public final class ControlCommands: Sendable {
         zeroconfState.withLockedValue { $0 = state }
     }
 
+    /// Where `console` gets its login links; unset: the console is off.
+    public func reportConsole(_ link: @escaping @Sendable (Double) throws -> ConsoleLink) {
+        consoleLink.withLockedValue { $0 = link }
+    }
+
+    /// The daemon at a glance (`status`, and the console's Server page and /metrics).
+    public func status() -> StatusReport {
+        StatusReport(
+            version: MuEvalVersion.current, pid: description.pid, started: description.started,
+            listen: listen.withLockedValue { $0 }, zeroconf: zeroconfState.withLockedValue { $0 }(), socket: description.socket,
+            dataDirectory: description.dataDirectory, unknownDevicePolicy: description.unknownDevicePolicy,
+            sessions: registry.openSessions().map(\.snapshot), counters: counters.snapshot(),
+            tails: liveTail.followers, storageProblem: health.problem)
+    }
+
     /// What the connection does after a request.
     public enum Continuation: Sendable {
         case readNextRequest
@@ -65,9 +82,10 @@ public final class ControlCommands: Sendable {
         case close
     }
 
-    public func execute(_ request: ControlRequest, writer: ControlReplyWriter) async throws -> Continuation {
+    /// Carries out `request` for `peer`, the process at the other end (who takes a note).
+    public func execute(_ request: ControlRequest, from peer: PeerCredentials? = nil, writer: ControlReplyWriter) async throws -> Continuation {
         do {
-            return try await run(request, writer: writer)
+            return try await run(request, from: peer, writer: writer)
         } catch let error as ControlUsageError {
             try await writer.fail(error.description)
         } catch {
@@ -76,7 +94,7 @@ public final class ControlCommands: Sendable {
         return .readNextRequest
     }
 
-    private func run(_ request: ControlRequest, writer: ControlReplyWriter) async throws -> Continuation {
+    private func run(_ request: ControlRequest, from peer: PeerCredentials?, writer: ControlReplyWriter) async throws -> Continuation {
         let now = Date().timeIntervalSince1970
         switch request.command {
         case .start:
@@ -91,12 +109,7 @@ public final class ControlCommands: Sendable {
                 try await writer.succeed([try await registry.stop(try sessionKey(request), now: now)])
             }
         case .status:
-            try await writer.succeed(StatusReport(
-                version: MuEvalVersion.current, pid: description.pid, started: description.started,
-                listen: listen.withLockedValue { $0 }, zeroconf: zeroconfState.withLockedValue { $0 }(), socket: description.socket,
-                dataDirectory: description.dataDirectory, unknownDevicePolicy: description.unknownDevicePolicy,
-                sessions: registry.openSessions().map(\.snapshot), counters: counters.snapshot(),
-                tails: liveTail.followers, storageProblem: health.problem))
+            try await writer.succeed(status())
         case .sessions:
             try await writer.succeed(try registry.sessions())
         case .devices:
@@ -116,6 +129,15 @@ public final class ControlCommands: Sendable {
             try await writer.succeed(try registry.delete(try sessionKey(request)))
         case .tail:
             return try await tail(request, writer: writer)
+        case .note:
+            try await writer.succeed(try await registry.addNote(
+                try sessionKey(request), text: request.text ?? "", kind: request.kind ?? ObserverNote.defaultKind,
+                source: ObserverNote.Source.muevalctl.rawValue, observer: peer?.userName, now: now))
+        case .console:
+            guard let link = consoleLink.withLockedValue({ $0 }) else {
+                throw ControlUsageError("the web console is off: set console.enabled = true in muevald's configuration and restart it")
+            }
+            try await writer.succeed(try link(now))
         }
         return .readNextRequest
     }

@@ -126,7 +126,7 @@ public final class ControlServer: Service {
                             try await writer.fail("not a valid request: \(ControlRequestError.describe(error)) (docs/CONTROL.md)")
                             continue
                         }
-                        if try await commands.execute(request, writer: writer) == .close { return }
+                        if try await commands.execute(request, from: peer, writer: writer) == .close { return }
                     }
                 } catch is ByteToMessageDecoderError.PayloadTooLargeError {
                     logger.warning("control: refused a request line longer than \(maxRequestBytes) bytes from uid \(peer.uid) (pid \(peer.pid))")

@@ -1,4 +1,5 @@
 public import CaptureServer
+public import ConsoleServer
 internal import ControlProtocol
 public import Foundation
 internal import JournalStorage
@@ -21,6 +22,7 @@ public struct DaemonConfiguration: Sendable {
     /// Log lines that may wait for stderr's reader; beyond, lines are dropped and counted.
     public var logQueueLines = 10_000
     public var zeroconf = ZeroconfSettings()
+    public var console = ConsoleSettings()
 
     public init() {
         // Under systemd, StateDirectory= says where the data belongs.
@@ -90,7 +92,7 @@ struct ConfigurationOption: Sendable {
     var environmentVariables: [String] { ["MUEVAL_" + key.uppercased().replacingOccurrences(of: ".", with: "_")] + aliases }
 
     static let all: [ConfigurationOption] = [
-        .init(key: "server.listen", kind: .hostPort, current: { "\($0.capture.host):\($0.capture.port)" }) { value, config in
+        .init(key: "server.listen", kind: .hostPort, current: { HostPort.text(host: $0.capture.host, port: $0.capture.port) }) { value, config in
             guard let address = HostPort(parsing: value) else { return false }
             config.capture.host = address.host.isEmpty ? "0.0.0.0" : address.host
             config.capture.port = address.port
@@ -178,6 +180,50 @@ struct ConfigurationOption: Sendable {
             let types = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard types.allSatisfy({ $0.hasPrefix("_") && ($0.hasSuffix("._tcp")) }) else { return false }
             config.zeroconf.extraTypes = types
+            return true
+        },
+        .init(key: "console.enabled", kind: .boolean, current: { String($0.console.enabled) }) { value, config in
+            guard let enabled = Bool(value) else { return false }
+            config.console.enabled = enabled
+            return true
+        },
+        .init(key: "console.listen", kind: .hostPort, current: { HostPort.text(host: $0.console.host, port: $0.console.port) }) { value, config in
+            guard let address = HostPort(parsing: value), !address.host.isEmpty else { return false }
+            config.console.host = address.host
+            config.console.port = address.port
+            return true
+        },
+        .init(key: "console.public_url", kind: .string, current: { $0.console.publicURL ?? "" }) { value, config in
+            guard value.isEmpty || value.hasPrefix("http://") || value.hasPrefix("https://") else { return false }
+            config.console.publicURL = value.isEmpty ? nil : value
+            return true
+        },
+        .init(key: "console.tls_certificate", kind: .string, current: { $0.console.tlsCertificate ?? "" }) { value, config in
+            config.console.tlsCertificate = value.isEmpty ? nil : value
+            return true
+        },
+        .init(key: "console.tls_key", kind: .string, current: { $0.console.tlsKey ?? "" }) { value, config in
+            config.console.tlsKey = value.isEmpty ? nil : value
+            return true
+        },
+        .init(key: "console.login_code_seconds", kind: .number, current: { String($0.console.access.loginCodeSeconds) }) { value, config in
+            guard let seconds = Double(value), seconds > 0 else { return false }
+            config.console.access.loginCodeSeconds = seconds
+            return true
+        },
+        .init(key: "console.session_hours", kind: .number, current: { String($0.console.access.sessionSeconds / 3600) }) { value, config in
+            guard let hours = Double(value), hours > 0 else { return false }
+            config.console.access.sessionSeconds = hours * 3600
+            return true
+        },
+        .init(key: "console.live_buffer", kind: .integer, current: { String($0.console.liveBuffer) }) { value, config in
+            positive(value).map { config.console.liveBuffer = $0 } != nil
+        },
+        .init(key: "console.max_body_bytes", kind: .integer, current: { String($0.console.maxBodyBytes) }) { value, config in
+            positive(value).map { config.console.maxBodyBytes = $0 } != nil
+        },
+        .init(key: "console.report_configurations", kind: .string, current: { $0.console.reportConfigurations ?? "" }) { value, config in
+            config.console.reportConfigurations = value.isEmpty ? nil : value
             return true
         },
         .init(key: "log.level", kind: .choice(Logger.Level.allCases.map(\.rawValue)), reloadable: true,

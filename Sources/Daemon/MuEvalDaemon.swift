@@ -1,6 +1,7 @@
 internal import CaptureServer
 internal import ControlProtocol
 internal import ControlService
+internal import ConsoleServer
 internal import Foundation
 internal import JournalStorage
 internal import Logging
@@ -37,7 +38,7 @@ public struct MuEvalDaemon {
         let catalog = try Catalog(directory: dataDirectory)
         let counters = CaptureCounters()
         let settings = CaptureSettings(configuration.capture)
-        let readiness = ReadinessGate()
+        let readiness = ReadinessGate(waitingFor: configuration.console.enabled ? [.captureServer, .controlSocket, .console] : [.captureServer, .controlSocket])
         let connections = ConnectionTable()
         let liveTail = LiveTail()
         let health = StorageHealth()
@@ -60,6 +61,12 @@ public struct MuEvalDaemon {
         let zeroconf = configuration.zeroconf.enabled
             ? ZeroconfService(settings: configuration.zeroconf, registry: registry, capture: settings, logger: logger) : nil
         commands.reportZeroconf { zeroconf?.state?.description ?? "off" }
+        let console = configuration.console.enabled ? ConsoleServer(
+            settings: configuration.console,
+            environment: ConsoleEnvironment(registry: registry, liveTail: liveTail, counters: counters,
+                                            status: { commands.status() }, dataDirectory: dataDirectory),
+            group: group, logger: logger, onListening: { _ in readiness.ready(.console) }) : nil
+        if let console { commands.reportConsole { try console.loginLink(now: $0) } }
         let capture = CaptureServer(
             settings: settings, registry: registry, connections: connections, counters: counters,
             group: group, logger: logger,
@@ -87,11 +94,14 @@ public struct MuEvalDaemon {
         }
 
         logger.notice("muevald \(MuEvalVersion.current) starting: data in \(dataDirectory), policy for unknown devices: \(configuration.capture.unknownDevicePolicy.rawValue)")
+        // Shutdown runs from the last to the first.
+        var services: [any Service] = [JournalService(registry: registry), control, capture]
+        if let console { services.append(console) }
+        if let zeroconf { services.append(zeroconf) }
+        services.append(reload)
+        if let systemd { services.append(systemd) }
         let serviceGroup = ServiceGroup(configuration: .init(
-            services: [.init(service: JournalService(registry: registry)), .init(service: control), .init(service: capture)]
-                + (zeroconf.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0)] } ?? [])
-                + [.init(service: reload)]
-                + (systemd.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0)] } ?? []),
+            services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await serviceGroup.run()

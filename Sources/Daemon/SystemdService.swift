@@ -53,14 +53,18 @@ final class SystemdService: Service {
 /// Opens once every part of the daemon that clients connect to is listening.
 final class ReadinessGate: Sendable {
     enum Part: Hashable, Sendable {
-        case captureServer, controlSocket
+        case captureServer, controlSocket, console
     }
 
     private struct State {
-        var missing: Set<Part> = [.captureServer, .controlSocket]
+        var missing: Set<Part>
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
+
+    init(waitingFor parts: Set<Part>) {
+        state = NIOLockedValueBox(State(missing: parts))
+    }
 
     func ready(_ part: Part) {
         let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in

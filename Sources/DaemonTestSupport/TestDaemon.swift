@@ -33,7 +33,9 @@ public final class TestDaemon: @unchecked Sendable {
                              zeroconf: Bool = false, timeout: Double = 30) async throws -> TestDaemon {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-test-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let daemon = try TestDaemon(directory: directory, arguments: arguments + (zeroconf ? [] : ["--no-zeroconf"]),
+        // The console on a free port unless the test chooses: muevald's default, 28080, would clash between tests.
+        let console = arguments.contains("--no-console") || arguments.contains("--console-listen") ? [] : ["--console-listen", "127.0.0.1:0"]
+        let daemon = try TestDaemon(directory: directory, arguments: arguments + console + (zeroconf ? [] : ["--no-zeroconf"]),
                                     launcher: launcher, listenHost: listenHost)
         do {
             try await daemon.waitUntilReady(timeout: timeout)
@@ -100,6 +102,13 @@ public final class TestDaemon: @unchecked Sendable {
             return status.listen == nil ? nil : status
         }
         port = status.listen?.port ?? 0
+    }
+
+    /// A single-use login link to the web console (`muevalctl console`), once the console listens.
+    public func consoleLink(timeout: Double = 30) async throws -> ConsoleLink {
+        try await eventually(timeout: timeout, "the web console to listen (log: \(log))") {
+            try? await self.ctl.call(ControlRequest(command: .console), as: ConsoleLink.self)
+        }
     }
 
     /// What the daemon logged so far.

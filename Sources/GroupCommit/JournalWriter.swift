@@ -65,10 +65,16 @@ public final class JournalWriter: @unchecked Sendable {
     private let queue: DispatchQueue
     private let onCommit: @Sendable (CommitReport) -> Void
 
+    /// Tells an append's caller how its records fared, after the commit that took them: their row
+    /// ids (nil where (device, seq) was already stored), or why none of them was stored.
+    public typealias Completion = @Sendable (Result<[Int64?], SQLiteError>) -> Void
+
     /// Records as appended (one socket read each), so that appending copies none of them.
     private struct Chunk {
         var records: [JournalRecord]
         var bytes: Int
+        /// Devices learn from the commit report (acks); a caller outside the capture path (an observer's note) from this.
+        var whenCommitted: Completion?
     }
 
     private struct State {
@@ -91,12 +97,13 @@ public final class JournalWriter: @unchecked Sendable {
         queue = DispatchQueue(label: "mueval.journal.\((path as NSString).lastPathComponent)")
     }
 
-    /// Queues records for the next group commit.
-    public func append(_ records: [JournalRecord]) -> Admission {
+    /// Queues records for the next group commit; `whenCommitted` runs on the writer's queue after
+    /// that commit (after `onCommit`), unless the answer is `.closed`.
+    public func append(_ records: [JournalRecord], whenCommitted: Completion? = nil) -> Admission {
         let bytes = records.reduce(0) { $0 + $1.footprint }
         let (admission, schedule) = state.withLockedValue { state -> (Admission, Bool) in
             guard !state.closed else { return (.closed, false) }
-            state.pending.append(Chunk(records: records, bytes: bytes))
+            state.pending.append(Chunk(records: records, bytes: bytes, whenCommitted: whenCommitted))
             state.pendingBytes += bytes
             let schedule = !state.commitScheduled
             state.commitScheduled = true
@@ -169,22 +176,26 @@ public final class JournalWriter: @unchecked Sendable {
     private func commitPending() {
         let maxBatchBytes = max(limits.maxPendingBytes / 4, 1)
         while true {
+            var completions: [(records: Range<Int>, call: Completion)] = []
             let (chunks, bytes) = state.withLockedValue { state -> ([[JournalRecord]], Int) in
                 var chunks: [[JournalRecord]] = []
                 var bytes = 0
+                var records = 0
                 while let next = state.pending.first, chunks.isEmpty || bytes + next.bytes <= maxBatchBytes {
                     chunks.append(state.pending.removeFirst().records)
                     bytes += next.bytes
+                    if let call = next.whenCommitted { completions.append((records..<records + next.records.count, call)) }
+                    records += next.records.count
                 }
                 if chunks.isEmpty { state.commitScheduled = false }
                 return (chunks, bytes)
             }
             if chunks.isEmpty { return }
-            commit(chunks, bytes: bytes)
+            commit(chunks, bytes: bytes, completions: completions)
         }
     }
 
-    private func commit(_ batch: [[JournalRecord]], bytes: Int) {
+    private func commit(_ batch: [[JournalRecord]], bytes: Int, completions: [(records: Range<Int>, call: Completion)]) {
         var rowIDs: [Int64?]
         var failure: SQLiteError?
         do {
@@ -202,6 +213,9 @@ public final class JournalWriter: @unchecked Sendable {
         }
         onCommit(CommitReport(appended: batch, rowIDs: rowIDs, highestSeqByOrigin: highest,
                               failure: failure, committedAt: Date().timeIntervalSince1970))
+        for completion in completions {
+            completion.call(failure.map { .failure($0) } ?? .success(Array(rowIDs[completion.records])))
+        }
         waiters.forEach { $0() }
     }
 

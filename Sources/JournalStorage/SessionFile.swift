@@ -118,8 +118,10 @@ public final class SessionFile {
     private let insertBlob: SQLiteStatement
     private var stored = SeqLedger()
 
-    /// Opens (creating if needed) the session file at `path` for writing.
-    package init(path: String, synchronous: JournalSynchronous) throws {
+    /// Opens (creating if needed) the session file at `path` for writing. `indexed` keeps (or builds)
+    /// the indexes, for a stopped session's file that takes one more row (an observer's note made
+    /// during replay): then the unique index, not the in-memory ledger, keeps (device, seq) unique.
+    package init(path: String, synchronous: JournalSynchronous, indexed: Bool = false) throws {
         database = try SQLiteDatabase(path: path)
         try DataDirectory.restrict(path)
         try database.execute("""
@@ -129,12 +131,13 @@ public final class SessionFile {
             PRAGMA user_version = \(SessionFileSchema.version);
             """)
         try database.execute(SessionFileSchema.tables)
-        try database.execute(SessionFileSchema.dropIndexes)
+        try database.execute(indexed ? SessionFileSchema.createIndexes : SessionFileSchema.dropIndexes)
         insertEvent = try database.prepare("""
             INSERT INTO events (device, seq, class, timestamp, timestamp_estimated, received, payload)
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         insertBlob = try database.prepare("INSERT OR IGNORE INTO blobs (sha256, size, bytes) VALUES (?, ?, ?)")
+        if indexed { return }
         let seqs = try database.prepare("SELECT device, seq FROM events WHERE seq IS NOT NULL")
         try seqs.forEachRow { row in _ = stored.insert(device: row.string(0) ?? "", seq: row.int64(1)) }
     }

@@ -25,6 +25,17 @@ public final class SessionReader {
         return statement.int64(0)
     }
 
+    /// Receive time minus device time of the newest event a device timestamped (observers' notes
+    /// left out): how to put a moment on the device's clock. Nil when no event has a device time.
+    public func clockOffset() throws -> Double? {
+        let statement = try database.prepare("""
+            SELECT received - timestamp FROM events WHERE timestamp_estimated = 0 AND class <> ? ORDER BY id DESC LIMIT 1
+            """)
+        defer { statement.reset() }
+        statement.bind(1, ObserverNote.eventClass)
+        return try statement.step() ? statement.double(0) : nil
+    }
+
     public func devices() throws -> [DeviceRecord] {
         let statement = try database.prepare("SELECT \(DeviceRow.columns) FROM devices ORDER BY first_seen")
         var result: [DeviceRecord] = []
@@ -78,6 +89,25 @@ public final class SessionReader {
         defer { statement.reset() }
         statement.bind(classes.map { .text($0) } + [.integer(Int64(count))])
         return try statement.step() ? statement.int64(0) : 0
+    }
+
+    /// One event by its id.
+    public func event(id: Int64) throws -> StoredEvent? {
+        let statement = try database.prepare("SELECT \(StoredEventRow.columns) FROM events WHERE id = ?")
+        defer { statement.reset() }
+        statement.bind([.integer(id)])
+        return try statement.step() ? StoredEventRow.read(statement) : nil
+    }
+
+    /// The newest event of `eventClass` with one of `keys` in its payload (the console's latest
+    /// screenshot). Newest first by id: it stops at the first match, without an index.
+    public func lastEvent(of eventClass: String, havingAnyOf keys: [String]) throws -> StoredEvent? {
+        let having = keys.map { _ in "json_type(payload, ?) IS NOT NULL" }.joined(separator: " OR ")
+        let statement = try database.prepare(
+            "SELECT \(StoredEventRow.columns) FROM events WHERE class = ? AND (\(having)) ORDER BY id DESC LIMIT 1")
+        defer { statement.reset() }
+        statement.bind([.text(eventClass)] + keys.map { .text("$.\"" + $0 + "\"") })
+        return try statement.step() ? StoredEventRow.read(statement) : nil
     }
 
     /// Streams events in storage order without holding them all in memory (analysis).

@@ -41,6 +41,11 @@ enum ReportAssets {
         li.problem.guideline h4 { color: var(--warn); }
         li.problem p { margin: .2rem 0; }
         .where { color: var(--muted); font-size: .85rem; }
+        ol.notes { list-style: none; padding: 0; }
+        li.note { display: flex; gap: 1rem; border-left: 4px solid var(--accent); padding: .5rem .8rem; margin: .6rem 0; background: #f3f6fc; break-inside: avoid; }
+        li.note[data-kind="problem"] { border-color: var(--bad); background: #fdf6f5; }
+        li.note p { margin: .2rem 0; }
+        li.note .text { white-space: pre-wrap; }
         figure.shot img { width: 120px; display: block; border: 1px solid var(--line); }
         .marked { position: relative; display: inline-block; }
         .mark { position: absolute; pointer-events: none; }
@@ -62,6 +67,7 @@ enum ReportAssets {
         tr[data-class="DeviceSensorEvent"] td.class { color: #7d3c98; }
         tr[data-class="ApplicationEvent"] td.class { color: #b9770e; }
         tr[data-class="CustomEvent"] td.class { color: #c0392b; }
+        tr[data-class="ObserverNote"] td.class { font-weight: 600; }
         @media print {
           header { position: static; } nav, .filters, #tl-more, .timeline-shot { display: none; }
           body, .section { background: #fff; } .section { border: none; padding: 0; break-inside: auto; }

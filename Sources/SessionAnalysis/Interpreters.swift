@@ -7,6 +7,7 @@ public enum Interpreters {
             InteractionsInterpreter(options: options),
             ScreenshotsInterpreter(),
             TimelineInterpreter(),
+            ObserverNotesInterpreter(),
             TouchHeatmapInterpreter(),
             GesturePathsInterpreter(),
             ViewChangesInterpreter(),

@@ -24,4 +24,9 @@ public struct HostPort: Sendable, Equatable {
         self.host = String(host)
         self.port = number
     }
+
+    /// `HOST:PORT`, with brackets around an IPv6 host: what `init(parsing:)` reads back.
+    public static func text(host: String, port: Int) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
 }

@@ -7,9 +7,11 @@ public enum PayloadSummary {
     public static let bookkeeping: Set<String> = ["class", "timestamp", "seq"]
 
     /// A summary in the vocabulary of the event's class ("touch began 155,267 in LoginView",
-    /// "push Posts › Edit (screenshot 48.2 KB 320×480)"), else the fields as `key=value` pairs.
+    /// "push Posts › Edit (screenshot 48.2 KB 320×480)", an observer's `problem "no Publish button"`),
+    /// else the fields as `key=value` pairs.
     public static func line(eventClass: String, payload: PlistValue, limit: Int = 120) -> String {
-        classSpecific(EventClass(rawValue: eventClass), payload) ?? fields(payload, excluding: bookkeeping, limit: limit)
+        if eventClass == ObserverNote.eventClass, let note = ObserverNote(payload: payload) { return note.summary(limit: limit) }
+        return classSpecific(EventClass(rawValue: eventClass), payload) ?? fields(payload, excluding: bookkeeping, limit: limit)
     }
 
     /// `key=value` for each field not in `excluding`, in the payload's order, cut at `limit` characters.

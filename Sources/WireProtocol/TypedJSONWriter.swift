@@ -115,9 +115,14 @@ func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? ASCII.zero + nibble : 0x
 
 /// Lower-case hex SHA-256, the name of a blob.
 func sha256Hex(_ bytes: [UInt8]) -> String {
+    lowercaseHex(SHA256.hash(data: bytes))
+}
+
+/// Lower-case hex of bytes: blob names, the console's tokens.
+public func lowercaseHex(_ bytes: some Sequence<UInt8>) -> String {
     var hex = [UInt8]()
-    hex.reserveCapacity(64)
-    for b in SHA256.hash(data: bytes) {
+    hex.reserveCapacity(bytes.underestimatedCount * 2)
+    for b in bytes {
         hex.append(hexDigit(b >> 4))
         hex.append(hexDigit(b & 0xF))
     }

@@ -16,8 +16,8 @@ struct MuEvalCtl: AsyncParsableCommand {
         commandName: "muevalctl",
         abstract: "Start and stop evaluation sessions on muevald and look at what they recorded.",
         discussion: "--socket PATH and --json go before or after the command: `muevalctl --json sessions` is `muevalctl sessions --json`.",
-        subcommands: [Start.self, Stop.self, Status.self, Top.self, Sessions.self, Devices.self, Events.self, Tail.self, Export.self,
-                      Delete.self, Discover.self, Report.self, ReportConfig.self])
+        subcommands: [Start.self, Stop.self, Status.self, Top.self, Sessions.self, Devices.self, Events.self, Tail.self, Note.self,
+                      Export.self, Delete.self, Discover.self, Report.self, ReportConfig.self, Console.self])
 
     static func main() async {
         // A reader that goes away is an EPIPE that `Output` handles, not a signal death halfway through
@@ -257,6 +257,27 @@ struct Tail: AsyncParsableCommand {
     }
 }
 
+struct Note: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Add an observer's note to a session, at this moment on its device's clock (a stopped session takes it too).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Session id or name.") var session: String
+    @Argument(help: "What you observed.") var text: String
+    @Option(help: ArgumentHelp("note (default), problem, quote, task-done, or a label of your own.", valueName: "K")) var kind: String?
+
+    func run() async throws {
+        let event = try await global.client.call(ControlRequest(command: .note, session: session, text: text, kind: kind),
+                                                 as: StoredEvent.self)
+        if global.json {
+            // As `events --json` writes an event: one object on one line, the typed payload included.
+            try Output.standardOutput.write(event.jsonLine())
+        } else {
+            let time = ControlOutput.time(event.timestamp, fractional: true) + (event.timestampEstimated ? "*" : "")
+            try Output.standardOutput.write("note \(event.id) at \(time): \(event.summary)\n")
+        }
+    }
+}
+
 /// Ctrl-C ends a following command with status 0, its output flushed, instead of a signal death.
 enum Interrupt {
     static func exitCleanlyOnCtrlC() {
@@ -299,6 +320,24 @@ struct Delete: AsyncParsableCommand {
         try await global.call(ControlRequest(command: .delete, session: session), as: SessionRecord.self) {
             "deleted session \($0.id) (\($0.name))\n"
         }
+    }
+}
+
+struct Console: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print a single-use login link to muevald's web console (the Mobile Monitor).",
+        discussion: """
+            The link works once, within a few minutes (console.login_code_seconds). Whoever may use the control \
+            socket may use the console. From a laptop: `ssh -L 28080:127.0.0.1:28080 LAB muevalctl console`, then \
+            open the link on the laptop (docs/CONSOLE.md).
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Open the link in the desktop's browser (xdg-open).") var open = false
+
+    func run() async throws {
+        let link = try await global.client.call(ControlRequest(command: .console), as: ConsoleLink.self)
+        try global.show(link) { "\($0.url)\n" }
+        if open { try Browser.open(link.url) }
     }
 }
 

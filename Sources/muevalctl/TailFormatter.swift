@@ -47,9 +47,10 @@ struct TailFormatter: Sendable {
         case cyan = "36", green = "32", yellow = "33", blue = "34", magenta = "35", dim = "2", bold = "1"
     }
 
-    /// One colour per thesis event class; other classes stay plain.
+    /// One colour per thesis event class, bold for observers' notes; other classes stay plain.
     private static func color(of eventClass: String) -> Color? {
-        switch EventClass(rawValue: eventClass) {
+        if eventClass == ObserverNote.eventClass { return .bold }
+        return switch EventClass(rawValue: eventClass) {
         case .userInput: .cyan
         case .userInterface: .green
         case .deviceSensor: .magenta

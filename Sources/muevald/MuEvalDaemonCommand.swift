@@ -20,6 +20,12 @@ struct MuEvalDaemonCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Address devices connect to (default 0.0.0.0:28021).", valueName: "HOST:PORT"))
     var listen: String?
 
+    @Option(name: .customLong("console-listen"), help: ArgumentHelp("Address of the web console (default 127.0.0.1:28080).", valueName: "HOST:PORT"))
+    var consoleListen: String?
+
+    @Flag(name: .customLong("no-console"), help: "Do not serve the web console.")
+    var noConsole = false
+
     @Option(name: .long, help: ArgumentHelp("The control socket muevalctl talks to.", valueName: "PATH"))
     var socket: String?
 
@@ -43,6 +49,8 @@ struct MuEvalDaemonCommand: AsyncParsableCommand {
         flags["server.unknown_device_policy"] = unknownDevicePolicy
         flags["log.level"] = logLevel
         if noZeroconf { flags["zeroconf.enabled"] = "false" }
+        flags["console.listen"] = consoleListen
+        if noConsole { flags["console.enabled"] = "false" }
         let source = ConfigurationSource(file: config, flags: flags)
         let configuration: DaemonConfiguration
         do {

@@ -13,11 +13,11 @@ final class TemporaryRegistry: Sendable {
     let registry: SessionRegistry
     let counters = CaptureCounters()
     let connections = ConnectionTable()
+    let tail = LiveTail()
 
     init(policy: UnknownDevicePolicy = .reject) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-capture-\(UUID().uuidString.prefix(8))").path
         let catalog = try Catalog(directory: directory)
-        let tail = LiveTail()
         // The daemon's own wiring: commits reach the connections as acks through the router.
         let router = CommitRouter(connections: connections, counters: counters, tail: tail, health: StorageHealth(),
                                   logger: Logger(label: "test"))

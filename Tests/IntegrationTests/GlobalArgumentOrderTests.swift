@@ -47,7 +47,7 @@ struct GlobalArgumentOrderTests {
     /// be refused with "Unknown option").
     @Test func everyCommandTakesTheGlobalOptionsFirst() throws {
         let commands: [[String]] = [["start"], ["stop", "--all"], ["status"], ["top"], ["sessions"], ["devices"], ["events", "s"],
-                                    ["tail"], ["export", "s"], ["delete", "s"], ["discover"], ["report", "s"],
+                                    ["tail"], ["note", "s", "text"], ["export", "s"], ["delete", "s"], ["discover"], ["report", "s"],
                                     ["report-config", "save", "n"], ["report-config", "list"], ["report-config", "show", "n"]]
         for command in commands {
             #expect(throws: Never.self, "\(command)") {

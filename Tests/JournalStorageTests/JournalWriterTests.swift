@@ -173,6 +173,40 @@ final class JournalWriterTests: XCTestCase {
         XCTAssertEqual(try SessionReader(path: directory + "/s.sqlite").events().map(\.seq), (0..<200).map { Int64($0) })
     }
 
+    /// An observer's note waits for its own commit and learns its row id, among device events appended around it.
+    func testAnAppendsCompletionGetsTheRowIDsOfItsOwnRecordsAfterTheCommit() async throws {
+        let committed = NIOLockedValueBox(false)
+        let writer = try JournalWriter(path: directory + "/s.sqlite", limits: .init(synchronous: .normal)) { _ in
+            committed.withLockedValue { $0 = true }
+        }
+        _ = writer.append([record(seq: 1), record(seq: 2)])
+        let rowIDs = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[Int64?], Error>) in
+            // seq 2 again: a duplicate, which gets no row.
+            XCTAssertEqual(writer.append([record(seq: 2), record(seq: nil)]) { result in
+                XCTAssertTrue(committed.withLockedValue { $0 }, "the commit report comes first")
+                continuation.resume(with: result)
+            }, .accepted)
+        }
+        XCTAssertEqual(rowIDs, [nil, 3])
+        _ = writer.append([record(seq: 3)])
+        try await writer.close()
+        XCTAssertEqual(writer.append([record(seq: nil)]) { _ in XCTFail("a closed writer calls no completion") }, .closed)
+        XCTAssertEqual(try SessionReader(path: directory + "/s.sqlite").events().map(\.seq), [1, 2, nil, 3])
+    }
+
+    /// How a note made during replay is put on the device's clock: the newest device-timestamped event, notes left out.
+    func testClockOffsetIsTheNewestDeviceTimestampedEventsNotesLeftOut() async throws {
+        let writer = try JournalWriter(path: directory + "/s.sqlite", limits: .init(synchronous: .normal)) { _ in }
+        let path = directory + "/s.sqlite"
+        XCTAssertNil(try SessionReader(path: path).clockOffset())
+        _ = writer.append([record(seq: 1, timestamp: 150), record(seq: 2, timestamp: 170), record(seq: 3, timestamp: nil)])
+        var note = record(seq: nil, timestamp: 5)
+        note.event.eventClass = ObserverNote.eventClass
+        _ = writer.append([note])
+        try await writer.close()
+        XCTAssertEqual(try SessionReader(path: path).clockOffset(), 30)
+    }
+
     func testSessionFileIsPrivateAndCarriesItsMetadataAndGaps() async throws {
         let catalog = try Catalog(directory: directory + "/data")
         let session = try catalog.createSession(name: "jack", testUser: "Jack", notes: nil, sensors: ["UserInputEvent"],

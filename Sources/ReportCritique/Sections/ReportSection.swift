@@ -17,6 +17,7 @@ extension SectionKind {
         case .durations: DurationsSection()
         case .gestures: GesturesSection()
         case .problems: ProblemsSection()
+        case .notes: NotesSection()
         case .tasks: TasksSection()
         }
     }

@@ -36,9 +36,12 @@ public struct TimelineInterpreter: Interpreter {
         let screenshots = try results.required(Screenshots.self)
         var entries: [TimelineEntry] = []
         try journal.forEachEvent { event in
+            // An observer's note: its kind is the type, its text the details.
+            let note = event.eventClass == ObserverNote.eventClass ? ObserverNote(payload: event.payload) : nil
             entries.append(TimelineEntry(eventID: event.id, time: event.time, eventClass: event.eventClass,
-                                         type: event.type ?? "", view: event.view,
-                                         summary: Self.summary(of: event.payload), screenshot: screenshots.shown(at: event.time)))
+                                         type: note?.kind ?? event.type ?? "", view: event.view,
+                                         summary: note?.line(limit: Self.summaryLimit) ?? Self.summary(of: event.payload),
+                                         screenshot: screenshots.shown(at: event.time)))
         }
         results.add(Timeline(entries: entries))
     }

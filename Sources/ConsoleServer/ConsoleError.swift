@@ -1,0 +1,34 @@
+internal import HTTPTypes
+internal import Hummingbird
+
+/// What the console refuses, with the status the browser gets and a message a user can act on.
+enum ConsoleError: Error, CustomStringConvertible, HTTPResponseError {
+    case assetsMissing(String)
+    case badRequest(String)
+    case notFound(String)
+    case conflict(String)
+    case bodyTooLarge(limit: Int)
+
+    var description: String {
+        switch self {
+        case .assetsMissing(let bundle):
+            "the console's pages are missing (looked in \(bundle)); reinstall muevald (`make install` puts them in PREFIX/share/mueval/console)"
+        case .badRequest(let message), .notFound(let message), .conflict(let message): message
+        case .bodyTooLarge(let limit): "request body larger than \(limit) bytes (console.max_body_bytes)"
+        }
+    }
+
+    var status: HTTPResponse.Status {
+        switch self {
+        case .assetsMissing: .internalServerError
+        case .badRequest: .badRequest
+        case .notFound: .notFound
+        case .conflict: .conflict
+        case .bodyTooLarge: .contentTooLarge
+        }
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        ConsoleResponse.error(status, description)
+    }
+}

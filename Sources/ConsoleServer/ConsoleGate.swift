@@ -1,0 +1,102 @@
+internal import Foundation
+internal import HTTPTypes
+internal import Hummingbird
+internal import HummingbirdWebSocket
+internal import NIOCore
+internal import WireProtocol
+
+/// A console request, with the login its cookie names once the gate has let it through.
+struct ConsoleContext: RequestContext, WebSocketRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let webSocket: WebSocketHandlerReference<Self>
+    var login: ConsoleLogin?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+    }
+}
+
+/// Lets a request through only with a valid login cookie, and a state change only with its CSRF
+/// token from this origin; adds the headers that keep device strings from ever running as script.
+struct ConsoleGate: RouterMiddleware {
+    typealias Context = ConsoleContext
+
+    static let cookieName = "mueval_console"
+    static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+
+    let access: ConsoleAccess
+    let loginPage: ConsoleAsset
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await gate(request, context: context, next: next)
+        Self.secure(&response.headers, isAPI: request.uri.path.hasPrefix("/api/"))
+        return response
+    }
+
+    private func gate(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        // Assets hold no data; the login exchange and the metrics scrape carry their own checks.
+        if path.hasPrefix("/assets/") || path == "/login" || path == "/metrics" {
+            return try await next(request, context)
+        }
+        let now = Date().timeIntervalSince1970
+        guard let cookie = request.cookies[Self.cookieName], let login = access.login(cookie.value, now: now) else {
+            if path.hasPrefix("/api/") {
+                return ConsoleResponse.error(.unauthorized, "not logged in: run `muevalctl console` on the lab machine and open the link it prints")
+            }
+            return ConsoleResponse.asset(loginPage, status: .unauthorized)
+        }
+        let changesState = request.method != .get && request.method != .head
+        // A WebSocket upgrade is a GET, but a cross-site page must not open one with our cookie either.
+        let isUpgrade = request.headers[.upgrade]?.lowercased() == "websocket"
+        if changesState || isUpgrade, !Self.sameOrigin(request) {
+            return ConsoleResponse.error(.forbidden, "cross-origin request refused")
+        }
+        if changesState {
+            guard let token = request.headers[Self.csrfHeader], ConsoleAccess.constantTimeEqual(token, login.csrfToken) else {
+                return ConsoleResponse.error(.forbidden, "missing or wrong CSRF token: reload the page")
+            }
+        }
+        var context = context
+        context.login = login
+        return try await next(request, context)
+    }
+
+    /// An `Origin` header, when the browser sends one, must name the host the request went to.
+    static func sameOrigin(_ request: Request) -> Bool {
+        guard let origin = request.headers[.origin] else { return true }
+        guard let host = request.head.authority else { return false }
+        return origin == "http://" + host || origin == "https://" + host
+    }
+
+    /// Script only from our own files, no framing, no sniffing, no referrer (login links carry a code).
+    static func secure(_ headers: inout HTTPFields, isAPI: Bool) {
+        headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' blob: data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[referrerPolicy] = "no-referrer"
+        if isAPI, headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
+    }
+}
+
+/// The console's responses that are not a Codable value.
+enum ConsoleResponse {
+    /// `{"error": "…"}`: one line a user can act on.
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        var json: [UInt8] = Array(#"{"error":"#.utf8)
+        JSONString.append(message, to: &json)
+        json.append(UInt8(ascii: "}"))
+        return self.json(json, status: status)
+    }
+
+    static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func asset(_ asset: ConsoleAsset, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: asset.contentType, .cacheControl: "no-cache", .eTag: asset.etag],
+                 body: ResponseBody(byteBuffer: asset.bytes))
+    }
+}

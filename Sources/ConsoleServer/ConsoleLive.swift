@@ -1,0 +1,181 @@
+internal import CaptureServer
+internal import ControlProtocol
+internal import Foundation
+internal import HummingbirdWebSocket
+internal import JournalStorage
+internal import NIOConcurrencyHelpers
+internal import NIOCore
+internal import NIOWebSocket
+internal import SessionModel
+internal import WireProtocol
+
+/// Events per second of each open session, sampled once a second from the sessions' own counts.
+final class SessionRates: Sendable {
+    private struct Sample {
+        var time: Double
+        var events: [Int64: Int64]
+    }
+    private let state = NIOLockedValueBox<(previous: Sample?, rates: [Int64: Double])>((nil, [:]))
+
+    var current: [Int64: Double] { state.withLockedValue { $0.rates } }
+
+    /// Takes a sample; returns the rates since the previous one.
+    @discardableResult
+    func sample(_ sessions: [SessionRecord], now: Double) -> [Int64: Double] {
+        let sample = Sample(time: now, events: Dictionary(sessions.map { ($0.id, $0.events) }, uniquingKeysWith: { a, _ in a }))
+        return state.withLockedValue { state in
+            var rates: [Int64: Double] = [:]
+            if let previous = state.previous, now > previous.time {
+                for (id, events) in sample.events {
+                    rates[id] = Double(max(0, events - (previous.events[id] ?? events))) / (now - previous.time)
+                }
+            }
+            state = (sample, rates)
+            return rates
+        }
+    }
+}
+
+/// The Sessions and Server pages' push channel: "sessions changed" and the rates once a second.
+///
+/// Every subscriber has a small buffer that keeps the newest messages: a page that stalls misses
+/// older updates, which the next "sessions" message makes good, and never holds up the others.
+final class ConsoleUpdates: Sendable {
+    private let subscribers = NIOLockedValueBox<[UInt64: AsyncStream<ByteBuffer>.Continuation]>([:])
+    private let nextID = NIOLockedValueBox<UInt64>(0)
+
+    static let sessionsChanged = ByteBuffer(string: #"{"type":"sessions"}"#)
+
+    func subscribe() -> (id: UInt64, messages: AsyncStream<ByteBuffer>) {
+        let id = nextID.withLockedValue { $0 += 1; return $0 }
+        let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingNewest(8))
+        subscribers.withLockedValue { $0[id] = continuation }
+        return (id, stream)
+    }
+
+    func unsubscribe(_ id: UInt64) {
+        subscribers.withLockedValue { $0.removeValue(forKey: id) }?.finish()
+    }
+
+    var isFollowed: Bool { subscribers.withLockedValue { !$0.isEmpty } }
+
+    func send(_ message: ByteBuffer) {
+        for continuation in subscribers.withLockedValue({ Array($0.values) }) { continuation.yield(message) }
+    }
+
+    func finishAll() {
+        for continuation in subscribers.withLockedValue({ subscribers in
+            defer { subscribers.removeAll() }
+            return Array(subscribers.values)
+        }) { continuation.finish() }
+    }
+
+    /// `{"type":"rates","sessions":{"7":12.5},"counters":{…}}`.
+    static func rates(_ rates: [Int64: Double], counters: CounterSnapshot) throws -> ByteBuffer {
+        var json: [UInt8] = Array(#"{"type":"rates","sessions":{"#.utf8)
+        for (index, (id, rate)) in rates.sorted(by: { $0.key < $1.key }).enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            JSONString.append(String(id), to: &json)
+            json.append(UInt8(ascii: ":"))
+            JSONObject.number(rate, to: &json)
+        }
+        json.append(contentsOf: #"},"counters":"#.utf8)
+        json.append(contentsOf: try JSONEncoder().encode(counters))
+        json.append(UInt8(ascii: "}"))
+        return ByteBuffer(bytes: json)
+    }
+}
+
+/// The Live page's stream: what the session looks like now, then every commit's events as they are stored.
+enum LiveStream {
+    /// Events the first message carries.
+    static let recentEvents = 200
+    /// Payload keys of a screen's picture (docs/REPORTS.md).
+    static let screenshotKeys = ["screenshot", "image"]
+
+    /// `{"type":"hello",…}`: the session, its device, its last events, screenshot and view.
+    static func hello(_ record: SessionRecord) throws -> (message: ByteBuffer, lastEventID: Int64) {
+        let reader = try SessionReader(path: record.path)
+        let recent = try reader.events(last: recentEvents)
+        let screen = try reader.lastEvent(of: EventClass.userInterface.rawValue, havingAnyOf: screenshotKeys)
+        let device = try reader.devices().last { $0.id == record.device } ?? reader.devices().last
+
+        var json: [UInt8] = Array(#"{"type":"hello","session":"#.utf8)
+        let encoder = JSONEncoder()
+        json.append(contentsOf: try encoder.encode(record))
+        json.append(contentsOf: #","device":"#.utf8)
+        json.append(contentsOf: try device.map { Array(try encoder.encode($0)) } ?? Array("null".utf8))
+        json.append(contentsOf: #","recent":["#.utf8)
+        for (index, event) in recent.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            json.append(contentsOf: event.jsonLine())
+        }
+        json.append(contentsOf: #"],"screenshot":"#.utf8)
+        let payload = try screen.map { try TypedJSON.decodeLeavingBlobs(Array($0.payload.utf8)) }
+        if let screen, let payload, let blob = screenshotKeys.lazy.compactMap({ payload[$0]?.blobReference }).first {
+            json.append(contentsOf: #"{"sha":"#.utf8)
+            JSONString.append(blob.sha256, to: &json)
+            json.append(contentsOf: #","t":"#.utf8)
+            JSONObject.number(screen.timestamp, to: &json)
+            json.append(UInt8(ascii: "}"))
+        } else {
+            json.append(contentsOf: "null".utf8)
+        }
+        json.append(contentsOf: #","view":"#.utf8)
+        if let view = payload?["view"]?.string { JSONString.append(view, to: &json) } else { json.append(contentsOf: "null".utf8) }
+        json.append(contentsOf: #","viewStack":["#.utf8)
+        for (index, name) in (payload?["viewStack"]?.array ?? []).compactMap(\.string).enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            JSONString.append(name, to: &json)
+        }
+        json.append(contentsOf: "]}".utf8)
+        return (ByteBuffer(bytes: json), recent.last?.id ?? 0)
+    }
+
+    /// The tail's lines as the page's messages: consecutive events in one `events` message (one per commit),
+    /// markers and skips in their own. Events the hello already carried are left out.
+    static func messages(_ lines: [TailLine], after lastEventID: inout Int64) -> [ByteBuffer] {
+        var messages: [ByteBuffer] = []
+        var events: [UInt8] = []
+        func flushEvents() {
+            guard !events.isEmpty else { return }
+            messages.append(ByteBuffer(bytes: Array(#"{"type":"events","events":["#.utf8) + events + Array("]}".utf8)))
+            events.removeAll(keepingCapacity: true)
+        }
+        for line in lines {
+            switch line.kind {
+            case .event:
+                guard let event = line.event, event.id > lastEventID else { continue }
+                lastEventID = event.id
+                if !events.isEmpty { events.append(UInt8(ascii: ",")) }
+                events.append(contentsOf: event.jsonLine())
+            case .skipped:
+                flushEvents()
+                var json: [UInt8] = Array(#"{"type":"skipped","count":"#.utf8)
+                JSONObject.integer(Int64(line.count ?? 0), to: &json)
+                json.append(UInt8(ascii: "}"))
+                messages.append(ByteBuffer(bytes: json))
+            case .sessionStarted, .sessionStopped, .deviceConnected, .deviceDisconnected, .daemonStopping:
+                flushEvents()
+                var json: [UInt8] = Array(#"{"type":"marker","kind":"#.utf8)
+                JSONString.append(line.kind.rawValue, to: &json)
+                json.append(contentsOf: #","time":"#.utf8)
+                JSONObject.number(line.time, to: &json)
+                if let device = line.device { json.append(contentsOf: #","device":"#.utf8); JSONString.append(device, to: &json) }
+                if let detail = line.detail { json.append(contentsOf: #","detail":"#.utf8); JSONString.append(detail, to: &json) }
+                json.append(UInt8(ascii: "}"))
+                messages.append(ByteBuffer(bytes: json))
+            }
+        }
+        flushEvents()
+        return messages
+    }
+
+    /// Sends `messages` as text frames: WebSocket writes wait while the socket is full, so a stalled
+    /// browser holds up only its own sender, and the tail subscription's bounded buffer counts what it misses.
+    static func send(_ messages: [ByteBuffer], to outbound: WebSocketOutboundWriter) async throws {
+        for message in messages {
+            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: message)))
+        }
+    }
+}

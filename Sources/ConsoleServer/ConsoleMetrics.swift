@@ -1,0 +1,68 @@
+internal import CaptureServer
+internal import ControlProtocol
+internal import Metrics
+internal import NIOConcurrencyHelpers
+internal import Prometheus
+
+/// `/metrics`: the counters `muevalctl status` shows, in Prometheus' text format.
+///
+/// The capture path counts with plain atomics (CaptureCounters), which cost nothing per event;
+/// a scrape carries their growth since the previous scrape into swift-metrics counters backed by
+/// swift-prometheus' registry, which writes the exposition format. The registry is our own, not the
+/// process-wide MetricsSystem, so that tests can run several daemons in one process.
+final class ConsoleMetrics: Sendable {
+    private let registry = PrometheusCollectorRegistry()
+    private let counters: [(metric: Metrics.Counter, value: @Sendable (CounterSnapshot) -> Int)]
+    private let connectionsOpen: Metrics.Gauge
+    private let sessionsOpen: Metrics.Gauge
+    private let sessionsRecording: Metrics.Gauge
+    private let followers: Metrics.Gauge
+    private let storageFailing: Metrics.Gauge
+    /// What the counters had at the previous scrape.
+    private let previous = NIOLockedValueBox(CounterSnapshot())
+
+    init() {
+        let factory = PrometheusMetricsFactory(registry: registry)
+        func counter(_ name: String, _ value: @escaping @Sendable (CounterSnapshot) -> Int) -> (Metrics.Counter, @Sendable (CounterSnapshot) -> Int) {
+            (Metrics.Counter(label: "mueval_" + name + "_total", dimensions: [], factory: factory), value)
+        }
+        counters = [
+            counter("connections_accepted", \.connectionsAccepted),
+            counter("connections_refused", \.connectionsRefused),
+            counter("events_received", \.eventsReceived),
+            counter("events_stored", \.eventsStored),
+            counter("events_duplicate", \.eventsDuplicate),
+            counter("events_filtered", \.eventsFiltered),
+            counter("events_rejected_no_session", \.eventsRejectedNoSession),
+            counter("events_failed_storage", \.eventsFailedStorage),
+            counter("malformed_messages", \.malformedMessages),
+            counter("replies_dropped", \.repliesDropped),
+            counter("authentication_failures", \.authenticationFailures),
+            counter("bytes_received", \.bytesReceived),
+        ].map { (metric: $0.0, value: $0.1) }
+        connectionsOpen = Metrics.Gauge(label: "mueval_connections_open", dimensions: [], factory: factory)
+        sessionsOpen = Metrics.Gauge(label: "mueval_sessions_open", dimensions: [], factory: factory)
+        sessionsRecording = Metrics.Gauge(label: "mueval_sessions_recording", dimensions: [], factory: factory)
+        followers = Metrics.Gauge(label: "mueval_live_followers", dimensions: [], factory: factory)
+        storageFailing = Metrics.Gauge(label: "mueval_storage_failing", dimensions: [], factory: factory)
+    }
+
+    /// The exposition text for the state `status` describes now.
+    func scrape(_ status: StatusReport) -> [UInt8] {
+        let now = status.counters
+        let before = previous.withLockedValue { previous in
+            defer { previous = now }
+            return previous
+        }
+        for counter in counters {
+            let growth = counter.value(now) - counter.value(before)
+            if growth > 0 { counter.metric.increment(by: growth) }
+        }
+        connectionsOpen.record(now.connectionsOpen)
+        sessionsOpen.record(status.sessions.count)
+        sessionsRecording.record(status.sessions.filter { $0.state == .recording }.count)
+        followers.record(status.tails)
+        storageFailing.record(status.storageProblem == nil ? 0 : 1)
+        return registry.emitToBuffer()
+    }
+}

@@ -1,0 +1,265 @@
+internal import CaptureServer
+public import ControlProtocol
+internal import Foundation
+internal import HTTPTypes
+internal import Hummingbird
+internal import HummingbirdCore
+internal import HummingbirdTLS
+internal import HummingbirdWebSocket
+public import Logging
+internal import NIOConcurrencyHelpers
+public import NIOCore
+internal import NIOSSL
+public import ServiceLifecycle
+internal import SessionModel
+internal import ReportCritique
+
+/// The web console, the thesis's "Mobile Monitor" (section 2.7): one HTTP server inside muevald
+/// with the pages, their JSON API, two WebSockets and `/metrics` (docs/CONSOLE.md).
+public final class ConsoleServer: Service, Sendable {
+    private let settings: ConsoleSettings
+    private let environment: ConsoleEnvironment
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    private let onListening: @Sendable (Int) -> Void
+    private let access: ConsoleAccess
+    private let rates = SessionRates()
+    private let updates = ConsoleUpdates()
+    private let metrics = ConsoleMetrics()
+    private let reports: ConsoleReports
+    private let boundPort = NIOLockedValueBox<Int?>(nil)
+
+    public init(settings: ConsoleSettings, environment: ConsoleEnvironment, group: any EventLoopGroup, logger: Logger,
+                onListening: @escaping @Sendable (Int) -> Void = { _ in }) {
+        self.settings = settings
+        self.environment = environment
+        self.group = group
+        self.logger = logger
+        self.onListening = onListening
+        access = ConsoleAccess(limits: settings.access)
+        reports = ConsoleReports(
+            dataDirectory: environment.dataDirectory,
+            configurations: settings.reportConfigurations.map { ReportConfigurationStore(directory: $0) } ?? ReportConfigurationStore(),
+            logger: logger)
+    }
+
+    /// A single-use login link for `muevalctl console`.
+    public func loginLink(now: Double) throws -> ConsoleLink {
+        guard let port = boundPort.withLockedValue({ $0 }) else {
+            throw ConsoleUnavailable("the web console is still starting; try again in a moment")
+        }
+        let (code, expires) = access.issueCode(now: now)
+        return ConsoleLink(url: baseURL(port: port) + "/login?code=" + code, expires: expires)
+    }
+
+    private func baseURL(port: Int) -> String {
+        if let publicURL = settings.publicURL, !publicURL.isEmpty {
+            return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        }
+        let scheme = settings.usesTLS ? "https" : "http"
+        var host = settings.host
+        if host == "0.0.0.0" || host == "::" || host.isEmpty { host = ProcessInfo.processInfo.hostName }
+        if host.contains(":") { host = "[" + host + "]" }
+        return "\(scheme)://\(host):\(port)"
+    }
+
+    public func run() async throws {
+        let assets = try ConsoleAssets.bundled()
+        guard let loginPage = assets["login.html"] else { throw ConsoleError.assetsMissing("login.html") }
+        let gate = ConsoleGate(access: access, loginPage: loginPage)
+
+        let router = Router(context: ConsoleContext.self)
+        router.add(middleware: gate)
+        registerPages(on: router, assets: assets)
+        ConsoleAPI(environment: environment, settings: settings, rates: rates, reports: reports).register(on: router)
+
+        let webSockets = Router(context: ConsoleContext.self)
+        webSockets.add(middleware: gate)
+        registerWebSockets(on: webSockets)
+
+        var server: HTTPServerBuilder = .http1WebSocketUpgrade(webSocketRouter: webSockets)
+        if let certificate = settings.tlsCertificate, let key = settings.tlsKey {
+            let tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+            server = try .tls(server, tlsConfiguration: tls)
+        } else if !settings.isLoopbackOnly {
+            logger.warning("the web console listens on \(settings.host), beyond this machine, without TLS: anyone on the network can read what passes, login links included. Set console.tls_certificate and console.tls_key (docs/SECURITY.md)")
+        }
+        let application = Application(
+            router: router, server: server,
+            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
+            onServerRunning: { [boundPort, onListening, logger, settings] channel in
+                let port = channel.localAddress?.port ?? settings.port
+                boundPort.withLockedValue { $0 = port }
+                logger.notice("web console on \(settings.usesTLS ? "https" : "http")://\(settings.host):\(port) (`muevalctl console` prints a login link)")
+                onListening(port)
+            },
+            eventLoopGroupProvider: .shared(group), logger: logger)
+
+        let changes = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        environment.registry.observeChanges { changes.continuation.yield() }
+        try await withGracefulShutdownHandler {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await application.run() }
+                tasks.addTask { await self.followChanges(changes.stream) }
+                tasks.addTask { await self.sampleRates() }
+                try await tasks.next()
+                tasks.cancelAll()
+            }
+        } onGracefulShutdown: { [updates] in
+            changes.continuation.finish()
+            updates.finishAll()
+        }
+    }
+
+    // MARK: Pages
+
+    private func registerPages(on router: Router<ConsoleContext>, assets: ConsoleAssets) {
+        func page(_ path: RouterPath, _ file: String) {
+            router.get(path) { _, _ in
+                guard let asset = assets[file] else { throw ConsoleError.assetsMissing(file) }
+                return ConsoleResponse.asset(asset)
+            }
+        }
+        page("/", "sessions.html")
+        page("/server", "server.html")
+        page("/sessions/:session", "session.html")
+        page("/sessions/:session/live", "live.html")
+        page("/sessions/:session/replay", "replay.html")
+        router.get("/assets/:file") { _, context in
+            guard let name = context.parameters.get("file", as: String.self), let asset = assets[name], !name.hasSuffix(".html") else {
+                throw ConsoleError.notFound("no such file")
+            }
+            return ConsoleResponse.asset(asset)
+        }
+        router.get("/login") { [access, settings] request, _ in
+            let code = request.uri.queryParameters.get("code", as: String.self) ?? ""
+            guard case .loggedIn(let login) = access.redeem(code: code, now: Date().timeIntervalSince1970) else {
+                return ConsoleResponse.error(.forbidden, "this login link was already used or has expired: run `muevalctl console` for a new one")
+                    .withHTML(Self.refusedPage)
+            }
+            var response = Response(status: .seeOther, headers: [.location: "/"])
+            response.setCookie(Cookie(name: ConsoleGate.cookieName, value: login.id, maxAge: Int(settings.access.sessionSeconds),
+                                      path: "/", secure: settings.usesTLS, httpOnly: true, sameSite: .strict))
+            return response
+        }
+        router.get("/sessions/:session/reports/:name/**") { [reports] _, context in
+            guard let session = context.parameters.get("session", as: Int64.self),
+                  let name = context.parameters.get("name", as: String.self), ConsoleReports.directoryName(name) == name,
+                  case let parts = context.parameters.getCatchAll(), !parts.isEmpty,
+                  parts.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") && !$0.contains("/") }) else {
+                throw ConsoleError.notFound("no such report file")
+            }
+            let path = reports.directory(of: session, name: name) + "/" + parts.joined(separator: "/")
+            guard let data = try await blocking({ FileManager.default.contents(atPath: path) }) else {
+                throw ConsoleError.notFound("no such report file: generate the report first")
+            }
+            // The report is static HTML made from device strings (escaped when written); its own
+            // styles use inline style attributes, so its policy allows those but no inline script.
+            return Response(status: .ok, headers: [
+                .contentType: ConsoleAssets.contentType(of: String(parts.last ?? "")),
+                .contentSecurityPolicy: "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+                .cacheControl: "no-cache",
+            ], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        router.get("/metrics") { [metrics, environment] _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.scrape(environment.status()))))
+        }
+    }
+
+    static let refusedPage = """
+        <!doctype html><html lang="en"><head><meta charset="utf-8"><title>muEval: login link refused</title>
+        <link rel="stylesheet" href="/assets/console.css"></head><body class="login"><main>
+        <h1>This login link cannot be used</h1>
+        <p>A login link works once, for a few minutes. Run <code>muevalctl console --open</code> on the lab machine
+        (or over ssh) and open the new link it prints.</p></main></body></html>
+        """
+
+    // MARK: WebSockets
+
+    private func registerWebSockets(on router: Router<ConsoleContext>) {
+        router.ws("/api/updates") { [updates] _, outbound, _ in
+            let (id, messages) = updates.subscribe()
+            defer { updates.unsubscribe(id) }
+            try await LiveStream.send([ConsoleUpdates.sessionsChanged], to: outbound)
+            for await message in messages {
+                try await LiveStream.send([message], to: outbound)
+            }
+        }
+        router.ws("/api/sessions/:session/live", shouldUpgrade: { [environment] _, context in
+            guard let key = context.parameters.get("session", as: String.self),
+                  (try? await blocking({ try environment.registry.find(key) })) != nil else { return .dontUpgrade }
+            return .upgrade([:])
+        }) { [environment, settings] inbound, outbound, context in
+            let key = context.requestContext.parameters.get("session", as: String.self) ?? ""
+            let record = try await blocking { try environment.registry.find(key) }
+            // Subscribed before the hello is read, so that nothing falls between them; the hello's
+            // last event id drops what both carry.
+            let subscription = environment.liveTail.subscribe(TailFilter(sessions: [record.id]), capacity: settings.liveBuffer)
+            defer { subscription.cancel() }
+            let (hello, helloLastEventID) = try await blocking { try LiveStream.hello(record) }
+            try await LiveStream.send([hello], to: outbound)
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                // The page sends nothing; its closing ends the inbound stream, and the stream with it.
+                tasks.addTask { for try await _ in inbound {} }
+                tasks.addTask {
+                    var lastEventID = helloLastEventID
+                    while let lines = await subscription.next() {
+                        try await LiveStream.send(LiveStream.messages(lines, after: &lastEventID), to: outbound)
+                    }
+                }
+                try await tasks.next()
+                tasks.cancelAll()
+            }
+        }
+    }
+
+    // MARK: Background
+
+    /// Pushes "sessions changed" to the pages and starts the default report of each session that stopped.
+    private func followChanges(_ changes: AsyncStream<Void>) async {
+        var open = Set(environment.registry.openSessions().map(\.id))
+        // Closed, but its file not yet final (the registry says so again once it is).
+        var stopping: Set<Int64> = []
+        for await _ in changes {
+            updates.send(ConsoleUpdates.sessionsChanged)
+            let nowOpen = Set(environment.registry.openSessions().map(\.id))
+            stopping.formUnion(open.subtracting(nowOpen))
+            open = nowOpen
+            guard !stopping.isEmpty, let records = try? await blocking({ [environment] in try environment.registry.sessions() }) else { continue }
+            let known = Set(records.map(\.id))
+            stopping.formIntersection(known)
+            for record in records where stopping.contains(record.id) && record.state == .stopped {
+                stopping.remove(record.id)
+                reports.sessionStopped(record)
+            }
+        }
+    }
+
+    /// Once a second: every open session's rate, pushed to the pages that follow.
+    private func sampleRates() async {
+        while !Task.isCancelled {
+            let sessions = environment.registry.openSessions().map(\.snapshot)
+            let current = rates.sample(sessions, now: Date().timeIntervalSince1970)
+            if updates.isFollowed, let message = try? ConsoleUpdates.rates(current, counters: environment.counters.snapshot()) {
+                updates.send(message)
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+}
+
+/// The console cannot make a login link now.
+public struct ConsoleUnavailable: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension Response {
+    /// The same status with an HTML body, for a browser that navigated here.
+    func withHTML(_ html: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+}

@@ -1,0 +1,30 @@
+/// How the web console is served (`[console]` in muevald.toml, docs/CONSOLE.md).
+public struct ConsoleSettings: Sendable, Equatable {
+    public var enabled = true
+    /// Loopback by default: the console is as powerful as the control socket. Another address must be configured on purpose.
+    public var host = "127.0.0.1"
+    /// 0 picks a free port (tests); `muevalctl console` links to the real one.
+    public var port = 28080
+    /// The address login links start with, when the browser reaches the console through another name
+    /// (a reverse proxy, an ssh tunnel to another port); nil: built from the address the console listens on.
+    public var publicURL: String?
+    /// PEM files; both set: the console speaks HTTPS only and its cookie is `Secure`.
+    public var tlsCertificate: String?
+    public var tlsKey: String?
+    public var access = ConsoleAccessLimits()
+    /// Live events queued for one browser; beyond, events are skipped and the page says how many.
+    public var liveBuffer = 4096
+    /// The largest request body the API reads (a note, a new session).
+    public var maxBodyBytes = 64 * 1024
+    /// Where saved report configurations are read (the same files as `muevalctl report-config`); nil: that command's default.
+    public var reportConfigurations: String?
+
+    public init() {}
+
+    public var usesTLS: Bool { tlsCertificate != nil && tlsKey != nil }
+
+    /// Whether the address reaches beyond this machine.
+    public var isLoopbackOnly: Bool {
+        host == "127.0.0.1" || host == "::1" || host == "localhost" || host.hasPrefix("127.")
+    }
+}

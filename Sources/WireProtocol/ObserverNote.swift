@@ -1,0 +1,106 @@
+internal import OrderedCollections
+
+/// A note an observer takes while watching a session live or replaying it (issue 15): stored in the
+/// session file as an event of its own class, on the device's clock, among the device's events.
+///
+/// Its class is not an `EventClass` case: that enum lists what devices send (the thesis's five),
+/// and the simulator and its tests iterate it as such. `ObserverNote.eventClass` is the one
+/// spelling of the class name.
+public struct ObserverNote: Sendable, Equatable {
+    public static let eventClass = "ObserverNote"
+    /// The kind of a note typed without one.
+    public static let defaultKind = "note"
+    /// The marker keys the console offers; any other label is a custom kind.
+    public static let markerKinds = ["note", "problem", "quote", "task-done"]
+    public static let maxTextBytes = 4096
+    public static let maxKindBytes = 64
+    /// The device column of a note in a session that no device recorded into yet.
+    public static let device = "observer"
+
+    /// Where a note was taken.
+    public enum Source: String, Sendable, CaseIterable {
+        case console, muevalctl
+    }
+
+    public var text: String
+    public var kind: String
+    /// A `Source` for notes muevald stored; whatever the payload says for one read back.
+    public var source: String
+    /// The observer's user name, when known.
+    public var observer: String?
+
+    /// A note as an observer takes it, checked: text non-empty and at most `maxTextBytes`; kind a
+    /// label of at most `maxKindBytes` without control characters.
+    public init(text: String, kind: String = ObserverNote.defaultKind, source: Source, observer: String? = nil) throws(ObserverNoteError) {
+        guard text.contains(where: { !$0.isWhitespace }) else { throw .emptyText }
+        guard text.utf8.count <= Self.maxTextBytes else { throw .textTooLong(bytes: text.utf8.count, limit: Self.maxTextBytes) }
+        guard kind.contains(where: { !$0.isWhitespace }) else { throw .badKind(kind, "it is empty") }
+        guard kind.utf8.count <= Self.maxKindBytes else { throw .badKind(kind, "it is longer than \(Self.maxKindBytes) bytes") }
+        guard !kind.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .badKind(kind, "it contains control characters")
+        }
+        self.text = text
+        self.kind = kind
+        self.source = source.rawValue
+        self.observer = observer.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// A stored note read back; nil when the payload lacks its text (a device sent this class).
+    public init?(payload: PlistValue) {
+        guard let text = payload["text"]?.string else { return nil }
+        self.text = text
+        kind = payload["kind"]?.string ?? Self.defaultKind
+        source = payload["source"]?.string ?? ""
+        observer = payload["observer"]?.string
+    }
+
+    /// The stored payload: `class`, `text`, `kind`, `source`, and `observer` when known (docs/STORAGE.md).
+    public var payload: PlistValue {
+        var fields: OrderedDictionary<String, PlistValue> = [
+            "class": .string(Self.eventClass), "text": .string(text), "kind": .string(kind), "source": .string(source),
+        ]
+        if let observer { fields["observer"] = .string(observer) }
+        return .dict(fields)
+    }
+
+    /// The note as an event to store; a nil `timestamp` marks it estimated (the receive time).
+    public func event(timestamp: Double?) -> WireEvent {
+        WireEvent(eventClass: Self.eventClass, timestamp: timestamp, seq: nil, sensor: nil,
+                  payload: TypedJSON.encode(payload).json, blobs: [])
+    }
+
+    /// The text on one line, cut at `limit` characters.
+    public func line(limit: Int) -> String {
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return line.count > limit ? String(line.prefix(max(limit - 1, 0))) + "…" : line
+    }
+
+    /// `problem "cannot find Publish"`: the kind and the text on one line (the tail's and `events`' summary).
+    public func summary(limit: Int) -> String {
+        "\(kind) \"\(line(limit: limit))\""
+    }
+}
+
+/// Why a note was refused, worded for the observer who typed it.
+public enum ObserverNoteError: Error, Equatable, Sendable, CustomStringConvertible {
+    case emptyText
+    case textTooLong(bytes: Int, limit: Int)
+    case badKind(String, String)
+    case unknownSource(String)
+    case badTime(Double)
+
+    public var description: String {
+        switch self {
+        case .emptyText:
+            "a note needs some text"
+        case .textTooLong(let bytes, let limit):
+            "the note is \(bytes) bytes long; a note holds at most \(limit) bytes"
+        case .badKind(let kind, let reason):
+            "\(JSONString.quoted(kind)) cannot be a note's kind: \(reason); use \(ObserverNote.markerKinds.joined(separator: ", ")) or a short label of your own"
+        case .unknownSource(let source):
+            "\(JSONString.quoted(source)) is not a note's source; give \(ObserverNote.Source.allCases.map(\.rawValue).joined(separator: " or "))"
+        case .badTime(let time):
+            "\(time) cannot be a note's time: give seconds since 1970 on the device's clock"
+        }
+    }
+}
