@@ -169,10 +169,13 @@ function onEvents(events) {
 
 function onMarker(marker) {
   appendRows([markerRow(marker)]);
-  if (session && marker.kind === "session-stopped") showSession({ ...session, state: "stopped", stopped: marker.time });
-  if (session && marker.kind === "session-started") showSession({ ...session, state: "recording", started: session.started ?? marker.time });
-  if (marker.kind === "device-disconnected" && session?.state === "recording") showSession({ ...session, state: "interrupted" });
-  if (marker.kind === "device-connected" && session?.state === "interrupted") showSession({ ...session, state: "recording" });
+  if (!session) return;
+  // A waiting session records from the moment its device connects (the daemon's own rule).
+  const recording = () => showSession({ ...session, state: "recording", started: session.started ?? marker.time });
+  if (marker.kind === "session-stopped") showSession({ ...session, state: "stopped", stopped: marker.time });
+  else if (marker.kind === "session-started") recording();
+  else if (marker.kind === "device-connected" && session.state !== "stopped") recording();
+  else if (marker.kind === "device-disconnected" && session.state === "recording") showSession({ ...session, state: "interrupted" });
 }
 
 function onSkipped(count) {

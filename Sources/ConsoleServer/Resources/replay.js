@@ -98,7 +98,8 @@ function seek(seconds, { updateURL = true } = {}) {
 }
 
 function rememberPlayhead() {
-  history.replaceState(null, "", `${location.pathname}?t=${playhead.toFixed(1)}`);
+  // Milliseconds: a link to a clicked event must not land just before it (and its screenshot).
+  history.replaceState(null, "", `${location.pathname}?t=${playhead.toFixed(3)}`);
 }
 
 // ---------------------------------------------------------------- playing
