@@ -1,0 +1,215 @@
+// Live page (/sessions/ID/live): the device's screen now, touches as they arrive, the view stack,
+// the event stream (filterable by class), connection markers, rates, observer notes.
+//
+// Test hooks: canvas #screen [data-testid=screen] (data-sha: screenshot drawn, data-touches: marks
+// drawn), #current-view, #view-stack (li per view), #events (div.ev[data-testid=event-row]
+// [data-class=CLASS][data-event-id=ID], div.ev.marker[data-testid=marker-row][data-kind=KIND]),
+// #class-filter (input[type=checkbox][value=CLASS]), #rate, #event-count, #skipped (shown once a
+// skip happened; data-count), #session-state badge, #stop-button [data-testid=stop-session],
+// note box #note-form/#note-text/#note-kind/#note-label/#note-status.
+
+import {
+  api, clearError, dataSHA, el, formatClock, formatCount, formatDuration, formatRate, formatTime,
+  liveSocket, me, run, sessionDuration, sessionIDFromPath, setChildren, setupNoteBox, stateBadge, summarize,
+} from "./common.js";
+import { ScreenView, gesturePathOf, touchOf } from "./screen.js";
+
+const MAX_ROWS = 500;          // event rows kept in the DOM
+const RATE_WINDOW = 5;         // seconds of arrivals the events/s figure covers
+
+const sessionID = sessionIDFromPath();
+const page = `/sessions/${encodeURIComponent(sessionID)}`;
+document.getElementById("details-link").setAttribute("href", page);
+document.getElementById("replay-link").setAttribute("href", `${page}/replay`);
+
+const screen = new ScreenView(document.getElementById("screen"), sessionID);
+const list = document.getElementById("events");
+const filter = document.getElementById("class-filter");
+const hiddenClasses = new Set();
+const filterBoxes = new Map(); // class name → its checkbox
+const arrivals = [];           // [clock seconds, events] of recent "events" messages
+let session = null;
+let eventCount = 0;
+let skipped = 0;
+let animating = false;
+
+const clock = () => performance.now() / 1000;
+
+// ---------------------------------------------------------------- screen
+
+function animate() {
+  const now = clock();
+  screen.render(now);
+  animating = screen.isAnimating(now);
+  if (animating) requestAnimationFrame(animate);
+}
+
+function redraw() {
+  if (!animating) { animating = true; requestAnimationFrame(animate); }
+}
+
+screen.onImageLoaded = redraw;
+
+function showView(view, stack) {
+  document.getElementById("current-view").textContent = view || "—";
+  document.getElementById("screen-caption").textContent = view || "";
+  if (Array.isArray(stack)) {
+    setChildren(document.getElementById("view-stack"), stack.map((name) => el("li", {}, String(name))));
+  }
+}
+
+/** Applies what an event shows on the screen; `at` is its time on the page's clock. */
+function applyToScreen(event, at) {
+  const p = event.payload || {};
+  if (event.class === "UserInputEvent") {
+    const touch = touchOf(p);
+    if (touch) screen.addTouch({ ...touch, t: at });
+    const path = gesturePathOf(p);
+    if (path) screen.addGesture({ t: at, path, kind: p.type });
+  } else if (event.class === "UserInterfaceEvent") {
+    const sha = dataSHA(p.screenshot ?? p.image);
+    if (sha) screen.showScreenshot(sha);
+    if (Array.isArray(p.viewStack)) showView(p.view ?? p.viewStack[p.viewStack.length - 1], p.viewStack);
+    else if (p.type === "viewDidAppear" && p.view) showView(p.view, null);
+  }
+}
+
+// ---------------------------------------------------------------- event list
+
+function ensureFilter(className) {
+  if (filterBoxes.has(className)) return;
+  const box = el("input", { type: "checkbox", value: className, checked: !hiddenClasses.has(className) });
+  box.addEventListener("change", () => {
+    if (box.checked) hiddenClasses.delete(className); else hiddenClasses.add(className);
+    for (const row of list.querySelectorAll("[data-testid=event-row]")) {
+      if (row.dataset.class === className) row.hidden = !box.checked;
+    }
+  });
+  filterBoxes.set(className, box);
+  filter.append(el("label", {}, box, className));
+}
+
+function appendRows(rows) {
+  const follow = list.scrollTop + list.clientHeight >= list.scrollHeight - 30;
+  list.append(...rows);
+  while (list.childElementCount > MAX_ROWS) list.firstElementChild.remove();
+  if (follow) list.scrollTop = list.scrollHeight;
+}
+
+function eventRow(event) {
+  const className = String(event.class);
+  ensureFilter(className);
+  return el("div", {
+    class: `ev${className === "ObserverNote" ? " note" : ""}`,
+    "data-testid": "event-row",
+    dataset: { class: className, eventId: String(event.id) },
+    hidden: hiddenClasses.has(className),
+  },
+  el("span", { class: "t" }, formatClock(event.timestamp)),
+  el("span", {}, className),
+  el("span", {}, summarize(event)));
+}
+
+function markerRow(marker) {
+  const text = [marker.kind, marker.device, marker.detail].filter(Boolean).join(" · ");
+  return el("div", { class: "ev marker", "data-testid": "marker-row", dataset: { kind: String(marker.kind) } },
+    el("span", { class: "t" }, formatClock(marker.time ?? Date.now() / 1000)),
+    el("span", {}, "— connection —"),
+    el("span", {}, text));
+}
+
+// ---------------------------------------------------------------- state
+
+function showSession(next) {
+  session = next;
+  document.title = `Live: ${session.name || `Session ${session.id}`} · Mobile Monitor`;
+  document.getElementById("session-title").textContent = `Live: ${session.name || `Session ${session.id}`}`;
+  setChildren(document.getElementById("session-state"), stateBadge(session.state));
+  document.getElementById("stop-button").classList.toggle("hidden", session.state === "stopped");
+}
+
+function showDevice(device) {
+  screen.setDevice(device);
+  document.getElementById("device-line").textContent = device
+    ? `${device.name || device.id} · ${device.model ?? ""} · ${device.appId ?? ""} ${device.appVersion ?? ""}`
+    : "waiting for a device";
+}
+
+function countEvents(n) {
+  eventCount += n;
+  document.getElementById("event-count").textContent = formatCount(eventCount);
+  arrivals.push([clock(), n]);
+}
+
+function onHello(hello) {
+  showSession(hello.session);
+  showDevice(hello.device);
+  list.replaceChildren();
+  eventCount = 0;
+  const recent = hello.recent || [];
+  // Recent events keep their spacing on the page's clock, so old touches are already faded.
+  const now = clock();
+  const last = recent.length ? recent[recent.length - 1].timestamp : 0;
+  for (const event of recent) applyToScreen(event, now - (last - event.timestamp));
+  appendRows(recent.map(eventRow));
+  eventCount = hello.session.events ?? recent.length;
+  document.getElementById("event-count").textContent = formatCount(eventCount);
+  if (hello.screenshot?.sha) screen.showScreenshot(hello.screenshot.sha);
+  showView(hello.view, hello.viewStack);
+  redraw();
+}
+
+function onEvents(events) {
+  const now = clock();
+  for (const event of events) applyToScreen(event, now);
+  appendRows(events.map(eventRow));
+  countEvents(events.length);
+  redraw();
+}
+
+function onMarker(marker) {
+  appendRows([markerRow(marker)]);
+  if (!session) return;
+  // A waiting session records from the moment its device connects (the daemon's own rule).
+  const recording = () => showSession({ ...session, state: "recording", started: session.started ?? marker.time });
+  if (marker.kind === "session-stopped") showSession({ ...session, state: "stopped", stopped: marker.time });
+  else if (marker.kind === "session-started") recording();
+  else if (marker.kind === "device-connected" && session.state !== "stopped") recording();
+  else if (marker.kind === "device-disconnected" && session.state === "recording") showSession({ ...session, state: "interrupted" });
+}
+
+function onSkipped(count) {
+  skipped += count;
+  const node = document.getElementById("skipped");
+  node.dataset.count = String(skipped);
+  node.textContent = `${formatCount(skipped)} events skipped (browser too slow)`;
+  node.classList.remove("hidden");
+}
+
+setInterval(() => {
+  const now = clock();
+  while (arrivals.length && arrivals[0][0] < now - RATE_WINDOW) arrivals.shift();
+  const total = arrivals.reduce((sum, [, n]) => sum + n, 0);
+  document.getElementById("rate").textContent = formatRate(total / RATE_WINDOW);
+  if (session) document.getElementById("duration").textContent = formatDuration(sessionDuration(session));
+}, 1000);
+
+document.getElementById("stop-button").addEventListener("click", () =>
+  run(api(`/api/sessions/${encodeURIComponent(sessionID)}/stop`, { method: "POST" }).then((stopped) => {
+    clearError();
+    showSession(stopped);
+    document.getElementById("note-status").textContent = `Stopped ${formatTime(stopped.stopped)}: the report is on the details page.`;
+  })));
+
+setupNoteBox(sessionID);
+run(me());
+liveSocket(`/api/sessions/${encodeURIComponent(sessionID)}/live`, {
+  onMessage: (message) => {
+    switch (message.type) {
+      case "hello": onHello(message); break;
+      case "events": onEvents(message.events || []); break;
+      case "marker": onMarker(message); break;
+      case "skipped": onSkipped(Number(message.count) || 0); break;
+    }
+  },
+});
