@@ -77,7 +77,8 @@ struct ConsoleGate: RouterMiddleware {
 
     /// Script only from our own files, no framing, no sniffing, no referrer (login links carry a code).
     static func secure(_ headers: inout HTTPFields, isAPI: Bool) {
-        headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' blob: data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+        // A route with a policy of its own (reports) keeps it.
+        if headers[.contentSecurityPolicy] == nil { headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' blob: data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'" }
         headers[.xContentTypeOptions] = "nosniff"
         headers[referrerPolicy] = "no-referrer"
         if isAPI, headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }

@@ -70,8 +70,9 @@ final class ConsoleUpdates: Sendable {
         }) { continuation.finish() }
     }
 
-    /// `{"type":"rates","sessions":{"7":12.5},"counters":{…}}`.
-    static func rates(_ rates: [Int64: Double], counters: CounterSnapshot) throws -> ByteBuffer {
+    /// `{"type":"rates","sessions":{"7":12.5},"events":{"7":1234},"counters":{…}}`: events per second
+    /// and events stored of each open session, and the daemon's counters.
+    static func rates(_ rates: [Int64: Double], events sessions: [SessionRecord], counters: CounterSnapshot) throws -> ByteBuffer {
         var json: [UInt8] = Array(#"{"type":"rates","sessions":{"#.utf8)
         for (index, (id, rate)) in rates.sorted(by: { $0.key < $1.key }).enumerated() {
             if index > 0 { json.append(UInt8(ascii: ",")) }
@@ -79,8 +80,27 @@ final class ConsoleUpdates: Sendable {
             json.append(UInt8(ascii: ":"))
             JSONObject.number(rate, to: &json)
         }
+        json.append(contentsOf: #"},"events":{"#.utf8)
+        for (index, session) in sessions.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            JSONString.append(String(session.id), to: &json)
+            json.append(UInt8(ascii: ":"))
+            JSONObject.integer(session.events, to: &json)
+        }
         json.append(contentsOf: #"},"counters":"#.utf8)
         json.append(contentsOf: try JSONEncoder().encode(counters))
+        json.append(UInt8(ascii: "}"))
+        return ByteBuffer(bytes: json)
+    }
+
+    /// `{"type":"report","session":7,"name":"default","report":{…}}`: a report was written or failed.
+    static func report(session: Int64, name: String, state: ReportState) throws -> ByteBuffer {
+        var json: [UInt8] = Array(#"{"type":"report","session":"#.utf8)
+        JSONObject.integer(session, to: &json)
+        json.append(contentsOf: #","name":"#.utf8)
+        JSONString.append(name, to: &json)
+        json.append(contentsOf: #","report":"#.utf8)
+        json.append(contentsOf: try JSONEncoder().encode(state))
         json.append(UInt8(ascii: "}"))
         return ByteBuffer(bytes: json)
     }
@@ -169,6 +189,17 @@ enum LiveStream {
         }
         flushEvents()
         return messages
+    }
+
+    /// Runs `sending` until it ends or the page closes the socket. The pages send nothing, but reading
+    /// is what answers their close frame at once and ends the sending with it.
+    static func untilClosed(_ inbound: WebSocketInboundStream, _ sending: @escaping @Sendable () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { for try await _ in inbound {} }
+            tasks.addTask { try await sending() }
+            try await tasks.next()
+            tasks.cancelAll()
+        }
     }
 
     /// Sends `messages` as text frames: WebSocket writes wait while the socket is full, so a stalled

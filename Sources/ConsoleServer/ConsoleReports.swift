@@ -44,11 +44,15 @@ final class ConsoleReports: Sendable {
     private let problemMarks = NIOLockedValueBox<[Int64: [ProblemMark]]>([:])
     /// The last failure of each report, until it is written again: the page says why there is none.
     private let failures = NIOLockedValueBox<[String: ReportState]>([:])
+    /// Told when a report is written or failed (the pages hear it over /api/updates).
+    private let finished: @Sendable (_ session: Int64, _ name: String, ReportState) -> Void
 
-    init(dataDirectory: String, configurations: ReportConfigurationStore, logger: Logger) {
+    init(dataDirectory: String, configurations: ReportConfigurationStore, logger: Logger,
+         finished: @escaping @Sendable (_ session: Int64, _ name: String, ReportState) -> Void) {
         root = dataDirectory + "/reports"
         self.configurations = configurations
         self.logger = logger
+        self.finished = finished
     }
 
     func options() -> ReportOptions {
@@ -124,6 +128,7 @@ final class ConsoleReports: Sendable {
                 let result = await write(record, name: name, configuration: configuration)
                 self.failures.withLockedValue { $0[key] = result.state == .failed ? result : nil }
                 _ = self.running.withLockedValue { $0.removeValue(forKey: key) }
+                self.finished(record.id, name, result)
                 return result
             }
             running[key] = task

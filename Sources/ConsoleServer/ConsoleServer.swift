@@ -40,7 +40,9 @@ public final class ConsoleServer: Service, Sendable {
         reports = ConsoleReports(
             dataDirectory: environment.dataDirectory,
             configurations: settings.reportConfigurations.map { ReportConfigurationStore(directory: $0) } ?? ReportConfigurationStore(),
-            logger: logger)
+            logger: logger, finished: { [updates] session, name, state in
+                if let message = try? ConsoleUpdates.report(session: session, name: name, state: state) { updates.send(message) }
+            })
     }
 
     /// A single-use login link for `muevalctl console`.
@@ -182,12 +184,14 @@ public final class ConsoleServer: Service, Sendable {
     // MARK: WebSockets
 
     private func registerWebSockets(on router: Router<ConsoleContext>) {
-        router.ws("/api/updates") { [updates] _, outbound, _ in
+        router.ws("/api/updates") { [updates] inbound, outbound, _ in
             let (id, messages) = updates.subscribe()
             defer { updates.unsubscribe(id) }
             try await LiveStream.send([ConsoleUpdates.sessionsChanged], to: outbound)
-            for await message in messages {
-                try await LiveStream.send([message], to: outbound)
+            try await LiveStream.untilClosed(inbound) {
+                for await message in messages {
+                    try await LiveStream.send([message], to: outbound)
+                }
             }
         }
         router.ws("/api/sessions/:session/live", shouldUpgrade: { [environment] _, context in
@@ -203,17 +207,11 @@ public final class ConsoleServer: Service, Sendable {
             defer { subscription.cancel() }
             let (hello, helloLastEventID) = try await blocking { try LiveStream.hello(record) }
             try await LiveStream.send([hello], to: outbound)
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                // The page sends nothing; its closing ends the inbound stream, and the stream with it.
-                tasks.addTask { for try await _ in inbound {} }
-                tasks.addTask {
-                    var lastEventID = helloLastEventID
-                    while let lines = await subscription.next() {
-                        try await LiveStream.send(LiveStream.messages(lines, after: &lastEventID), to: outbound)
-                    }
+            try await LiveStream.untilClosed(inbound) {
+                var lastEventID = helloLastEventID
+                while let lines = await subscription.next() {
+                    try await LiveStream.send(LiveStream.messages(lines, after: &lastEventID), to: outbound)
                 }
-                try await tasks.next()
-                tasks.cancelAll()
             }
         }
     }
@@ -245,7 +243,7 @@ public final class ConsoleServer: Service, Sendable {
         while !Task.isCancelled {
             let sessions = environment.registry.openSessions().map(\.snapshot)
             let current = rates.sample(sessions, now: Date().timeIntervalSince1970)
-            if updates.isFollowed, let message = try? ConsoleUpdates.rates(current, counters: environment.counters.snapshot()) {
+            if updates.isFollowed, let message = try? ConsoleUpdates.rates(current, events: sessions, counters: environment.counters.snapshot()) {
                 updates.send(message)
             }
             try? await Task.sleep(for: .seconds(1))

@@ -98,6 +98,10 @@ enum ReportAssets {
           function setUpTimeline() {
             var root = byId('timeline-events');
             if (!root) { return; }
+            // Enter in the search field filters; it never submits (no inline handler: the console serves
+            // reports under a Content-Security-Policy without inline script).
+            var form = root.querySelector('form.filters');
+            if (form) { form.addEventListener('submit', function (event) { event.preventDefault(); }); }
             var data = JSON.parse(byId('timeline-data').textContent);
             var classSelect = byId('tl-class'), typeSelect = byId('tl-type'), userSelect = byId('tl-user');
             var search = byId('tl-search'), rows = byId('tl-rows'), more = byId('tl-more'), count = byId('tl-count');

@@ -9,8 +9,14 @@ import XCTest
 /// adds notes, stops it, opens the report and replays it; it also checks the access rules and that
 /// markup a device or a user sends stays text. This side starts the simulator when the script's
 /// live page watches the session and afterwards finds the notes with `muevalctl events`.
-/// The script saves a screenshot of every page to docs/console/ (docs/CONSOLE.md shows them).
+/// The script saves a screenshot of every page into the daemon's directory, or into docs/console/
+/// (which docs/CONSOLE.md shows) when MUEVAL_CONSOLE_SCREENSHOTS=1 is set, so that `make test` leaves the tree clean.
 final class ConsoleBrowserTests: XCTestCase {
+    private static func screenshotDirectory(_ daemon: TestDaemon) -> String {
+        ProcessInfo.processInfo.environment["MUEVAL_CONSOLE_SCREENSHOTS"] == "1"
+            ? repository.appendingPathComponent("docs/console").path : daemon.directory + "/screenshots"
+    }
+
     private static let python = "/usr/bin/python3"  // Debian's, where python3-selenium is installed
     private static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -40,7 +46,7 @@ final class ConsoleBrowserTests: XCTestCase {
 
         let script = try FollowingProcess(Self.python, [Self.repository.appendingPathComponent("Tests/Browser/console_browser.py").path],
                                           environment: ["CONSOLE_LOGIN_URL": link,
-                                                        "SCREENSHOT_DIR": Self.repository.appendingPathComponent("docs/console").path])
+                                                        "SCREENSHOT_DIR": Self.screenshotDirectory(daemon)])
         defer { if script.process.isRunning { script.signal(SIGKILL) } }
         let output = { "script output:\n\(script.lines.joined(separator: "\n"))\n\(script.stderr)\nmuevald log:\n\(daemon.log)" }
 

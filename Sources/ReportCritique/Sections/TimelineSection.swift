@@ -26,7 +26,7 @@ struct TimelineSection: ReportSection {
         let data = "{\"users\":[\(users)],\"classes\":[\(classes.map(jsonString).joined(separator: ","))],\"rows\":[\n\(rows)]}"
         return """
             <div class="timeline" id="timeline-events" data-ready="0">
-            <form class="filters" onsubmit="return false">
+            <form class="filters">
             <label>Class <select id="tl-class"><option value="">all</option>\(classes.map { "<option>\(esc($0))</option>" }.joined())</select></label>
             <label>Type <select id="tl-type"><option value="">all</option></select></label>
             \(context.isComparison ? "<label>User <select id=\"tl-user\"><option value=\"\">all</option>\(context.sessions.map { "<option>\(esc($0.label))</option>" }.joined())</select></label>" : "")
