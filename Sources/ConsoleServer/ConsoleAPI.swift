@@ -94,7 +94,7 @@ struct ConsoleAPI: Sendable {
                     key, text: note.text ?? "", kind: note.kind.nonEmpty ?? ObserverNote.defaultKind,
                     source: ObserverNote.Source.console.rawValue, at: note.t, now: Date().timeIntervalSince1970)
             }
-            return ConsoleResponse.json(event.jsonLine(), status: .created)
+            return ConsoleResponse.json(ConsoleEvent.json(event), status: .created)
         }
         api.get("sessions/:session/events") { request, context in
             let record = try await find(context)
@@ -107,7 +107,7 @@ struct ConsoleAPI: Sendable {
             var json: [UInt8] = Array(#"{"events":["#.utf8)
             for (index, event) in page.enumerated() {
                 if index > 0 { json.append(UInt8(ascii: ",")) }
-                json.append(contentsOf: event.jsonLine())
+                json.append(contentsOf: ConsoleEvent.json(event))
             }
             json.append(contentsOf: #"],"next":"#.utf8)
             // A short page is the last one.
@@ -121,7 +121,7 @@ struct ConsoleAPI: Sendable {
             guard let event = try await blocking({ try SessionReader(path: record.path).event(id: id) }) else {
                 throw ConsoleError.notFound("session \(record.id) has no event \(id)")
             }
-            return ConsoleResponse.json(event.jsonLine())
+            return ConsoleResponse.json(ConsoleEvent.json(event))
         }
         api.get("sessions/:session/blobs/:sha") { _, context in
             let record = try await find(context)

@@ -128,7 +128,7 @@ enum LiveStream {
         json.append(contentsOf: #","recent":["#.utf8)
         for (index, event) in recent.enumerated() {
             if index > 0 { json.append(UInt8(ascii: ",")) }
-            json.append(contentsOf: event.jsonLine())
+            json.append(contentsOf: ConsoleEvent.json(event))
         }
         json.append(contentsOf: #"],"screenshot":"#.utf8)
         let payload = try screen.map { try TypedJSON.decodeLeavingBlobs(Array($0.payload.utf8)) }
@@ -168,7 +168,7 @@ enum LiveStream {
                 guard let event = line.event, event.id > lastEventID else { continue }
                 lastEventID = event.id
                 if !events.isEmpty { events.append(UInt8(ascii: ",")) }
-                events.append(contentsOf: event.jsonLine())
+                events.append(contentsOf: ConsoleEvent.json(event))
             case .skipped:
                 flushEvents()
                 var json: [UInt8] = Array(#"{"type":"skipped","count":"#.utf8)

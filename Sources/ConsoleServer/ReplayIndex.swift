@@ -14,9 +14,6 @@ struct ProblemMark: Codable, Sendable, Equatable {
 /// notes to draw. Payloads and screenshot bytes stay on the server until the page asks for them,
 /// so a one-hour session (100,000 events) opens in one request of a few megabytes.
 enum ReplayIndex {
-    /// Summary characters per event in the index.
-    static let summaryLimit = 100
-
     static func build(record: SessionRecord, problems: [ProblemMark]) throws -> [UInt8] {
         let reader = try SessionReader(path: record.path)
         let devices = try reader.devices()
@@ -48,7 +45,7 @@ enum ReplayIndex {
             separate(&times); JSONObject.number(event.timestamp, to: &times)
             separate(&classColumn); JSONObject.integer(Int64(classIndex), to: &classColumn)
             separate(&summaries)
-            JSONString.append(PayloadSummary.line(eventClass: event.eventClass, payload: payload, limit: summaryLimit), to: &summaries)
+            JSONString.append(PayloadSummary.line(eventClass: event.eventClass, payload: payload), to: &summaries)
 
             switch event.eventClass {
             case EventClass.userInput.rawValue where payload["type"]?.string == "touch":

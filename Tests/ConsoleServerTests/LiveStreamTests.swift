@@ -25,6 +25,8 @@ import Testing
         #expect(messages[0]["type"] as? String == "events")
         let ids = (messages[0]["events"] as? [[String: Any]])?.compactMap { $0["id"] as? Int }
         #expect(ids == [3, 4])
+        // The tail's words for an event, not a second summariser in the page.
+        #expect((messages[0]["events"] as? [[String: Any]])?.first?["summary"] as? String == "view=Posts")
         #expect(last == 4)
     }
 

@@ -195,22 +195,6 @@ export function sessionIDFromPath() {
   return match ? decodeURIComponent(match[1]) : null;
 }
 
-/** A one-line summary of an event's payload, like `muevalctl tail`. Text only. */
-export function summarize(event) {
-  const p = event.payload || {};
-  if (event.class === "ObserverNote") return `[${p.kind ?? "note"}] ${p.text ?? ""}`;
-  const parts = [];
-  for (const key of ["type", "phase", "event", "sensor", "marker", "name", "call", "action", "transition", "view", "target", "inserted", "text", "reason"]) {
-    const value = p[key];
-    if (value === undefined || value === null || typeof value === "object") continue;
-    parts.push(key === "type" || key === "phase" ? String(value) : `${key}=${value}`);
-  }
-  if (typeof p.x === "number" && typeof p.y === "number") parts.push(`(${Math.round(p.x)}, ${Math.round(p.y)})`);
-  if (dataSHA(p.screenshot ?? p.image)) parts.push("screenshot");
-  const line = parts.join(" ");
-  return line.length > 300 ? line.slice(0, 300) + "…" : line;
-}
-
 /** The sha256 of a typed-JSON data value `{"$data": sha, "$size": n}`, else null. */
 export function dataSHA(value) {
   return value && typeof value === "object" && typeof value.$data === "string" ? value.$data : null;

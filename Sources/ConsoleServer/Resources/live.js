@@ -10,7 +10,7 @@
 
 import {
   api, clearError, dataSHA, el, formatClock, formatCount, formatDuration, formatRate, formatTime,
-  liveSocket, me, run, sessionDuration, sessionIDFromPath, setChildren, setupNoteBox, stateBadge, summarize,
+  liveSocket, me, run, sessionDuration, sessionIDFromPath, setChildren, setupNoteBox, stateBadge,
 } from "./common.js";
 import { ScreenView, gesturePathOf, touchOf } from "./screen.js";
 
@@ -107,7 +107,7 @@ function eventRow(event) {
   },
   el("span", { class: "t" }, formatClock(event.timestamp)),
   el("span", {}, className),
-  el("span", {}, summarize(event)));
+  el("span", {}, event.summary ?? ""));
 }
 
 function markerRow(marker) {
