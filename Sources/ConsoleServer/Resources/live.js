@@ -174,7 +174,14 @@ function onMarker(marker) {
   const recording = () => showSession({ ...session, state: "recording", started: session.started ?? marker.time });
   if (marker.kind === "session-stopped") showSession({ ...session, state: "stopped", stopped: marker.time });
   else if (marker.kind === "session-started") recording();
-  else if (marker.kind === "device-connected" && session.state !== "stopped") recording();
+  else if (marker.kind === "device-connected" && session.state !== "stopped") {
+    recording();
+    // The hello came before any device: the device's record (screen size, model) is in the session's details now.
+    api(`/api/sessions/${encodeURIComponent(sessionID)}`, { quiet: true }).then((details) => {
+      const device = (details?.devices ?? []).find((d) => d.id === marker.device) ?? details?.devices?.at(-1);
+      if (device) showDevice(device);
+    }).catch(() => {});
+  }
   else if (marker.kind === "device-disconnected" && session.state === "recording") showSession({ ...session, state: "interrupted" });
 }
 

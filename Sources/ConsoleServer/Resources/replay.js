@@ -98,8 +98,9 @@ function seek(seconds, { updateURL = true } = {}) {
 }
 
 function rememberPlayhead() {
-  // Milliseconds: a link to a clicked event must not land just before it (and its screenshot).
-  history.replaceState(null, "", `${location.pathname}?t=${playhead.toFixed(3)}`);
+  // Milliseconds, rounded up: a link to a clicked event must not land just before it (and its
+  // screenshot), which rounding to the nearest millisecond did for half of all events.
+  history.replaceState(null, "", `${location.pathname}?t=${(Math.ceil(playhead * 1000) / 1000).toFixed(3)}`);
 }
 
 // ---------------------------------------------------------------- playing

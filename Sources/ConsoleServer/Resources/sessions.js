@@ -67,7 +67,7 @@ function row(session) {
   return el("tr", { "data-testid": "session-row", dataset: { sessionId: id, state: session.state } },
     el("td", {}, stateBadge(session.state)),
     el("td", {}, el("a", { href: base }, session.name || `Session ${id}`)),
-    el("td", {}, deviceText),
+    el("td", { class: "device" }, deviceText),
     el("td", {}, session.testUser || "—"),
     el("td", { class: "num", "data-testid": "events" }, formatCount(session.events)),
     el("td", { class: "num", "data-testid": "rate" }, session.state === "recording" ? formatRate(rates.get(id)) : "—"),
