@@ -9,13 +9,16 @@ let package = Package(
     dependencies: [
         .package(name: "muEval", path: ".."),
         // MallocInterposer counts allocations without linking jemalloc.
+        // Already in muEval's graph: the hour profile builds its events as ordered dictionaries.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        // The two load profiles (touch events, a mixed session) as byte templates, shared by every benchmark.
+        // The load profiles (touch events, a mixed session, a one-hour session) as byte templates, shared by every benchmark.
         .target(name: "BenchProfiles", dependencies: [
             .product(name: "WireProtocol", package: "muEval"),
             .product(name: "DeviceSimulator", package: "muEval"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         // End to end: runs muevald and a discarding sink under load, writes docs/BENCHMARKS.md.
         .executableTarget(name: "muevalbench", dependencies: ["BenchProfiles", .product(name: "WireProtocol", package: "muEval")]),

@@ -484,13 +484,13 @@ private func onThread(_ body: @escaping @Sendable () throws -> Void) async throw
     }
 }
 
-private struct HostileTestError: Error, CustomStringConvertible {
+struct HostileTestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
 
 /// A loopback TCP connection through plain POSIX calls, for what NIO would not do: never read, reset on close.
-private final class RawSocket: @unchecked Sendable {
+final class RawSocket: @unchecked Sendable {
     private let fd: Int32
 
     init(port: Int, receiveBuffer: Int32? = nil) throws {

@@ -12,8 +12,9 @@ public struct EventTemplate: Sendable {
     /// Offset in `tail` of eight base64 characters to make unique, for screenshots.
     public let uniqueAt: Int?
 
-    /// Splits `bytes`, an event encoded with `seq`, at the digits of its seq element.
-    public init(bytes: [UInt8], seq: Int64) {
+    /// Splits `bytes`, an event encoded with `seq`, at the digits of its seq element. `unique: false` leaves
+    /// its data as it is (a profile whose screenshots differ already, and must stay valid PNGs).
+    public init(bytes: [UInt8], seq: Int64, unique: Bool = true) {
         let digits = Array(String(seq).utf8)
         guard let key = bytes.firstRange(of: Array("<key>seq</key>".utf8)),
               let integer = bytes[key.upperBound...].firstRange(of: Array("<integer>".utf8)),
@@ -22,7 +23,7 @@ public struct EventTemplate: Sendable {
         }
         head = Array(bytes[..<integer.upperBound])
         tail = Array(bytes[(integer.upperBound + digits.count)...])
-        uniqueAt = Self.base64Run(in: tail)
+        uniqueAt = unique ? Self.base64Run(in: tail) : nil
     }
 
     /// Bytes of one copy, without its seq digits.

@@ -31,6 +31,7 @@ public struct LoadProfile: Sendable {
         switch name {
         case "touch": touch
         case "mixed": mixed
+        case "hour": hour
         default: nil
         }
     }

@@ -11,6 +11,7 @@ struct BenchReport {
     var flatOut: [(muevald: RunResult, bound: RunResult)] = []
     var rateLimited: [RunResult] = []
     var idle: (connections: Int, rss: Int, peak: Int)?
+    var console: ConsoleReport?
     var micro: String?
     var report: String?
 
@@ -72,6 +73,7 @@ struct BenchReport {
 
                 """
         }
+        if let console { out += console.markdown }
         out += "\n### Micro: one core\n\n" + (micro ?? "not measured: the micro benchmarks did not run (see make bench's output)") + "\n"
         out += "\n### Analysis: report for a one-hour session\n\n"
         out += report.map { "`ReportBenchmark` (Sources/ReportBenchmark, synthetic hour):\n\n```\n\($0)\n```\n" }
@@ -101,6 +103,7 @@ struct BenchReport {
         if let idle {
             rows.append("| peak RSS ≤ 150 MB, \(idle.connections) idle connections | \(Self.megabytes(idle.peak)) | \(idle.peak <= 150_000_000 ? "met" : "missed") |")
         }
+        if let console { rows += console.targets }
         rows.append("| report for a one-hour session ≤ 10 s | \(report.flatMap(Self.reportTotal) ?? "not measured") | "
                     + "\(report.flatMap(Self.reportTotal).flatMap { Double($0.prefix { $0 != " " }) }.map { $0 <= 10 ? "met" : "missed" } ?? "") |")
         return rows.joined(separator: "\n") + "\n"
@@ -136,5 +139,95 @@ struct BenchReport {
     static func latency(_ percentiles: Percentiles?, max: Bool = false) -> String {
         guard let p = percentiles else { return "–" }
         return "\(fixed(p.p50, 1)) / \(fixed(p.p99, 1))\(max ? " / \(fixed(p.max, 1))" : "") ms"
+    }
+}
+
+/// The web console's figures (issue 15): live stream latency, report after stop, replay, stalled browser.
+struct ConsoleReport {
+    var live: [(sessions: Int, run: RunResult)] = []
+    var hour: HourFigures?
+    var stall: StallFigures?
+
+    typealias Format = BenchReport
+
+    var markdown: String {
+        var out = """
+
+            ### Web console
+
+            **Live stream** (`/api/sessions/ID/live`): N sessions of one device each, one connection per device, \
+            50,000 touch events/s in all, paced; one WebSocket per session (a raw-socket client logged in through \
+            a `muevalctl console` link) stamps every event of each `events` message as it arrives and compares it \
+            with the event's `received`. Receipt→browser is an upper bound of the issue's commit→browser (it adds \
+            receipt→commit). Skipped: what `{"type":"skipped"}` messages reported.
+
+            | sessions | offered events/s | achieved events/s | receipt→durable p50 / p99 / max | receipt→browser p50 / p99 / max | skipped | muevald CPU | sender and browsers CPU | peak RSS | note |
+            |--:|--:|--:|--:|--:|--:|--:|--:|--:|---|
+
+            """
+        for (sessions, run) in live {
+            out += "| \(sessions) | 50,000 | \(Format.int(run.eventsPerSecond)) | \(Format.latency(run.durable, max: true)) | "
+            out += "\(Format.latency(run.tail, max: true)) | \(run.tailSkipped) | \(Format.fixed(run.serverCPU, 2)) | "
+            out += "\(Format.fixed(run.senderCPU, 2)) | \(Format.megabytes(run.peakRSS)) | \(run.note) |\n"
+        }
+        if let hour {
+            out += """
+
+                **A one-hour session, stopped** (profile *hour*: \(LoadProfile.hour.summary)): recorded through \
+                muevald flat out over one connection (\(Format.int(Double(hour.events))) events in \
+                \(Format.fixed(hour.ingestSeconds, 2)) s), then `stop` on the control socket (what `muevalctl stop` \
+                sends; it replied after \(Format.fixed(hour.stopReplySeconds, 2)) s), then \
+                `GET /api/sessions/ID/report` every 20 ms with the console cookie: **report offered \
+                \(hour.reportReadySeconds.map { Format.fixed($0, 2) + " s" } ?? "never: " + hour.reportNote) after the stop**.
+
+                **Replay** of that session in headless Chromium (Benchmarks/replay_first_frame.py: Selenium, Debian's \
+                chromium and chromedriver): \(replayText(hour)). Its index alone (`GET /api/sessions/ID/replay` \
+                from the benchmark, no browser): \(hour.replayIndex.map { "\(Format.fixed($0.seconds * 1000, 0)) ms, \(Format.fixed(Double($0.bytes) / 1e6, 1)) MB" } ?? "failed").
+
+                """
+        }
+        if let stall {
+            let runs = stall.pairs.map { "\(Format.fixed($0.plain, 2)) / \(Format.fixed($0.stalled, 2)) s" }.joined(separator: ", ")
+            out += """
+
+                **Stalled browser**: \(Format.int(Double(stall.events))) touch events flat out over \(stall.connections) \
+                connections to a fresh muevald, durable (last `<ack>`), without and with a WebSocket on the session's \
+                live stream that upgraded (SO_RCVBUF 4 KB) and then never read; pairs alternating, without / with: \
+                \(runs). Median ratio **\(stall.ratio.map { Format.fixed($0, 2) } ?? "–")×**; muevald's peak RSS \
+                \(Format.megabytes(stall.plainPeakRSS)) without, \(Format.megabytes(stall.stalledPeakRSS)) with. \
+                When the stalled client finally read (last run): \(Format.int(Double(stall.stalledReceived))) events \
+                delivered, \(Format.int(Double(stall.stalledSkipped))) reported skipped\(stall.note.isEmpty ? "" : "; " + stall.note).
+
+                """
+        }
+        return out
+    }
+
+    private func replayText(_ hour: HourFigures) -> String {
+        guard let replay = hour.replay else { return hour.replayNote }
+        return "navigation → first frame **\(Format.fixed(replay.firstFrameMilliseconds, 0)) ms**, measured by \(replay.measuredBy); "
+            + "\(replay.detail); page JS heap (`performance.memory.usedJSHeapSize`) \(Format.megabytes(replay.heapBytes))"
+    }
+
+    var targets: [String] {
+        var rows: [String] = []
+        if let worst = live.compactMap(\.run.tail?.p99).max() {
+            rows.append("| live: p99 commit→browser ≤ 100 ms at 50,000 events/s across sessions | \(Format.fixed(worst, 1)) ms receipt→browser (worst) | \(worst <= 100 ? "met" : "missed") |")
+        }
+        if let hour {
+            let ready = hour.reportReadySeconds
+            rows.append("| report offered ≤ 5 s after stopping a one-hour session | \(ready.map { Format.fixed($0, 2) + " s" } ?? "not offered") | \(ready.map { $0 <= 5 ? "met" : "missed" } ?? "missed") |")
+            if let replay = hour.replay {
+                let met = replay.firstFrameMilliseconds <= 1500 ? "met" : "missed"
+                let standIn = replay.measuredBy.hasPrefix("stand-in")
+                rows.append("| replay of a one-hour session: first frame ≤ 1.5 s | \(Format.fixed(replay.firstFrameMilliseconds, 0)) ms\(standIn ? " (stand-in: the page has no mark yet)" : "") | \(standIn ? "not the page's own" : met) |")
+            } else {
+                rows.append("| replay of a one-hour session: first frame ≤ 1.5 s | \(hour.replayNote) | |")
+            }
+        }
+        if let stall, let ratio = stall.ratio {
+            rows.append("| stalled browser: ingest within 1.5× of the run without it | \(Format.fixed(ratio, 2))× (median of \(stall.pairs.count)), peak RSS \(Format.megabytes(stall.stalledPeakRSS)) | \(ratio <= 1.5 ? "met" : "missed") |")
+        }
+        return rows
     }
 }

@@ -36,7 +36,7 @@ struct EndToEnd {
         let total = profile.name == "touch" ? Double(Self.touchEvents) : Self.mixedBytes / profile.meanEventBytes
         let perConnection = max(1, Int(total * scale) / connections)
         let plan = LoadPlan(profile: profile, connections: connections, eventsPerConnection: perConnection, rate: nil,
-                            untilAcknowledged: kind == "muevald", tail: nil, timeout: 120)
+                            untilAcknowledged: kind == "muevald", timeout: 120)
         return try run(plan, server: kind)
     }
 
@@ -44,43 +44,49 @@ struct EndToEnd {
     func rateLimited(_ profile: LoadProfile, connections: Int, eventsPerSecond: Double, seconds: Double) throws -> RunResult {
         let perConnection = Int(eventsPerSecond * seconds * scale) / connections
         let plan = LoadPlan(profile: profile, connections: connections, eventsPerConnection: perConnection,
-                            rate: eventsPerSecond, untilAcknowledged: true, tail: nil, timeout: seconds * scale + 60)
+                            rate: eventsPerSecond, untilAcknowledged: true, timeout: seconds * scale + 60)
         return try run(plan, server: "muevald", withTail: true)
     }
 
     private func run(_ plan: LoadPlan, server kind: String, withTail: Bool = false) throws -> RunResult {
-        let server: ServerUnderTest
-        var session: (id: Int64, path: String)?
-        var plan = plan
-        if kind == "muevald" {
-            let daemon = try Daemon(executable: muevald)
-            server = daemon
-            session = try daemon.startSession(name: "bench")
-            if withTail { plan.tail = (daemon.socket, session!.id) }
-        } else {
-            server = try Sink()
+        guard kind == "muevald" else {
+            let sink = try Sink()
+            defer { sink.stop() }
+            return try measure(plan, on: sink)
         }
-        defer { server.stop() }
+        let daemon = try Daemon(executable: muevald)
+        defer { daemon.stop() }
+        let session = try daemon.startSession(name: "bench")
+        var plan = plan
+        if withTail { plan.follow = [.tail(socket: daemon.socket, session: session.id)] }
+        return try measure(plan, on: daemon, sessions: [session])
+    }
+
+    /// Runs `plan` against `server`; for muevald, receipt→durable from the `sessions`' files, and the
+    /// followers' delays when the plan has followers.
+    func measure(_ plan: LoadPlan, on server: ServerUnderTest, sessions: [(id: Int64, path: String)] = []) throws -> RunResult {
         let me = ProcessStats(pid: getpid())
         let (serverBefore, senderBefore) = (server.stats.cpuSeconds(), me.cpuSeconds())
         let outcome = try LoadGenerator.run(plan, port: server.port)
         let (serverAfter, senderAfter) = (server.stats.cpuSeconds(), me.cpuSeconds())
         let seconds = outcome.end - outcome.start
-        var result = RunResult(profile: plan.profile.name, connections: plan.connections, server: kind,
+        var result = RunResult(profile: plan.profile.name, connections: plan.connections, server: server is Daemon ? "muevald" : "sink",
                                events: outcome.events, bytes: outcome.bytes, seconds: seconds,
                                serverCPU: (serverAfter - serverBefore) / seconds, senderCPU: (senderAfter - senderBefore) / seconds,
                                peakRSS: server.stats.peakRSS())
         var notes: [String] = []
         if outcome.timedOut { notes.append("timed out after \(Int(plan.timeout)) s") }
         notes += outcome.errors.prefix(1)
-        if let daemon = server as? Daemon, let session {
-            result.durable = Percentiles(seconds: try DurableLatency.measure(sessionFile: session.path, acks: outcome.acks))
+        if let daemon = server as? Daemon {
+            result.durable = Percentiles(seconds: try sessions.flatMap { try DurableLatency.measure(sessionFile: $0.path, acks: outcome.acks) })
             let stored = try daemon.counters()["eventsStored"] ?? -1
             if stored != outcome.events { notes.append("\(stored) of \(outcome.events) events stored") }
         }
-        if withTail {
+        if !plan.follow.isEmpty {
             result.tail = Percentiles(seconds: outcome.tailDelays)
             result.tailSkipped = outcome.tailSkipped
+            let missing = outcome.events - outcome.tailDelays.count - outcome.tailSkipped
+            if missing > 0 { notes.append("\(missing) events neither received nor reported skipped") }
         }
         result.note = notes.joined(separator: "; ")
         return result

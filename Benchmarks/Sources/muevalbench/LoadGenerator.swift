@@ -10,9 +10,26 @@ struct LoadPlan {
     var rate: Double?
     /// muevald: done when every event is acknowledged (durable). The sink: done when it has read everything.
     var untilAcknowledged: Bool
-    /// The control socket and session to follow with a live tail while the load runs.
-    var tail: (socket: String, session: Int64)?
+    /// Readers that follow the sessions while the load runs, stamping each event's arrival.
+    var follow: [Follower] = []
     var timeout: Double
+    /// Distinct devices: connection i says hello as device `i % devices` (`LoadGenerator.deviceID`).
+    var devices = 1
+}
+
+/// A reader of stored events as they are committed.
+enum Follower {
+    /// The control socket's `tail` of a session (what `muevalctl tail --json` reads).
+    case tail(socket: String, session: Int64)
+    /// The web console's live stream of a session, logged in with `cookie`.
+    case live(port: UInt16, session: Int64, cookie: String)
+
+    func open() throws -> any ArrivalReader {
+        switch self {
+        case .tail(let socket, let session): try TailReader(socket: socket, session: session)
+        case .live(let port, let session, let cookie): try LiveReader(port: port, session: session, cookie: cookie)
+        }
+    }
 }
 
 /// When each connection learnt that its events up to a seq were durable.
@@ -28,7 +45,7 @@ struct LoadOutcome {
     var events = 0
     var acks: [[AckPoint]] = []
     var errors: [String] = []
-    /// Receipt (`received`) to arrival at the tail reader, in seconds, per event line.
+    /// Receipt (`received`) to arrival at the followers, in seconds, per event.
     var tailDelays: [Double] = []
     var tailSkipped = 0
     var timedOut = false
@@ -133,7 +150,13 @@ private final class DeviceLoad {
 /// Drives every connection of a run from one thread with poll(2), so that the sender costs as
 /// little CPU as possible: bytes are copied from templates, never encoded.
 enum LoadGenerator {
-    static let hello = Array("<hello><key>deviceId</key><string>bench-device</string></hello>\n".utf8)
+    static let hello = hello(device: 0)
+    /// The id of device `index` of a run: one device is "bench-device", as it always was.
+    static func deviceID(_ index: Int) -> String { index == 0 ? "bench-device" : "bench-device-\(index)" }
+    static func hello(device index: Int) -> [UInt8] {
+        Array("<hello><key>deviceId</key><string>\(deviceID(index))</string></hello>\n".utf8)
+    }
+
     static func run(_ plan: LoadPlan, port: UInt16) throws -> LoadOutcome {
         var outcome = LoadOutcome()
         var devices: [DeviceLoad] = []
@@ -141,16 +164,17 @@ enum LoadGenerator {
         for index in 0..<plan.connections {
             let fd = try Sockets.connect(port: port, source: UInt8(1 + index % 4))
             devices.append(DeviceLoad(fd: fd, index: index, total: plan.eventsPerConnection))
-            try Sockets.writeAll(fd, hello)
+            try Sockets.writeAll(fd, hello(device: index % max(plan.devices, 1)))
         }
         var scratch = [UInt8](repeating: 0, count: 1 << 16)
         if plan.untilAcknowledged { try awaitWelcomes(devices, scratch: &scratch) }
 
-        var tail = try plan.tail.map { try TailReader(socket: $0.socket, session: $0.session) }
-        defer { tail?.close() }
-        // One poll entry per connection, then the tail's; a negative fd is skipped by poll(2).
+        var followers: [any ArrivalReader] = []
+        defer { followers.forEach { $0.close() } }
+        for follower in plan.follow { followers.append(try follower.open()) }
+        // One poll entry per connection, then the followers'.
         var polled = devices.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-        polled.append(pollfd(fd: tail?.fd ?? -1, events: Int16(POLLIN), revents: 0))
+        polled += followers.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
 
         outcome.start = wallClock()
         let deadline = outcome.start + plan.timeout
@@ -168,7 +192,9 @@ enum LoadGenerator {
             let ready = poll(&polled, nfds_t(polled.count), plan.rate == nil ? 50 : 1)
             now = wallClock()
             if ready > 0 {
-                if polled[devices.count].revents != 0 { tail?.read(now: now) }
+                for (offset, follower) in followers.enumerated() where polled[devices.count + offset].revents != 0 {
+                    follower.read(now: now)
+                }
                 for device in devices where polled[device.index].revents != 0 {
                     let revents = Int32(polled[device.index].revents)
                     if revents & (POLLIN | POLLHUP | POLLERR) != 0 {
@@ -203,17 +229,17 @@ enum LoadGenerator {
         outcome.end = now
         outcome.events = devices.reduce(0) { $0 + $1.generated }
         outcome.acks = devices.map(\.acks)
-        // The tail follows commits by a few milliseconds: let it catch up with the last ones.
-        if var reader = tail {
+        // Followers trail commits by a few milliseconds: let them catch up with the last ones.
+        if !followers.isEmpty {
             let total = devices.reduce(0) { $0 + $1.total }
             let stop = wallClock() + 5
-            var entry = [pollfd(fd: reader.fd, events: Int16(POLLIN), revents: 0)]
-            while reader.events + reader.skipped < total, wallClock() < stop {
-                if poll(&entry, 1, 50) > 0 { reader.read(now: wallClock()) }
+            var entries = followers.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            while followers.reduce(0, { $0 + $1.delays.count + $1.skipped }) < total, wallClock() < stop {
+                guard poll(&entries, nfds_t(entries.count), 50) > 0 else { continue }
+                for (follower, entry) in zip(followers, entries) where entry.revents != 0 { follower.read(now: wallClock()) }
             }
-            outcome.tailDelays = reader.delays
-            outcome.tailSkipped = reader.skipped
-            tail = reader
+            outcome.tailDelays = followers.flatMap(\.delays)
+            outcome.tailSkipped = followers.reduce(0) { $0 + $1.skipped }
         }
         return outcome
     }
@@ -239,11 +265,10 @@ enum LoadGenerator {
 
 /// A live tail on the control socket (what `muevalctl tail --json` reads, without its formatting):
 /// for each event line, how long after its `received` stamp it arrived here.
-private struct TailReader {
+private final class TailReader: ArrivalReader {
     let fd: Int32
-    var delays: [Double] = []
-    var skipped = 0
-    var events: Int { delays.count }
+    private(set) var delays: [Double] = []
+    private(set) var skipped = 0
     private var pending: [UInt8] = []
     private var scratch = [UInt8](repeating: 0, count: 1 << 16)
 
@@ -254,7 +279,7 @@ private struct TailReader {
         delays.reserveCapacity(1 << 20)
     }
 
-    mutating func read(now: Double) {
+    func read(now: Double) {
         while true {
             let count = scratch.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count <= 0 { break }
@@ -268,9 +293,9 @@ private struct TailReader {
                 let newline = base.distance(to: UnsafeRawPointer(found))
                 let line = UnsafeRawBufferPointer(rebasing: buffer[lineStart..<newline])
                 lineStart = newline + 1
-                if Self.find(Self.eventKind, in: line) != nil, let received = Self.number(after: Self.received, in: line) {
+                if ByteScan.find(Self.eventKind, in: line) != nil, let received = ByteScan.number(after: Self.received, in: line) {
                     delays.append(now - received)
-                } else if Self.find(Self.skippedKind, in: line) != nil, let count = Self.number(after: Self.count, in: line) {
+                } else if ByteScan.find(Self.skippedKind, in: line) != nil, let count = ByteScan.number(after: Self.count, in: line) {
                     skipped += Int(count)
                 }
             }
@@ -285,22 +310,4 @@ private struct TailReader {
     private static let skippedKind = Array("\"kind\":\"skipped\"".utf8)
     private static let received = Array("\"received\":".utf8)
     private static let count = Array("\"count\":".utf8)
-
-    /// The offset just past `key` in `line`: memchr for its first byte, memcmp for the rest.
-    private static func find(_ key: [UInt8], in line: UnsafeRawBufferPointer) -> Int? {
-        guard let base = line.baseAddress else { return nil }
-        var offset = 0
-        while offset + key.count <= line.count, let hit = memchr(base + offset, Int32(key[0]), line.count - offset - key.count + 1) {
-            let at = base.distance(to: UnsafeRawPointer(hit))
-            if memcmp(base + at, key, key.count) == 0 { return at + key.count }
-            offset = at + 1
-        }
-        return nil
-    }
-
-    private static func number(after key: [UInt8], in line: UnsafeRawBufferPointer) -> Double? {
-        guard let start = find(key, in: line) else { return nil }
-        let digits = line[start...].prefix { $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "}") }
-        return Double(String(decoding: digits, as: UTF8.self))
-    }
 }

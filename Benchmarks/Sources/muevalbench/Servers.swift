@@ -9,9 +9,11 @@ protocol ServerUnderTest {
 }
 
 /// The real muevald (release build) on a temporary data directory, with its default settings:
-/// `synchronous = full` (an fsync per group commit), 8 MB of pending journal per session.
+/// `synchronous = full` (an fsync per group commit), 8 MB of pending journal per session; its web
+/// console (on by default) on a free port instead of 28080.
 final class Daemon: ServerUnderTest {
     let port: UInt16
+    let consolePort: UInt16
     let socket: String
     let directory: String
     private let process = Process()
@@ -20,10 +22,11 @@ final class Daemon: ServerUnderTest {
         directory = NSTemporaryDirectory() + "muevalbench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         port = try Sockets.freePort()
+        consolePort = try Sockets.freePort()
         socket = directory + "/control.sock"
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["--data-dir", directory + "/data", "--listen", "127.0.0.1:\(port)",
-                             "--socket", socket, "--no-zeroconf"]
+                             "--socket", socket, "--no-zeroconf", "--console-listen", "127.0.0.1:\(consolePort)"]
         // Defaults only: a MUEVAL_* setting left in the caller's shell must not change the figures.
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MUEVAL_") }
         _ = FileManager.default.createFile(atPath: directory + "/muevald.log", contents: nil)
@@ -41,13 +44,37 @@ final class Daemon: ServerUnderTest {
 
     var stats: ProcessStats { ProcessStats(pid: process.processIdentifier) }
 
-    /// Starts a session that the next device claims; returns its id and file.
-    func startSession(name: String) throws -> (id: Int64, path: String) {
-        let result = try ControlRequest.send(socket, ["command": "start", "name": name]) as? [String: Any]
+    /// Starts a session for `device`, or that the next device claims; returns its id and file.
+    func startSession(name: String, device: String? = nil) throws -> (id: Int64, path: String) {
+        var request = ["command": "start", "name": name]
+        request["device"] = device
+        let result = try ControlRequest.send(socket, request) as? [String: Any]
         guard let id = (result?["id"] as? NSNumber)?.int64Value, let path = result?["path"] as? String else {
             throw BenchError("muevald's start reply has no id or path: \(String(describing: result))")
         }
         return (id, path)
+    }
+
+    /// `muevalctl stop SESSION`.
+    func stopSession(_ id: Int64) throws {
+        _ = try ControlRequest.send(socket, ["command": "stop", "session": String(id)])
+    }
+
+    /// A logged-in browser's cookie for the console, from a fresh login link.
+    func consoleCookie() throws -> String {
+        try waitUntil(seconds: 30, "the web console to listen") {
+            guard let fd = try? Sockets.connect(port: consolePort) else { return false }
+            close(fd)
+            return true
+        }
+        return try ConsoleHTTP.login(link: try consoleLink(), port: consolePort)
+    }
+
+    /// A fresh single-use login link (`muevalctl console --json`'s `url`).
+    func consoleLink() throws -> String {
+        let link = try ControlRequest.send(socket, ["command": "console"]) as? [String: Any]
+        guard let url = link?["url"] as? String else { throw BenchError("muevald's console reply has no url") }
+        return url
     }
 
     /// The daemon's counters (`status`).

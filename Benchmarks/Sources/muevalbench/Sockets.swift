@@ -9,10 +9,12 @@ struct BenchError: Error, CustomStringConvertible {
 enum Sockets {
     /// A TCP connection to 127.0.0.1:`port` from loopback address 127.0.0.`source` (the whole of
     /// 127/8 is loopback on Linux: many sources stand for many phones, and stay under muevald's
-    /// per-address limit). Blocking until connected, then non-blocking.
-    static func connect(port: UInt16, source: UInt8 = 1) throws -> Int32 {
+    /// per-address limit). Blocking until connected, then non-blocking. `receiveBuffer` sets SO_RCVBUF
+    /// before connecting (a small one makes a stalled reader's window fill at once).
+    static func connect(port: UInt16, source: UInt8 = 1, receiveBuffer: Int32? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var local = address(127, 0, 0, source, port: 0)
         var remote = address(127, 0, 0, 1, port: port)
         let bound = withUnsafePointer(to: &local) {
@@ -87,6 +89,23 @@ enum Sockets {
                 throw BenchError("write: \(String(cString: strerror(errno)))")
             }
             offset += written
+        }
+    }
+
+    /// Reads from the non-blocking `fd` into `received` until `done(received)` or the end of the stream.
+    static func read(_ fd: Int32, into received: inout [UInt8], deadline: Double, until done: ([UInt8]) -> Bool) throws {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        var entry = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        while !done(received) {
+            guard wallClock() < deadline else { throw BenchError("no answer on the console's socket in time") }
+            guard poll(&entry, 1, 50) > 0 else { continue }
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count == 0 { return }
+            if count < 0 {
+                if errno == EAGAIN || errno == EINTR { continue }
+                throw BenchError("read: \(String(cString: strerror(errno)))")
+            }
+            received += chunk[..<count]
         }
     }
 

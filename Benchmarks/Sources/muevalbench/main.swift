@@ -4,11 +4,12 @@ import Glibc
 import WireProtocol
 
 // muevalbench run --muevald PATH [--scale F] [--connections 1,4,32,256] [--profiles touch,mixed]
+//                 [--sections flat,steady,idle,console] [--replay-script Benchmarks/replay_first_frame.py]
 //                 [--micro FILE] [--report FILE] [--out docs/BENCHMARKS.md] [--command "make bench"]
 // muevalbench sink --port PORT          (started by `run`: the bound's server)
 // muevalbench decode [--profile touch] [--seconds 5]   (decoding alone, in a loop: for perf record)
 
-let usage = "usage: muevalbench run --muevald PATH [--scale F] [--connections LIST] [--profiles LIST] [--micro FILE] [--report FILE] [--out FILE] [--command TEXT] | muevalbench sink --port PORT"
+let usage = "usage: muevalbench run --muevald PATH [--scale F] [--connections LIST] [--profiles LIST] [--sections LIST] [--replay-script FILE] [--micro FILE] [--report FILE] [--out FILE] [--command TEXT] | muevalbench sink --port PORT"
 
 func option(_ name: String) -> String? {
     let arguments = CommandLine.arguments
@@ -58,12 +59,14 @@ case "run":
     let bench = EndToEnd(muevald: muevald, scale: option("--scale").flatMap(Double.init) ?? 1)
     let connections = (option("--connections") ?? "1,4,32,256").split(separator: ",").compactMap { Int($0) }
     let profiles = (option("--profiles") ?? "touch,mixed").split(separator: ",").compactMap { LoadProfile.named(String($0)) }
+    // A part of the runs while developing; `--out` then writes only those parts' figures.
+    let sections = Set((option("--sections") ?? "flat,steady,idle,console").split(separator: ",").map(String.init))
     var report = BenchReport(command: option("--command") ?? CommandLine.arguments.joined(separator: " "), loadBefore: Machine.load)
     report.micro = readIfPresent(option("--micro"))
     report.report = readIfPresent(option("--report"))
     func log(_ text: String) { FileHandle.standardError.write(Data("muevalbench: \(text)\n".utf8)) }
 
-    for profile in profiles {
+    for profile in profiles where sections.contains("flat") {
         for count in connections {
             log("\(profile.name), \(count) connections: bound")
             let bound = try bench.flatOut(profile, connections: count, server: "sink")
@@ -73,15 +76,31 @@ case "run":
             report.flatOut.append((run, bound))
         }
     }
-    if profiles.contains(where: { $0.name == "touch" }) {
+    if sections.contains("steady"), profiles.contains(where: { $0.name == "touch" }) {
         for count in [4, 32] where connections.contains(count) {
             log("touch, \(count) connections at 50,000 events/s with a tail")
             report.rateLimited.append(try bench.rateLimited(.touch, connections: count, eventsPerSecond: 50_000, seconds: 10))
         }
     }
-    log("1,000 idle connections")
-    let idle = try bench.idle(connections: 1000)
-    report.idle = (1000, idle.rss, idle.peak)
+    if sections.contains("idle") {
+        log("1,000 idle connections")
+        let idle = try bench.idle(connections: 1000)
+        report.idle = (1000, idle.rss, idle.peak)
+    }
+    if sections.contains("console") {
+        var console = ConsoleReport()
+        for sessions in [4, 16] {
+            log("console: \(sessions) sessions at 50,000 events/s in all, a live WebSocket each")
+            let run = try bench.consoleLive(sessions: sessions, eventsPerSecond: 50_000, seconds: 10)
+            log(String(format: "  receipt→browser p99 %.1f ms, %d skipped", run.tail?.p99 ?? -1, run.tailSkipped))
+            console.live.append((sessions, run))
+        }
+        log("console: a one-hour session, stopped; its report and replay")
+        console.hour = try bench.hourSession(replayScript: option("--replay-script"))
+        log("console: 100,000 events with and without a stalled WebSocket")
+        console.stall = try bench.stall(events: 100_000, connections: 4, pairs: 3)
+        report.console = console
+    }
     report.loadAfter = Machine.load
     print(report.markdown)
     if let out = option("--out") {
