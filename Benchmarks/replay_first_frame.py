@@ -78,7 +78,7 @@ def main():
         # The link sets the login cookie and redirects to the sessions page.
         driver.get(arguments.link)
         link = urllib.parse.urlsplit(arguments.link)
-        driver.get(f"{link.scheme}://{link.netloc}/sessions/{arguments.session}/replay?t=0")
+        driver.get(f"{link.scheme}://{link.netloc}/sessions/{arguments.session}/replay?t=0&play=1")
         # get() returned after the load event; a page with the mark sets it within the timeout.
         mark = None
         deadline = time.monotonic() + arguments.mark_timeout

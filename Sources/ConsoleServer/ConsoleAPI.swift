@@ -138,8 +138,7 @@ struct ConsoleAPI: Sendable {
         }
         api.get("sessions/:session/replay") { _, context in
             let record = try await find(context)
-            let problems = reports.problems(of: record.id)
-            return ConsoleResponse.json(try await blocking { try ReplayIndex.build(record: record, problems: problems) })
+            return ConsoleResponse.json(try await reports.replayIndex(of: record))
         }
         api.get("report-options") { _, _ in try encode(reports.options()) }
         api.get("sessions/:session/report") { _, context in

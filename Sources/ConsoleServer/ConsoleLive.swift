@@ -106,6 +106,40 @@ final class ConsoleUpdates: Sendable {
     }
 }
 
+/// Fires once, when muevald shuts down; WebSocket handlers wait on it.
+final class ConsoleShutdown: Sendable {
+    private let state = NIOLockedValueBox<(fired: Bool, waiters: [UInt64: CheckedContinuation<Void, Never>], next: UInt64)>((false, [:], 0))
+
+    func fire() {
+        let waiters = state.withLockedValue { state in
+            state.fired = true
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once fired, or when the waiting task is cancelled.
+    func wait() async {
+        let id = state.withLockedValue { state in
+            state.next += 1
+            return state.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLockedValue { state -> Bool in
+                    if state.fired || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLockedValue { $0.waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+}
+
 /// The Live page's stream: what the session looks like now, then every commit's events as they are stored.
 enum LiveStream {
     /// Events the first message carries.
@@ -191,12 +225,16 @@ enum LiveStream {
         return messages
     }
 
-    /// Runs `sending` until it ends or the page closes the socket. The pages send nothing, but reading
-    /// is what answers their close frame at once and ends the sending with it.
-    static func untilClosed(_ inbound: WebSocketInboundStream, _ sending: @escaping @Sendable () async throws -> Void) async throws {
+    /// Runs `sending` until it ends, the page closes the socket, or muevald shuts down. The pages send
+    /// nothing, but reading is what answers their close frame at once and ends the sending with it.
+    /// Shutdown cancels a write that waits for a browser that stopped reading, which would otherwise
+    /// hold the daemon's exit for as long as the browser stalls.
+    static func untilClosed(_ inbound: WebSocketInboundStream, or shutdown: ConsoleShutdown,
+                            _ sending: @escaping @Sendable () async throws -> Void) async throws {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { for try await _ in inbound {} }
             tasks.addTask { try await sending() }
+            tasks.addTask { await shutdown.wait() }
             try await tasks.next()
             tasks.cancelAll()
         }

@@ -84,9 +84,37 @@ final class ConsoleReports: Sendable {
         return marks
     }
 
-    /// A session stopped: its default report starts now, in the background.
+    /// A session stopped: its default report starts now, in the background, and then its replay index.
     func sessionStopped(_ record: SessionRecord) {
-        _ = start(record, name: Self.defaultName, configuration: ReportConfiguration())
+        let report = start(record, name: Self.defaultName, configuration: ReportConfiguration())
+        Task {
+            _ = await report.value
+            do {
+                _ = try await replayIndex(of: record, rebuild: true)
+            } catch {
+                logger.error("replay index of session \(record.id) failed: \(error)")
+            }
+        }
+    }
+
+    /// The replay index (ReplayIndex) of a session. A stopped session's file changes only when a note
+    /// is added, which changes its event count: its index is kept in `replay-index-EVENTS.json` next
+    /// to its reports, so that the Replay page of a one-hour session does not wait for a scan of it.
+    func replayIndex(of record: SessionRecord, rebuild: Bool = false) async throws -> [UInt8] {
+        let problems = problems(of: record.id)
+        guard record.state == .stopped else { return try await blocking { try ReplayIndex.build(record: record, problems: problems) } }
+        let directory = "\(root)/\(record.id)"
+        let file = "\(directory)/replay-index-\(record.events).json"
+        return try await blocking {
+            if !rebuild, let data = FileManager.default.contents(atPath: file) { return [UInt8](data) }
+            let json = try ReplayIndex.build(record: record, problems: problems)
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            for old in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where old.hasPrefix("replay-index-") {
+                try? FileManager.default.removeItem(atPath: directory + "/" + old)
+            }
+            try Data(json).write(to: URL(fileURLWithPath: file), options: .atomic)
+            return json
+        }
     }
 
     /// Writes the report the page asked for and returns when it is there.

@@ -12,6 +12,7 @@ public import NIOCore
 internal import NIOSSL
 public import ServiceLifecycle
 internal import SessionModel
+internal import WireProtocol
 internal import ReportCritique
 
 /// The web console, the thesis's "Mobile Monitor" (section 2.7): one HTTP server inside muevald
@@ -21,21 +22,25 @@ public final class ConsoleServer: Service, Sendable {
     private let environment: ConsoleEnvironment
     private let group: any EventLoopGroup
     private let logger: Logger
-    private let onListening: @Sendable (Int) -> Void
+    /// Called once the console listens, or once it has failed to: either way muevald is ready.
+    private let onReady: @Sendable () -> Void
     private let access: ConsoleAccess
     private let rates = SessionRates()
     private let updates = ConsoleUpdates()
     private let metrics = ConsoleMetrics()
     private let reports: ConsoleReports
     private let boundPort = NIOLockedValueBox<Int?>(nil)
+    private let shutdown = ConsoleShutdown()
+    /// Why the console could not start, for `muevalctl console`.
+    private let failure = NIOLockedValueBox<String?>(nil)
 
     public init(settings: ConsoleSettings, environment: ConsoleEnvironment, group: any EventLoopGroup, logger: Logger,
-                onListening: @escaping @Sendable (Int) -> Void = { _ in }) {
+                onReady: @escaping @Sendable () -> Void = {}) {
         self.settings = settings
         self.environment = environment
         self.group = group
         self.logger = logger
-        self.onListening = onListening
+        self.onReady = onReady
         access = ConsoleAccess(limits: settings.access)
         reports = ConsoleReports(
             dataDirectory: environment.dataDirectory,
@@ -47,6 +52,9 @@ public final class ConsoleServer: Service, Sendable {
 
     /// A single-use login link for `muevalctl console`.
     public func loginLink(now: Double) throws -> ConsoleLink {
+        if let failure = failure.withLockedValue({ $0 }) {
+            throw ConsoleUnavailable("the web console could not start: \(failure) (see muevald's log)")
+        }
         guard let port = boundPort.withLockedValue({ $0 }) else {
             throw ConsoleUnavailable("the web console is still starting; try again in a moment")
         }
@@ -65,7 +73,21 @@ public final class ConsoleServer: Service, Sendable {
         return "\(scheme)://\(host):\(port)"
     }
 
+    /// Serves until shutdown. A console that cannot start (its port taken, a bad certificate) is
+    /// logged and reported to `muevalctl console`, never taken down with it: devices and the control
+    /// socket keep working, and no session is lost for want of a web page.
     public func run() async throws {
+        do {
+            try await serve()
+        } catch {
+            failure.withLockedValue { $0 = "\(error)" }
+            logger.error("the web console cannot serve on \(HostPort.text(host: settings.host, port: settings.port)): \(error); muevald goes on without it (console.listen, console.tls_* in the configuration)")
+            onReady()
+            try? await gracefulShutdown()
+        }
+    }
+
+    private func serve() async throws {
         let assets = try ConsoleAssets.bundled()
         guard let loginPage = assets["login.html"] else { throw ConsoleError.assetsMissing("login.html") }
         let gate = ConsoleGate(access: access, loginPage: loginPage)
@@ -91,11 +113,11 @@ public final class ConsoleServer: Service, Sendable {
         let application = Application(
             router: router, server: server,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
-            onServerRunning: { [boundPort, onListening, logger, settings] channel in
+            onServerRunning: { [boundPort, onReady, logger, settings] channel in
                 let port = channel.localAddress?.port ?? settings.port
                 boundPort.withLockedValue { $0 = port }
                 logger.notice("web console on \(settings.usesTLS ? "https" : "http")://\(settings.host):\(port) (`muevalctl console` prints a login link)")
-                onListening(port)
+                onReady()
             },
             eventLoopGroupProvider: .shared(group), logger: logger)
 
@@ -108,9 +130,10 @@ public final class ConsoleServer: Service, Sendable {
             // open WebSockets end first, told by the live tail and the updates channel.
             try await withGracefulShutdownHandler {
                 try await application.run()
-            } onGracefulShutdown: { [environment, updates] in
+            } onGracefulShutdown: { [environment, updates, shutdown] in
                 environment.liveTail.closeAll(now: Date().timeIntervalSince1970)
                 updates.finishAll()
+                shutdown.fire()
             }
             changes.continuation.finish()
             tasks.cancelAll()
@@ -184,11 +207,11 @@ public final class ConsoleServer: Service, Sendable {
     // MARK: WebSockets
 
     private func registerWebSockets(on router: Router<ConsoleContext>) {
-        router.ws("/api/updates") { [updates] inbound, outbound, _ in
+        router.ws("/api/updates") { [updates, shutdown] inbound, outbound, _ in
             let (id, messages) = updates.subscribe()
             defer { updates.unsubscribe(id) }
             try await LiveStream.send([ConsoleUpdates.sessionsChanged], to: outbound)
-            try await LiveStream.untilClosed(inbound) {
+            try await LiveStream.untilClosed(inbound, or: shutdown) {
                 for await message in messages {
                     try await LiveStream.send([message], to: outbound)
                 }
@@ -198,7 +221,7 @@ public final class ConsoleServer: Service, Sendable {
             guard let key = context.parameters.get("session", as: String.self),
                   (try? await blocking({ try environment.registry.find(key) })) != nil else { return .dontUpgrade }
             return .upgrade([:])
-        }) { [environment, settings] inbound, outbound, context in
+        }) { [environment, settings, shutdown] inbound, outbound, context in
             let key = context.requestContext.parameters.get("session", as: String.self) ?? ""
             let record = try await blocking { try environment.registry.find(key) }
             // Subscribed before the hello is read, so that nothing falls between them; the hello's
@@ -207,7 +230,7 @@ public final class ConsoleServer: Service, Sendable {
             defer { subscription.cancel() }
             let (hello, helloLastEventID) = try await blocking { try LiveStream.hello(record) }
             try await LiveStream.send([hello], to: outbound)
-            try await LiveStream.untilClosed(inbound) {
+            try await LiveStream.untilClosed(inbound, or: shutdown) {
                 var lastEventID = helloLastEventID
                 while let lines = await subscription.next() {
                     try await LiveStream.send(LiveStream.messages(lines, after: &lastEventID), to: outbound)

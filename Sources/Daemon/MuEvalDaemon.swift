@@ -65,7 +65,7 @@ public struct MuEvalDaemon {
             settings: configuration.console,
             environment: ConsoleEnvironment(registry: registry, liveTail: liveTail, counters: counters,
                                             status: { commands.status() }, dataDirectory: dataDirectory),
-            group: group, logger: logger, onListening: { _ in readiness.ready(.console) }) : nil
+            group: group, logger: logger, onReady: { readiness.ready(.console) }) : nil
         if let console { commands.reportConsole { try console.loginLink(now: $0) } }
         let capture = CaptureServer(
             settings: settings, registry: registry, connections: connections, counters: counters,

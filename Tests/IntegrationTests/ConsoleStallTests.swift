@@ -67,6 +67,9 @@ final class ConsoleStallTests: XCTestCase {
         // Stopping the session does not wait for the stalled browser either.
         let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
         XCTAssertEqual(stopped.first?.events, Int64(Self.events))
+        // Nor does muevald's exit: shutdown ends the stalled browser's write.
+        let status = try await daemon.stop(timeout: 30)
+        XCTAssertEqual(status, 0, "muevald did not exit cleanly while a browser stalled: \(daemon.log.suffix(2000))")
     }
 
     /// Reads the live stream until the messages account for every event.

@@ -202,6 +202,26 @@ final class ConsoleTests: XCTestCase {
         XCTAssertNotEqual(plain.stdout, "303", "plain HTTP must not log anybody in")
     }
 
+    func testAConsoleThatCannotListenLeavesCaptureWorking() async throws {
+        // The port is taken by this very daemon's console.
+        let link = try await daemon.consoleLink()
+        let taken = try XCTUnwrap(URL(string: link.url)?.port)
+        let second = try await TestDaemon.start(arguments: ["--console-listen", "127.0.0.1:\(taken)"])
+        defer { second.cleanUp() }
+        let result = try second.muevalctl(["console"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("could not start"), result.stderr)
+        XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+        XCTAssertTrue(second.log.contains("goes on without it"), second.log)
+
+        let session = try await second.ctl.call(ControlRequest(command: .start, name: "still recording"), as: SessionRecord.self)
+        let device = try await second.connectDevice()
+        try await device.event(["class": .string("CustomEvent"), "timestamp": .real(1), "seq": .integer(1)])
+        try await eventually(timeout: 10, "the event stored without the console") {
+            try await second.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self).first { $0.id == session.id }?.events == 1 ? true : nil
+        }
+    }
+
     func testTheConsoleCanBeTurnedOff() async throws {
         daemon.cleanUp()
         daemon = try await TestDaemon.start(arguments: ["--no-console"])
