@@ -4,6 +4,8 @@ internal import Hummingbird
 /// What the console refuses, with the status the browser gets and a message a user can act on.
 enum ConsoleError: Error, CustomStringConvertible, HTTPResponseError {
     case assetsMissing(String)
+    /// A setting the console cannot start with.
+    case misconfigured(String)
     case badRequest(String)
     case notFound(String)
     case conflict(String)
@@ -13,14 +15,14 @@ enum ConsoleError: Error, CustomStringConvertible, HTTPResponseError {
         switch self {
         case .assetsMissing(let bundle):
             "the console's pages are missing (looked in \(bundle)); reinstall muevald (`make install` puts them in PREFIX/share/mueval/console)"
-        case .badRequest(let message), .notFound(let message), .conflict(let message): message
+        case .badRequest(let message), .notFound(let message), .conflict(let message), .misconfigured(let message): message
         case .bodyTooLarge(let limit): "request body larger than \(limit) bytes (console.max_body_bytes)"
         }
     }
 
     var status: HTTPResponse.Status {
         switch self {
-        case .assetsMissing: .internalServerError
+        case .assetsMissing, .misconfigured: .internalServerError
         case .badRequest: .badRequest
         case .notFound: .notFound
         case .conflict: .conflict

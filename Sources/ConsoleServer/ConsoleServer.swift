@@ -102,6 +102,9 @@ public final class ConsoleServer: Service, Sendable {
         registerWebSockets(on: webSockets)
 
         var server: HTTPServerBuilder = .http1WebSocketUpgrade(webSocketRouter: webSockets)
+        if (settings.tlsCertificate == nil) != (settings.tlsKey == nil) {
+            throw ConsoleError.misconfigured("console.tls_certificate and console.tls_key go together: set both, or neither")
+        }
         if let certificate = settings.tlsCertificate, let key = settings.tlsKey {
             let tls = TLSConfiguration.makeServerConfiguration(
                 certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
