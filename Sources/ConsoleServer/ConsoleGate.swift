@@ -10,10 +10,14 @@ struct ConsoleContext: RequestContext, WebSocketRequestContext {
     var coreContext: CoreRequestContextStorage
     let webSocket: WebSocketHandlerReference<Self>
     var login: ConsoleLogin?
+    /// The connection: a WebSocket to a browser that stopped reading is closed here at shutdown,
+    /// since even its close frame would wait for the browser.
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
+        channel = source.channel
     }
 }
 

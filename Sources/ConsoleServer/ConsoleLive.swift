@@ -227,14 +227,17 @@ enum LiveStream {
 
     /// Runs `sending` until it ends, the page closes the socket, or muevald shuts down. The pages send
     /// nothing, but reading is what answers their close frame at once and ends the sending with it.
-    /// Shutdown cancels a write that waits for a browser that stopped reading, which would otherwise
-    /// hold the daemon's exit for as long as the browser stalls.
-    static func untilClosed(_ inbound: WebSocketInboundStream, or shutdown: ConsoleShutdown,
+    /// At shutdown the connection is closed outright: a write to a browser that stopped reading waits
+    /// for it, and so would the close frame, holding the daemon's exit as long as the browser stalls.
+    static func untilClosed(_ inbound: WebSocketInboundStream, channel: any Channel, or shutdown: ConsoleShutdown,
                             _ sending: @escaping @Sendable () async throws -> Void) async throws {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { for try await _ in inbound {} }
             tasks.addTask { try await sending() }
-            tasks.addTask { await shutdown.wait() }
+            tasks.addTask {
+                await shutdown.wait()
+                if !Task.isCancelled { channel.close(promise: nil) }
+            }
             try await tasks.next()
             tasks.cancelAll()
         }

@@ -210,11 +210,11 @@ public final class ConsoleServer: Service, Sendable {
     // MARK: WebSockets
 
     private func registerWebSockets(on router: Router<ConsoleContext>) {
-        router.ws("/api/updates") { [updates, shutdown] inbound, outbound, _ in
+        router.ws("/api/updates") { [updates, shutdown] inbound, outbound, context in
             let (id, messages) = updates.subscribe()
             defer { updates.unsubscribe(id) }
             try await LiveStream.send([ConsoleUpdates.sessionsChanged], to: outbound)
-            try await LiveStream.untilClosed(inbound, or: shutdown) {
+            try await LiveStream.untilClosed(inbound, channel: context.requestContext.channel, or: shutdown) {
                 for await message in messages {
                     try await LiveStream.send([message], to: outbound)
                 }
@@ -233,7 +233,7 @@ public final class ConsoleServer: Service, Sendable {
             defer { subscription.cancel() }
             let (hello, helloLastEventID) = try await blocking { try LiveStream.hello(record) }
             try await LiveStream.send([hello], to: outbound)
-            try await LiveStream.untilClosed(inbound, or: shutdown) {
+            try await LiveStream.untilClosed(inbound, channel: context.requestContext.channel, or: shutdown) {
                 var lastEventID = helloLastEventID
                 while let lines = await subscription.next() {
                     try await LiveStream.send(LiveStream.messages(lines, after: &lastEventID), to: outbound)
