@@ -262,7 +262,18 @@ const KIND_TITLES = { note: "Note", problem: "Problem", quote: "Quote", "task-do
 /** Wires the note box of the live and replay pages: #note-text, #note-kind (with a "custom"
  *  option revealing #note-label), #note-form. `timeOfNote()` gives the device time to send as
  *  `t` (or undefined: the server maps its own clock); `onPosted(event)` sees the stored note. */
-export function setupNoteBox(sessionID, { timeOfNote = () => undefined, onPosted = () => {} } = {}) {
+export function setupNoteBox(sessionID, { timeOfNote = () => undefined, onPosted = () => {}, extraKeys = "" } = {}) {
+  // Built here, once for the Live and Replay pages, into their #note-box.
+  const kinds = [["note", "note"], ["problem", "problem"], ["quote", "quote"], ["task-done", "task done"], ["custom", "custom label…"]];
+  setChildren(document.getElementById("note-box"),
+    el("form", { id: "note-form", class: "notebox", autocomplete: "off", "data-testid": "note-form" },
+      el("input", { type: "text", id: "note-text", placeholder: "Note (Enter saves)", "aria-label": "Note", "data-testid": "note-text" }),
+      el("select", { id: "note-kind", "aria-label": "Kind", "data-testid": "note-kind" }, kinds.map(([value, name]) => el("option", { value }, name))),
+      el("input", { type: "text", id: "note-label", class: "hidden", placeholder: "label", "aria-label": "Custom label" }),
+      el("button", { type: "submit", id: "note-submit" }, "Add note")),
+    el("div", { class: "keys" }, "Keys outside a text field: ", el("kbd", {}, "1"), " problem · ", el("kbd", {}, "2"), " quote · ",
+      el("kbd", {}, "3"), " task done · ", el("kbd", {}, "n"), " note field", extraKeys),
+    el("div", { class: "muted", id: "note-status", "data-testid": "note-status" }));
   const form = document.getElementById("note-form");
   const text = document.getElementById("note-text");
   const kind = document.getElementById("note-kind");

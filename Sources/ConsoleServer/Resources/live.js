@@ -6,7 +6,7 @@
 // [data-class=CLASS][data-event-id=ID], div.ev.marker[data-testid=marker-row][data-kind=KIND]),
 // #class-filter (input[type=checkbox][value=CLASS]), #rate, #event-count, #skipped (shown once a
 // skip happened; data-count), #session-state badge, #stop-button [data-testid=stop-session],
-// note box #note-form/#note-text/#note-kind/#note-label/#note-status.
+// note box #note-box (built by common.js: #note-form/#note-text/#note-kind/#note-label/#note-status).
 
 import {
   api, clearError, dataSHA, el, formatClock, formatCount, formatDuration, formatRate, formatTime,

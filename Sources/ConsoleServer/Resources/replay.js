@@ -158,7 +158,6 @@ document.addEventListener("keydown", (key) => {
   else if (key.key === "ArrowLeft") { key.preventDefault(); seek(playhead - 5); }
   else if (key.key === "ArrowRight") { key.preventDefault(); seek(playhead + 5); }
 });
-document.getElementById("key-extra").textContent = " · Space play/pause · ←/→ 5 s";
 
 // ---------------------------------------------------------------- event list (windowed)
 
@@ -300,6 +299,7 @@ async function load() {
 }
 
 setupNoteBox(sessionID, {
+  extraKeys: " · Space play/pause · ←/→ 5 s",
   timeOfNote: () => (index ? t0 + playhead : undefined),
   onPosted: (event) => {
     if (!index) return;
