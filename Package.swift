@@ -219,7 +219,7 @@ let package = Package(
         ]),
         // The console's access rules and message framing, without sockets.
         .testTarget(name: "ConsoleServerTests", dependencies: [
-            "ConsoleServer", "ControlProtocol", "SessionModel",
+            "ConsoleServer", "ControlProtocol", "SessionModel", "WireProtocol",
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // Depends on the executables so that `swift test` builds the binaries it starts.

@@ -291,9 +291,9 @@ public final class SessionRegistry: @unchecked Sendable {
                        opened: @escaping @Sendable (AttachOutcome) -> Void) -> AttachOutcome {
         let presented = device.hello?.token
         let paired = presented.flatMap { code in
-            lock.withLock { open.values.first { $0.snapshot.pairingCode.map { Self.same($0, code) } == true } }
+            lock.withLock { open.values.first { $0.snapshot.pairingCode.map { constantTimeEqual($0, code) } == true } }
         }
-        if paired == nil, let deviceToken, presented.map({ Self.same(deviceToken, $0) }) != true {
+        if paired == nil, let deviceToken, presented.map({ constantTimeEqual(deviceToken, $0) }) != true {
             counters.authenticationFailures.add(1)
             return .rejected(reason: presented == nil
                 ? "this server needs a device token: send it in <hello> as <key>token</key>"
@@ -467,13 +467,6 @@ public final class SessionRegistry: @unchecked Sendable {
     private static func newPairingCode() -> String {
         var generator = SystemRandomNumberGenerator()
         return String(format: "%06d", Int.random(in: 0..<1_000_000, using: &generator))
-    }
-
-    /// Compares secrets in time independent of where they differ.
-    static func same(_ a: String, _ b: String) -> Bool {
-        let (x, y) = (Array(a.utf8), Array(b.utf8))
-        guard x.count == y.count else { return false }
-        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     private func logFailure(_ session: EvaluationSession) -> @Sendable (Error) -> Void {

@@ -114,13 +114,4 @@ public final class ConsoleAccess: Sendable {
     static func randomToken() -> String {
         SymmetricKey(size: .bits256).withUnsafeBytes { lowercaseHex($0) }
     }
-
-    /// Compares secrets in time independent of where they differ.
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let a = Array(a.utf8), b = Array(b.utf8)
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
-    }
 }

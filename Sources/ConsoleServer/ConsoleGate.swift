@@ -59,7 +59,7 @@ struct ConsoleGate: RouterMiddleware {
             return ConsoleResponse.error(.forbidden, "cross-origin request refused")
         }
         if changesState {
-            guard let token = request.headers[Self.csrfHeader], ConsoleAccess.constantTimeEqual(token, login.csrfToken) else {
+            guard let token = request.headers[Self.csrfHeader], constantTimeEqual(token, login.csrfToken) else {
                 return ConsoleResponse.error(.forbidden, "missing or wrong CSRF token: reload the page")
             }
         }

@@ -144,14 +144,12 @@ final class ConsoleShutdown: Sendable {
 enum LiveStream {
     /// Events the first message carries.
     static let recentEvents = 200
-    /// Payload keys of a screen's picture (docs/REPORTS.md).
-    static let screenshotKeys = ["screenshot", "image"]
 
     /// `{"type":"hello",…}`: the session, its device, its last events, screenshot and view.
     static func hello(_ record: SessionRecord) throws -> (message: ByteBuffer, lastEventID: Int64) {
         let reader = try SessionReader(path: record.path)
         let recent = try reader.events(last: recentEvents)
-        let screen = try reader.lastEvent(of: EventClass.userInterface.rawValue, havingAnyOf: screenshotKeys)
+        let screen = try reader.lastEvent(of: EventClass.userInterface.rawValue, havingAnyOf: PlistValue.screenshotKeys)
         let device = try reader.devices().last { $0.id == record.device } ?? reader.devices().last
 
         var json: [UInt8] = Array(#"{"type":"hello","session":"#.utf8)
@@ -166,7 +164,7 @@ enum LiveStream {
         }
         json.append(contentsOf: #"],"screenshot":"#.utf8)
         let payload = try screen.map { try TypedJSON.decodeLeavingBlobs(Array($0.payload.utf8)) }
-        if let screen, let payload, let blob = screenshotKeys.lazy.compactMap({ payload[$0]?.blobReference }).first {
+        if let screen, let blob = payload?.screenshot {
             json.append(contentsOf: #"{"sha":"#.utf8)
             JSONString.append(blob.sha256, to: &json)
             json.append(contentsOf: #","t":"#.utf8)

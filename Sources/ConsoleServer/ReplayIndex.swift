@@ -57,7 +57,7 @@ enum ReplayIndex {
                 touches.append(contentsOf: #","phase":"#.utf8); JSONString.append(payload["phase"]?.string ?? "", to: &touches)
                 touches.append(UInt8(ascii: "}"))
             case EventClass.userInterface.rawValue:
-                if let blob = LiveStream.screenshotKeys.lazy.compactMap({ payload[$0]?.blobReference }).first {
+                if let blob = payload.screenshot {
                     separate(&screenshots)
                     screenshots.append(contentsOf: #"{"t":"#.utf8); JSONObject.number(event.timestamp, to: &screenshots)
                     screenshots.append(contentsOf: #","sha":"#.utf8); JSONString.append(blob.sha256, to: &screenshots)

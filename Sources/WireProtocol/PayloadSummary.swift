@@ -116,6 +116,6 @@ public enum PayloadSummary {
               }).first else { return nil }
         let kb = String(format: "%.1f KB", Double(size) / 1024)
         let dimensions = p["width"]?.number.flatMap { w in p["height"]?.number.map { h in "\(short(w))×\(short(h))" } }
-        return [key == "image" || key == "screenshot" ? "screenshot" : key, kb, dimensions].compactMap { $0 }.joined(separator: " ")
+        return [PlistValue.screenshotKeys.contains(key) ? "screenshot" : key, kb, dimensions].compactMap { $0 }.joined(separator: " ")
     }
 }

@@ -41,6 +41,14 @@ extension PlistValue {
         return nil
     }
 
+    /// The keys under which a UserInterfaceEvent carries the screen's picture (docs/REPORTS.md).
+    public static let screenshotKeys = ["screenshot", "image"]
+
+    /// The screenshot a payload carries, as a blob reference.
+    public var screenshot: BlobReference? {
+        Self.screenshotKeys.lazy.compactMap { self[$0]?.blobReference }.first
+    }
+
     /// A `data` value as `TypedJSON.decodeLeavingBlobs` leaves it.
     public var blobReference: BlobReference? {
         guard let sha = self["$data"]?.string, case .integer(let size)? = self["$size"] else { return nil }

@@ -1,5 +1,6 @@
 @testable import ConsoleServer
 import Testing
+import WireProtocol
 
 /// The console's access rules as a value: no sockets, no clock but the one passed in.
 @Suite struct ConsoleAccessStateTests {
@@ -50,8 +51,8 @@ import Testing
         let a = ConsoleAccess.randomToken(), b = ConsoleAccess.randomToken()
         #expect(a.count == 64 && b.count == 64 && a != b)
         #expect(a.allSatisfy { $0.isHexDigit && !$0.isUppercase })
-        #expect(ConsoleAccess.constantTimeEqual(a, a))
-        #expect(!ConsoleAccess.constantTimeEqual(a, b))
-        #expect(!ConsoleAccess.constantTimeEqual(a, String(a.dropLast())))
+        #expect(constantTimeEqual(a, a))
+        #expect(!constantTimeEqual(a, b))
+        #expect(!constantTimeEqual(a, String(a.dropLast())))
     }
 }

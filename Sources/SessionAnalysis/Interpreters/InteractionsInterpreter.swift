@@ -94,9 +94,6 @@ public struct InteractionsInterpreter: Interpreter {
     public let produces: [any InterpretationResult.Type] = [Interactions.self]
     let options: AnalysisOptions
 
-    /// Payload keys that hold a screenshot: the simulator's and the thesis's.
-    static let screenshotKeys = ["screenshot", "image"]
-
     public init(options: AnalysisOptions) {
         self.options = options
     }
@@ -106,7 +103,7 @@ public struct InteractionsInterpreter: Interpreter {
         var strokes = StrokeBuilder(options: options)
         let classes = [EventClass.userInput, .userInterface, .custom, .application].map(\.rawValue)
         try journal.forEachEvent(classes: classes) { event in
-            let screenshot = Self.screenshotKeys.lazy.compactMap({ event[$0]?.blobReference }).first
+            let screenshot = event.payload.screenshot
             if let blob = screenshot {
                 result.screenshots.append(ScreenshotTake(eventID: event.id, time: event.time, view: event.view, blob: blob,
                                                          screen: event["uiState"]?["frame"]?.rect.map { Size(width: $0.width, height: $0.height) }))
