@@ -150,7 +150,7 @@ enum LiveStream {
         let reader = try SessionReader(path: record.path)
         let recent = try reader.events(last: recentEvents)
         let screen = try reader.lastEvent(of: EventClass.userInterface.rawValue, havingAnyOf: PlistValue.screenshotKeys)
-        let device = try reader.devices().last { $0.id == record.device } ?? reader.devices().last
+        let device = try reader.device(of: record)
 
         var json: [UInt8] = Array(#"{"type":"hello","session":"#.utf8)
         let encoder = JSONEncoder()

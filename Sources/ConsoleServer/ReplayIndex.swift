@@ -3,6 +3,14 @@ internal import JournalStorage
 internal import SessionModel
 internal import WireProtocol
 
+extension SessionReader {
+    /// The device whose screen the pages draw: the session's own, else the last one seen in the file.
+    func device(of record: SessionRecord) throws -> DeviceRecord? {
+        let devices = try devices()
+        return devices.last { $0.id == record.device } ?? devices.last
+    }
+}
+
 /// A usability problem as a mark on the replay's scrubber.
 struct ProblemMark: Codable, Sendable, Equatable {
     var t: Double
@@ -16,8 +24,7 @@ struct ProblemMark: Codable, Sendable, Equatable {
 enum ReplayIndex {
     static func build(record: SessionRecord, problems: [ProblemMark]) throws -> [UInt8] {
         let reader = try SessionReader(path: record.path)
-        let devices = try reader.devices()
-        let device = devices.last { $0.id == record.device } ?? devices.last
+        let device = try reader.device(of: record)
         let gaps = try reader.gaps()
 
         var classes: [String: Int] = [:]
