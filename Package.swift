@@ -229,6 +229,6 @@ let package = Package(
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
-        ]),
+        ], exclude: ["Fixtures"]),
     ]
 )

@@ -122,15 +122,22 @@ public final class SessionRegistry: @unchecked Sendable {
 
     /// Starts a session; it records as soon as its device (or, without one, the next device) connects.
     /// With `pairing`, the session gets a six-digit code that its device must present in `<hello>`.
+    /// With `study`, the session records that study's iteration and participant; its file gets the
+    /// study's description and tasks (`StudyContext`).
     public func start(name: String?, testUser: String?, notes: String?, sensors: [String],
-                      device: String?, pairing: Bool = false, now: Double) async throws -> SessionRecord {
+                      device: String?, pairing: Bool = false, study: StudyAssignment? = nil, now: Double) async throws -> SessionRecord {
         if let device, let busy = lock.withLock({ open.values.first { $0.snapshot.boundDevice == device || $0.snapshot.device == device } }) {
             throw SessionError.deviceBusy(device: device, session: busy.id)
         }
-        let record = try catalog.createSession(name: name, testUser: testUser, notes: notes, sensors: sensors,
-                                               boundDevice: device, pairingCode: pairing ? Self.newPairingCode() : nil, now: now)
+        let context = try study.map { try catalog.studyContext(of: $0) }
+        let record = try catalog.createSession(name: name, testUser: testUser ?? study?.participant, notes: notes, sensors: sensors,
+                                               boundDevice: device, pairingCode: pairing ? Self.newPairingCode() : nil,
+                                               study: study, now: now)
         let session = try openSession(record, isAutomatic: false)
-        try await session.journal.perform { try $0.writeMetadata(record) }
+        try await session.journal.perform { file in
+            try file.writeMetadata(record)
+            if let context { try file.writeStudyContext(context) }
+        }
         changed()
         tail.publish(TailLine(kind: .sessionStarted, session: record.id, time: now, device: device,
                               detail: [record.name, testUser.map { "user \($0)" }].compactMap { $0 }.joined(separator: ", ")))
@@ -194,8 +201,12 @@ public final class SessionRegistry: @unchecked Sendable {
     public func addNote(_ key: String, text: String, kind: String = ObserverNote.defaultKind, source: String,
                         observer: String? = nil, at deviceTime: Double? = nil, now: Double) async throws -> StoredEvent {
         guard let source = ObserverNote.Source(rawValue: source) else { throw ObserverNoteError.unknownSource(source) }
+        return try await add(try ObserverNote(text: text, kind: kind, source: source, observer: observer), to: key, at: deviceTime, now: now)
+    }
+
+    /// Stores an observer's note or task mark (checked by `ObserverNote`'s initialisers) in the session `key`.
+    public func add(_ note: ObserverNote, to key: String, at deviceTime: Double? = nil, now: Double) async throws -> StoredEvent {
         if let deviceTime, !deviceTime.isFinite { throw ObserverNoteError.badTime(deviceTime) }
-        let note = try ObserverNote(text: text, kind: kind, source: source, observer: observer)
         let record = try find(key)
         if let session = lock.withLock({ open[record.id] }) {
             return try await addNote(note, to: session, at: deviceTime, now: now)

@@ -9,6 +9,21 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case start, stop, status, sessions, devices, events, export, delete, tail, note
     /// A single-use login link for the web console.
     case console
+    /// Studies: create, list, show, and add iterations, tasks, participants and questions (`action`).
+    case study
+    /// An observer's task mark in a session: begin, end, or a verdict (`action`).
+    case task
+    /// Questionnaire answers of a study's participant (`responses`).
+    case questionnaire
+}
+
+/// What `study` does.
+public enum StudyAction: String, Codable, Sendable, CaseIterable {
+    case create, list, show
+    case addIteration = "iteration-add"
+    case addTask = "task-add"
+    case addParticipant = "participant-add"
+    case addQuestion = "question-add"
 }
 
 /// One request. A flat record: each command reads the fields it needs and ignores the rest.
@@ -36,11 +51,35 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var text: String?
     /// The note's kind: note (the default), problem, quote, task-done or a label of one's own (note).
     public var kind: String?
+    /// A study's name (start, study, questionnaire).
+    public var study: String?
+    /// An iteration's number (start, study iteration-add, questionnaire).
+    public var iteration: Int?
+    /// A participant's code (start, study participant-add).
+    public var participant: String?
+    /// What `study` does (a `StudyAction`), or `task`'s mark: begin, end or outcome.
+    public var action: String?
+    /// A task's name (task), or a whole task to add (study task-add: `newTask`).
+    public var task: String?
+    public var newTask: StudyTask?
+    /// A verdict: success, failure, abandoned or assisted (task outcome).
+    public var outcome: String?
+    /// An iteration's label, a study's description or a question's text (study).
+    public var label: String?
+    /// The app under test's id (study create).
+    public var appId: String?
+    /// A participant's attributes (study participant-add).
+    public var attributes: [String: String]?
+    /// Answers to record (questionnaire).
+    public var responses: StudyResponses?
 
     public init(command: ControlCommand, session: String? = nil, all: Bool? = nil, name: String? = nil,
                 device: String? = nil, user: String? = nil, notes: String? = nil, sensors: [String]? = nil,
                 classes: [String]? = nil, limit: Int? = nil, format: ExportFormat? = nil, grep: String? = nil,
-                since: Int? = nil, pairing: Bool? = nil, text: String? = nil, kind: String? = nil) {
+                since: Int? = nil, pairing: Bool? = nil, text: String? = nil, kind: String? = nil,
+                study: String? = nil, iteration: Int? = nil, participant: String? = nil, action: String? = nil,
+                task: String? = nil, newTask: StudyTask? = nil, outcome: String? = nil, label: String? = nil,
+                appId: String? = nil, attributes: [String: String]? = nil, responses: StudyResponses? = nil) {
         self.command = command
         self.session = session
         self.all = all
@@ -57,6 +96,17 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.pairing = pairing
         self.text = text
         self.kind = kind
+        self.study = study
+        self.iteration = iteration
+        self.participant = participant
+        self.action = action
+        self.task = task
+        self.newTask = newTask
+        self.outcome = outcome
+        self.label = label
+        self.appId = appId
+        self.attributes = attributes
+        self.responses = responses
     }
 }
 

@@ -26,6 +26,7 @@ public struct DaemonDescription: Sendable {
 /// Carries out control requests against the session registry.
 public final class ControlCommands: Sendable {
     private let registry: SessionRegistry
+    private let studies: Studies
     private let counters: CaptureCounters
     private let liveTail: LiveTail
     private let settings: CaptureSettings
@@ -35,9 +36,10 @@ public final class ControlCommands: Sendable {
     private let zeroconfState = NIOLockedValueBox<@Sendable () -> String>({ "off" })
     private let consoleLink = NIOLockedValueBox<(@Sendable (Double) throws -> ConsoleLink)?>(nil)
 
-    public init(registry: SessionRegistry, counters: CaptureCounters, liveTail: LiveTail, settings: CaptureSettings,
+    public init(registry: SessionRegistry, studies: Studies, counters: CaptureCounters, liveTail: LiveTail, settings: CaptureSettings,
                 health: StorageHealth, description: DaemonDescription) {
         self.registry = registry
+        self.studies = studies
         self.counters = counters
         self.liveTail = liveTail
         self.settings = settings
@@ -100,7 +102,7 @@ public final class ControlCommands: Sendable {
         case .start:
             let record = try await registry.start(name: request.name, testUser: request.user, notes: request.notes,
                                                   sensors: request.sensors ?? [], device: request.device,
-                                                  pairing: request.pairing == true, now: now)
+                                                  pairing: request.pairing == true, study: try assignment(request), now: now)
             try await writer.succeed(record)
         case .stop:
             if request.all == true {
@@ -138,8 +140,61 @@ public final class ControlCommands: Sendable {
                 throw ControlUsageError("the web console is off: set console.enabled = true in muevald's configuration and restart it")
             }
             try await writer.succeed(try link(now))
+        case .study:
+            try await study(request, writer: writer, now: now)
+        case .task:
+            guard let mark = request.action.flatMap(TaskMark.init(rawValue:)) else {
+                throw ControlUsageError("task needs begin, end or outcome")
+            }
+            try await writer.succeed(try await studies.mark(
+                mark, task: try required(request.task, "a task name"), outcome: try request.outcome.map { try TaskOutcome(checking: $0) },
+                comment: request.text, in: try sessionKey(request), source: .muevalctl, observer: peer?.userName, now: now))
+        case .questionnaire:
+            try await writer.succeed(try studies.record(try required(request.responses, "answers"), in: try required(request.study, "a study")))
         }
         return .readNextRequest
+    }
+
+    private func study(_ request: ControlRequest, writer: ControlReplyWriter, now: Double) async throws {
+        guard let action = request.action.flatMap(StudyAction.init(rawValue:)) else {
+            throw ControlUsageError("study needs one of \(StudyAction.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var name: String { get throws { try required(request.study, "a study name") } }
+        switch action {
+        case .list:
+            try await writer.succeed(try studies.list())
+        case .create:
+            try await writer.succeed(try studies.create(name: name, appId: request.appId, description: request.label, now: now))
+        case .show:
+            try await writer.succeed(try studies.data(name))
+        case .addIteration:
+            try await writer.succeed(try studies.addIteration(to: name, number: request.iteration, label: request.label, now: now))
+        case .addTask:
+            try await writer.succeed(try studies.addTask(to: name, try required(request.newTask, "the task")))
+        case .addParticipant:
+            try await writer.succeed(try studies.addParticipant(to: name, Participant(
+                code: try required(request.participant, "a participant code"), attributes: request.attributes ?? [:], created: now)))
+        case .addQuestion:
+            try await writer.succeed(try studies.addQuestion(to: name, StudyQuestion(
+                id: try required(request.name, "a question id"), text: try required(request.label, "the question's text"))))
+        }
+    }
+
+    /// `start --study S --iteration N --participant P`: all three or none.
+    private func assignment(_ request: ControlRequest) throws -> StudyAssignment? {
+        switch (request.study, request.iteration, request.participant) {
+        case (nil, nil, nil):
+            return nil
+        case (let study?, let iteration?, let participant?):
+            return StudyAssignment(study: study, iteration: iteration, participant: participant)
+        default:
+            throw ControlUsageError("a session in a study needs --study, --iteration and --participant together")
+        }
+    }
+
+    private func required<T>(_ value: T?, _ what: String) throws -> T {
+        guard let value else { throw ControlUsageError("\(what) is missing") }
+        return value
     }
 
     /// Streams tail lines until the client hangs up, the followed session stops or the daemon stops.

@@ -36,6 +36,7 @@ public struct MuEvalDaemon {
         let started = Date().timeIntervalSince1970
         let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path
         let catalog = try Catalog(directory: dataDirectory)
+        for step in catalog.migrated { logger.notice("catalog migrated to \(step)") }
         let counters = CaptureCounters()
         let settings = CaptureSettings(configuration.capture)
         let readiness = ReadinessGate(waitingFor: configuration.console.enabled ? [.captureServer, .controlSocket, .console] : [.captureServer, .controlSocket])
@@ -50,7 +51,8 @@ public struct MuEvalDaemon {
         try await registry.recover(now: started)
 
         let socketPath = configuration.controlSocket ?? ControlSocketPath.daemonDefault(dataDirectory: dataDirectory)
-        let commands = ControlCommands(registry: registry, counters: counters, liveTail: liveTail,
+        let studies = Studies(catalog: catalog, registry: registry)
+        let commands = ControlCommands(registry: registry, studies: studies, counters: counters, liveTail: liveTail,
                                        settings: settings, health: health, description: DaemonDescription(
             pid: ProcessInfo.processInfo.processIdentifier, started: started, socket: socketPath,
             dataDirectory: dataDirectory, unknownDevicePolicy: configuration.capture.unknownDevicePolicy))

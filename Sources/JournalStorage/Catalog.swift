@@ -8,13 +8,15 @@ internal import NIOConcurrencyHelpers
 /// without opening every file. All access is serialised by a lock; calls are short.
 public final class Catalog: @unchecked Sendable {
     public let directory: String
-    private let database: SQLiteDatabase
-    private let lock = NIOLock()
+    let database: SQLiteDatabase
+    let lock = NIOLock()
 
     public static let fileName = "catalog.sqlite"
     public static let sessionsFolder = "sessions"
 
-    /// Opens the catalog of `directory`, creating the directory (mode 0700) and the catalog if needed.
+    /// Opens the catalog of `directory`, creating the directory (mode 0700) and the catalog if needed,
+    /// and migrating a catalog of an earlier release in place (`CatalogSchema`). `migrated` lists the
+    /// migrations this open applied, for the log.
     public init(directory: String) throws {
         self.directory = directory
         try DataDirectory.prepare(directory)
@@ -23,50 +25,45 @@ public final class Catalog: @unchecked Sendable {
         try database.execute("""
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = FULL;
-            CREATE TABLE IF NOT EXISTS sessions (
-                id INTEGER PRIMARY KEY,
-                uuid TEXT NOT NULL,
-                name TEXT NOT NULL,
-                test_user TEXT,
-                notes TEXT,
-                sensors TEXT NOT NULL DEFAULT '[]',
-                bound_device TEXT,
-                device TEXT,
-                state TEXT NOT NULL,
-                created REAL NOT NULL,
-                started REAL,
-                stopped REAL,
-                filtered INTEGER NOT NULL DEFAULT 0,
-                duplicates INTEGER NOT NULL DEFAULT 0,
-                path TEXT NOT NULL,
-                events INTEGER NOT NULL DEFAULT 0
-            );
-            CREATE TABLE IF NOT EXISTS devices (
-                device TEXT PRIMARY KEY,
-                name TEXT, model TEXT, system_version TEXT, app_id TEXT, app_version TEXT,
-                screen_width REAL, screen_height REAL, screen_scale REAL,
-                address TEXT,
-                first_seen REAL NOT NULL,
-                last_seen REAL NOT NULL
-            );
             """)
         try DataDirectory.restrict(directory + "/" + Self.fileName)
-        try addPairingCodeColumn()
+        migrated = try CatalogSchema.migrate(database, backupDirectory: directory).map { "version \($0.version): \($0.summary)" }
+        try relocateSessionFiles()
     }
 
-    /// Catalogs written before pairing codes existed get the column.
-    private func addPairingCodeColumn() throws {
-        let columns = try database.prepare("SELECT name FROM pragma_table_info('sessions')")
-        var names: [String] = []
-        try columns.forEachRow { names.append($0.string(0) ?? "") }
-        if !names.contains("pairing_code") { try database.execute("ALTER TABLE sessions ADD COLUMN pairing_code TEXT") }
+    /// The migrations opening the catalog applied ("version 2: studies, …"); empty when it was current.
+    public let migrated: [String]
+
+    /// A data directory moved or restored elsewhere keeps its sessions: paths that point into another
+    /// directory's `sessions` folder are pointed at this one's, where the file is.
+    private func relocateSessionFiles() throws {
+        let folder = directory + "/" + Self.sessionsFolder
+        let rows = try database.prepare("SELECT id, path FROM sessions")
+        var moved: [(Int64, String)] = []
+        try rows.forEachRow { row in
+            guard let path = row.string(1), !FileManager.default.fileExists(atPath: path) else { return }
+            let here = folder + "/" + (path as NSString).lastPathComponent
+            if here != path, FileManager.default.fileExists(atPath: here) { moved.append((row.int64(0), here)) }
+        }
+        guard !moved.isEmpty else { return }
+        try database.transaction {
+            let update = try database.prepare("UPDATE sessions SET path = ? WHERE id = ?")
+            for (id, path) in moved {
+                update.bind(1, path)
+                update.bind(2, id)
+                try update.run()
+            }
+        }
     }
 
     /// Creates a new session in state `waiting` and reserves its file path.
+    /// With `study`, the session records that study's iteration and participant, checked to exist.
     public func createSession(name: String?, testUser: String?, notes: String?, sensors: [String],
-                              boundDevice: String?, pairingCode: String? = nil, now: Double) throws -> SessionRecord {
+                              boundDevice: String?, pairingCode: String? = nil, study: StudyAssignment? = nil,
+                              now: Double) throws -> SessionRecord {
         try lock.withLock {
             try database.transaction {
+                if let study { _ = try context(of: study) }
                 let next = try database.prepare("SELECT COALESCE(MAX(id), 0) + 1 FROM sessions")
                 _ = try next.step()
                 let id = next.int64(0)
@@ -75,7 +72,7 @@ public final class Catalog: @unchecked Sendable {
                 let record = SessionRecord(
                     id: id, uuid: UUID().uuidString.lowercased(), name: name ?? "session-\(id)",
                     testUser: testUser, notes: notes, sensors: sensors, boundDevice: boundDevice,
-                    state: .waiting, created: now, path: path, pairingCode: pairingCode)
+                    state: .waiting, created: now, path: path, pairingCode: pairingCode, assignment: study)
                 try upsert(record)
                 return record
             }
@@ -89,25 +86,38 @@ public final class Catalog: @unchecked Sendable {
 
     private func upsert(_ session: SessionRecord) throws {
         let statement = try database.prepare("""
-            INSERT OR REPLACE INTO sessions (\(SessionRow.columns), path, events, pairing_code)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO sessions (\(SessionRow.columns), \(Self.catalogColumns))
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        statement.bind(SessionRow.values(session) + [.text(session.path), .integer(session.events),
-                                                      session.pairingCode.map { .text($0) } ?? .null])
+        statement.bind(SessionRow.values(session) + [
+            .text(session.path), .integer(session.events), session.pairingCode.map { .text($0) } ?? .null,
+            session.study.map { .text($0) } ?? .null, session.iteration.map { .integer(Int64($0)) } ?? .null,
+            session.participant.map { .text($0) } ?? .null,
+        ])
         try statement.run()
     }
 
+    /// The columns only the catalog's `sessions` table has, after `SessionRow.columns`.
+    private static let catalogColumns = "path, events, pairing_code, study, iteration, participant"
+
     public func sessions() throws -> [SessionRecord] {
-        try lock.withLock {
-            let statement = try database.prepare("SELECT \(SessionRow.columns), path, events, pairing_code FROM sessions ORDER BY id")
-            var result: [SessionRecord] = []
-            try statement.forEachRow { row in
-                var record = SessionRow.read(row, path: row.string(14) ?? "", events: row.int64(15))
-                record.pairingCode = row.string(16)
-                result.append(record)
-            }
-            return result
+        try lock.withLock { try sessions(where: "") }
+    }
+
+    /// Sessions matching `condition` (an SQL `WHERE …` over the catalog's columns), in id order; under the lock.
+    func sessions(where condition: String, _ values: [SQLiteValue] = []) throws -> [SessionRecord] {
+        let statement = try database.prepare("SELECT \(SessionRow.columns), \(Self.catalogColumns) FROM sessions \(condition) ORDER BY id")
+        statement.bind(values)
+        var result: [SessionRecord] = []
+        try statement.forEachRow { row in
+            var record = SessionRow.read(row, path: row.string(14) ?? "", events: row.int64(15))
+            record.pairingCode = row.string(16)
+            record.study = row.string(17)
+            record.iteration = row.isNull(18) ? nil : Int(row.int64(18))
+            record.participant = row.string(19)
+            result.append(record)
         }
+        return result
     }
 
     public func session(id: Int64) throws -> SessionRecord? {

@@ -1,5 +1,6 @@
 public import SessionModel
 public import WireProtocol
+internal import Foundation
 
 /// The schema of a session file, a portable SQLite document (docs/STORAGE.md).
 enum SessionFileSchema {
@@ -51,6 +52,9 @@ enum SessionFileSchema {
             start REAL NOT NULL,
             "end" REAL,
             reason TEXT NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS study (
+            context TEXT NOT NULL
         );
         """
 
@@ -204,6 +208,19 @@ public final class SessionFile {
             """)
         statement.bind(SessionRow.values(session))
         try statement.run()
+    }
+
+    /// The session's study, iteration, participant and tasks (one row, JSON), so that a copied file
+    /// is analysed as part of its study without the catalog.
+    public func writeStudyContext(_ context: StudyContext) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        try database.transaction {
+            try database.execute("DELETE FROM study")
+            let statement = try database.prepare("INSERT INTO study (context) VALUES (?)")
+            statement.bind(1, String(decoding: try encoder.encode(context), as: UTF8.self))
+            try statement.run()
+        }
     }
 
     public func writeDevice(_ device: DeviceRecord) throws {

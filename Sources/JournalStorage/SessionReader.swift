@@ -1,5 +1,6 @@
 public import SessionModel
 internal import WireProtocol
+internal import Foundation
 
 /// Read-only access to one session file, for `muevalctl events`, export and analysis.
 /// Works on a live file (WAL lets it read while the writer commits) and on a copied one.
@@ -15,7 +16,25 @@ public final class SessionReader {
         let statement = try database.prepare("SELECT \(SessionRow.columns) FROM session LIMIT 1")
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        return SessionRow.read(statement, path: database.path, events: try eventCount())
+        var record = SessionRow.read(statement, path: database.path, events: try eventCount())
+        record.assignment = try studyContext()?.assignment
+        return record
+    }
+
+    /// The study the session records, as written at its start; nil for a session outside any study
+    /// (and for files made before studies existed, which have no `study` table).
+    public func studyContext() throws -> StudyContext? {
+        let table = try database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'study'")
+        defer { table.reset() }
+        guard try table.step() else { return nil }
+        let statement = try database.prepare("SELECT context FROM study LIMIT 1")
+        defer { statement.reset() }
+        guard try statement.step(), let text = statement.string(0) else { return nil }
+        do {
+            return try JSONDecoder().decode(StudyContext.self, from: Data(text.utf8))
+        } catch {
+            throw SQLiteError(code: 0, message: "its study table cannot be read: \(error)", context: database.path)
+        }
     }
 
     public func eventCount() throws -> Int64 {

@@ -44,11 +44,16 @@ public struct SessionRecord: Codable, Sendable, Equatable {
     /// The code a device must present in `<hello>` to record into this session. Kept in the
     /// catalog only, never in the session file that travels with bug reports.
     public var pairingCode: String?
+    /// The study, iteration and participant the session records, when it is part of a study (docs/STUDIES.md).
+    public var study: String?
+    public var iteration: Int?
+    public var participant: String?
 
     public init(id: Int64, uuid: String, name: String, testUser: String? = nil, notes: String? = nil,
                 sensors: [String] = [], boundDevice: String? = nil, device: String? = nil,
                 state: SessionState = .waiting, created: Double, started: Double? = nil, stopped: Double? = nil,
-                path: String, events: Int64 = 0, filtered: Int64 = 0, duplicates: Int64 = 0, pairingCode: String? = nil) {
+                path: String, events: Int64 = 0, filtered: Int64 = 0, duplicates: Int64 = 0, pairingCode: String? = nil,
+                assignment: StudyAssignment? = nil) {
         self.id = id
         self.uuid = uuid
         self.name = name
@@ -66,6 +71,20 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         self.filtered = filtered
         self.duplicates = duplicates
         self.pairingCode = pairingCode
+        self.assignment = assignment
+    }
+
+    /// The study, iteration and participant together, when all three are set.
+    public var assignment: StudyAssignment? {
+        get {
+            guard let study, let iteration, let participant else { return nil }
+            return StudyAssignment(study: study, iteration: iteration, participant: participant)
+        }
+        set {
+            study = newValue?.study
+            iteration = newValue?.iteration
+            participant = newValue?.participant
+        }
     }
 }
 

@@ -34,7 +34,7 @@ import WireProtocol
                                        counters: counters, tail: tail, logger: logger, commitObserver: { _, _ in })
             let socket = directory + "/control.sock"
             let commands = ControlCommands(
-                registry: registry, counters: counters, liveTail: tail, settings: CaptureSettings(CaptureConfiguration()),
+                registry: registry, studies: Studies(catalog: catalog, registry: registry), counters: counters, liveTail: tail, settings: CaptureSettings(CaptureConfiguration()),
                 health: StorageHealth(), description: DaemonDescription(pid: getpid(), started: 0, socket: socket,
                                                                         dataDirectory: directory, unknownDevicePolicy: .reject))
             control = ControlServer(path: socket, access: try ControlAccess(groupName: nil), commands: commands,
