@@ -163,6 +163,12 @@ let package = Package(
         .target(name: "SessionAnalysis", dependencies: [
             "JournalStorage", "SessionModel", "WireProtocol",
         ]),
+        // Study metrics: the statistics usability practice reports for small samples (no dependencies).
+        .target(name: "StudyMetrics"),
+        // Study analysis: attempts, outcomes and numbers across a study's sessions, and its CSV export.
+        .target(name: "StudyAnalysis", dependencies: [
+            "SessionAnalysis", "SessionModel", "StudyMetrics", "WireProtocol",
+        ]),
         // Critique: the static HTML report written from the analysis results.
         .target(name: "ReportCritique", dependencies: [
             "SessionAnalysis", "WireProtocol",
