@@ -171,7 +171,7 @@ let package = Package(
         ]),
         // Critique: the static HTML report written from the analysis results.
         .target(name: "ReportCritique", dependencies: [
-            "SessionAnalysis", "WireProtocol",
+            "SessionAnalysis", "SessionModel", "WireProtocol",
         ]),
         // Synthetic session files with known contents, for the analysis tests and the report benchmark.
         .target(name: "SessionAnalysisTestSupport", dependencies: [
