@@ -29,10 +29,12 @@ public final class TestDaemon: @unchecked Sendable {
     /// - Parameters:
     ///   - launcher: a command prefix, e.g. `NetworkLab.launcher(on:)` to run it in a namespace.
     ///   - zeroconf: announce over Avahi. Off by default: outside a `NetworkLab` it would reach the real network.
+    ///   - dataDirectoryCopy: a data directory to start from (copied), such as one an earlier release made.
     public static func start(arguments: [String] = [], launcher: [String] = [], listenHost: String = "127.0.0.1",
-                             zeroconf: Bool = false, timeout: Double = 30) async throws -> TestDaemon {
+                             zeroconf: Bool = false, dataDirectoryCopy: String? = nil, timeout: Double = 30) async throws -> TestDaemon {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-test-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if let dataDirectoryCopy { try FileManager.default.copyItem(atPath: dataDirectoryCopy, toPath: directory + "/data") }
         // The console on a free port unless the test chooses: muevald's default, 28080, would clash between tests.
         let console = arguments.contains("--no-console") || arguments.contains("--console-listen") ? [] : ["--console-listen", "127.0.0.1:0"]
         let daemon = try TestDaemon(directory: directory, arguments: arguments + console + (zeroconf ? [] : ["--no-zeroconf"]),

@@ -34,14 +34,15 @@ public final class Catalog: @unchecked Sendable {
     /// The migrations opening the catalog applied ("version 2: studies, …"); empty when it was current.
     public let migrated: [String]
 
-    /// A data directory moved or restored elsewhere keeps its sessions: paths that point into another
-    /// directory's `sessions` folder are pointed at this one's, where the file is.
+    /// A data directory copied, moved or restored elsewhere keeps its sessions: paths that point into
+    /// another directory's `sessions` folder are pointed at this one's when the file is here, so that
+    /// a copy never writes into the files of the directory it was copied from.
     private func relocateSessionFiles() throws {
         let folder = directory + "/" + Self.sessionsFolder
         let rows = try database.prepare("SELECT id, path FROM sessions")
         var moved: [(Int64, String)] = []
         try rows.forEachRow { row in
-            guard let path = row.string(1), !FileManager.default.fileExists(atPath: path) else { return }
+            guard let path = row.string(1) else { return }
             let here = folder + "/" + (path as NSString).lastPathComponent
             if here != path, FileManager.default.fileExists(atPath: here) { moved.append((row.int64(0), here)) }
         }

@@ -153,9 +153,9 @@ public enum TaskMark: String, Sendable, CaseIterable {
 
     func describe(task: String, outcome: TaskOutcome?) -> String {
         switch self {
-        case .begin: "task \"\(task)\" begins"
-        case .end: "task \"\(task)\" ends"
-        case .outcome: "task \"\(task)\": \(outcome?.rawValue ?? "")"
+        case .begin: "\(task) begins"
+        case .end: "\(task) ends"
+        case .outcome: "\(task): \(outcome?.rawValue ?? "")"
         }
     }
 }

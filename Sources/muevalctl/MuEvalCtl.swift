@@ -4,6 +4,7 @@ internal import ControlProtocol
 internal import Foundation
 internal import JournalStorage
 internal import SessionModel
+internal import WireProtocol
 internal import Zeroconf
 #if canImport(Glibc)
 internal import Glibc
@@ -17,7 +18,8 @@ struct MuEvalCtl: AsyncParsableCommand {
         abstract: "Start and stop evaluation sessions on muevald and look at what they recorded.",
         discussion: "--socket PATH and --json go before or after the command: `muevalctl --json sessions` is `muevalctl sessions --json`.",
         subcommands: [Start.self, Stop.self, Status.self, Top.self, Sessions.self, Devices.self, Events.self, Tail.self, Note.self,
-                      Export.self, Delete.self, Discover.self, Report.self, ReportConfig.self, Console.self])
+                      Export.self, Delete.self, Discover.self, Report.self, ReportConfig.self, Console.self, StudyCommand.self,
+                      TaskMarkCommand.self, QuestionnaireCommand.self])
 
     static func main() async {
         // A reader that goes away is an EPIPE that `Output` handles, not a signal death halfway through
@@ -68,11 +70,20 @@ struct Start: AsyncParsableCommand {
     @Option(help: "Free-form notes.") var notes: String?
     @Flag(name: .customLong("pairing-code"), help: "Give the session a six-digit code (printed on a second line) that its device must present in <hello>.")
     var pairingCode = false
+    @Option(help: ArgumentHelp("The study the session is part of (with --iteration and --participant).", valueName: "NAME")) var study: String?
+    @Option(help: ArgumentHelp("The study's iteration.", valueName: "N")) var iteration: Int?
+    @Option(help: ArgumentHelp("The participant's code; also the test user unless --user is given.", valueName: "CODE")) var participant: String?
+
+    func validate() throws {
+        let given = [study != nil, iteration != nil, participant != nil]
+        guard given.allSatisfy({ $0 }) || given.allSatisfy({ !$0 }) else {
+            throw ValidationError("a session in a study needs --study, --iteration and --participant together")
+        }
+    }
 
     func run() async throws {
-        let list = sensors?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let request = ControlRequest(command: .start, name: name, device: device, user: user, notes: notes, sensors: list,
-                                     pairing: pairingCode ? true : nil)
+        let request = ControlRequest(command: .start, name: name, device: device, user: user, notes: notes, sensors: sensors?.commaSeparated,
+                                     pairing: pairingCode ? true : nil, study: study, iteration: iteration, participant: participant)
         try await global.call(request, as: SessionRecord.self) { session in
             "\(session.id)\n" + (session.pairingCode.map { "pairing code \($0): enter it on the device\n" } ?? "")
         }
@@ -365,4 +376,6 @@ struct Discover: AsyncParsableCommand {
 }
 
 extension ExportFormat: ExpressibleByArgument {}
+extension TaskMark: ExpressibleByArgument {}
+extension TaskOutcome: ExpressibleByArgument {}
 

@@ -99,3 +99,10 @@ struct OutputError: Error, CustomStringConvertible {
 
     var description: String { "cannot write \(name): \(String(cString: strerror(errno)))" }
 }
+
+extension String {
+    /// A comma-separated option's items: `a, b,c` → ["a", "b", "c"].
+    var commaSeparated: [String] {
+        split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}

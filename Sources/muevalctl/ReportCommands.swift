@@ -8,29 +8,50 @@ internal import SessionModel
 /// `muevalctl report`: analysis and critique of one session, or of several compared side by side (docs/REPORTS.md).
 struct Report: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write an HTML usability report of one or more sessions (several are compared side by side).",
+        abstract: "Write an HTML usability report of one or more sessions (several are compared side by side), or of a study.",
         discussion: """
             SESSION is a session id or name known to muevald, or the path of a session file (a copy works \
             without the daemon). The report is a directory to open in any browser: index.html, report.css, \
-            report.js and the screenshots. Sections: \(SectionKind.allCases.map(\.rawValue).joined(separator: ", ")).
+            report.js and the screenshots. Sections: \(SectionKind.allCases.map(\.rawValue).joined(separator: ", ")). \
+            With --study NAME instead of sessions: the study report (docs/STUDIES.md), made from every session of the \
+            study (of one iteration with --iteration) and its questionnaires.
             """)
     @OptionGroup var global: GlobalOptions
-    @Argument(help: ArgumentHelp("Session ids, names or session file paths.", valueName: "SESSION")) var sessions: [String]
+    @Argument(help: ArgumentHelp("Session ids, names or session file paths.", valueName: "SESSION")) var sessions: [String] = []
+    @Option(help: ArgumentHelp("Report on this study instead of sessions.", valueName: "NAME")) var study: String?
+    @Option(help: ArgumentHelp("With --study: only this iteration.", valueName: "N")) var iteration: Int?
+    @Flag(help: "With --study: also write each session's own report into DIR/sessions/ID, linked from the study report.")
+    var sessionReports = false
+    @Option(help: ArgumentHelp("With --study: the web console's address (such as http://127.0.0.1:28080), for links to each problem's moment in its replay.", valueName: "URL"))
+    var console: String?
     @Option(help: ArgumentHelp("The report directory (default: the configuration's, else ./report).", valueName: "DIR")) var out: String?
     @Option(help: ArgumentHelp("Sections to include, comma-separated, in this order.", valueName: "LIST")) var sections: String?
     @Option(help: ArgumentHelp("Start from a saved report configuration (see report-config).", valueName: "NAME")) var config: String?
     @Flag(help: "Open the report in the desktop's browser (xdg-open).") var open = false
 
     func validate() throws {
-        guard !sessions.isEmpty else { throw ValidationError("give at least one session id, name or session file") }
+        guard (study == nil) != sessions.isEmpty else { throw ValidationError("give session ids, names or files, or --study NAME") }
+        if study == nil, iteration != nil || sessionReports || console != nil {
+            throw ValidationError("--iteration, --session-reports and --console go with --study")
+        }
     }
 
     func run() async throws {
+        if let study { return try await studyReport(study) }
         var configuration = try config.map { try ReportConfigurationStore().load($0) } ?? ReportConfiguration()
         if let sections { configuration.sections = try SectionKind.list(sections) }
         let files = try await sessionFiles()
         let index = try ReportGenerator.generate(sessionFiles: files, configuration: configuration,
                                                  output: out ?? configuration.output ?? "report")
+        try global.show(ReportLocation(index: index)) { "\($0.index)\n" }
+        if open { try Browser.open(index) }
+    }
+
+    private func studyReport(_ study: String) async throws {
+        let options = try config.map { try ReportConfigurationStore().load($0).options } ?? AnalysisOptions()
+        let data = try await StudyOutput.data(study, global: global)
+        let index = try await StudyReportGenerator.generate(data, iteration: iteration, output: out ?? "report-\(study)", options: options,
+                                                            links: StudyReportLinks(console: console), sessionReports: sessionReports)
         try global.show(ReportLocation(index: index)) { "\($0.index)\n" }
         if open { try Browser.open(index) }
     }

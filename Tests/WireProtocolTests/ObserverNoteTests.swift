@@ -56,3 +56,28 @@ struct ObserverNoteTests {
         #expect(PayloadSummary.line(eventClass: ObserverNote.eventClass, payload: .dict(["class": .string("ObserverNote"), "x": .integer(1)])) == "x=1")
     }
 }
+
+/// Observer task marks (issue 16): notes that say which study task began, ended or how it went.
+@Suite struct TaskMarkTests {
+    @Test func aTaskMarkIsANoteWithItsTaskAndVerdictAndReadsBack() throws {
+        let verdict = try ObserverNote(.outcome, task: "Edit blog posting", outcome: .assisted, comment: "I showed the button",
+                                       source: .console, observer: "jill")
+        #expect(verdict.kind == "task-outcome")
+        #expect(verdict.text == "I showed the button")
+        let read = try #require(ObserverNote(payload: verdict.payload))
+        #expect(read == verdict)
+        #expect(read.taskMark == .outcome)
+        #expect(read.outcome == .assisted)
+        let begin = try ObserverNote(.begin, task: "Edit blog posting", source: .muevalctl)
+        #expect(begin.text == "Edit blog posting begins")
+        #expect(begin.summary(limit: 80) == "task-begin \"Edit blog posting begins\"")
+        #expect(try ObserverNote(text: "plain", source: .console).taskMark == nil)
+    }
+
+    @Test func aVerdictNeedsAnOutcomeAndOnlyAVerdictHasOne() {
+        #expect(throws: ObserverNoteError.outcomeOnlyForVerdicts) { try ObserverNote(.outcome, task: "T", source: .console) }
+        #expect(throws: ObserverNoteError.outcomeOnlyForVerdicts) { try ObserverNote(.end, task: "T", outcome: .success, source: .console) }
+        #expect(throws: ObserverNoteError.badTask(" ")) { try ObserverNote(.begin, task: " ", source: .console) }
+        #expect(throws: ObserverNoteError.unknownOutcome("great")) { try TaskOutcome(checking: "great") }
+    }
+}

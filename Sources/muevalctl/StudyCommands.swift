@@ -1,0 +1,270 @@
+internal import ArgumentParser
+internal import ControlProtocol
+internal import Foundation
+internal import ReportCritique
+internal import SessionAnalysis
+internal import SessionModel
+internal import StudyAnalysis
+internal import WireProtocol
+
+/// `muevalctl study`: studies with iterations, tasks, participants and questions (docs/STUDIES.md).
+struct StudyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "study",
+        abstract: "Create and inspect studies: iterations, tasks, participants and questions across sessions.",
+        discussion: "Start a study's session with `muevalctl start --study S --iteration N --participant P` (docs/STUDIES.md).",
+        subcommands: [Create.self, List.self, Show.self, IterationCommand.self, TaskCommand.self, ParticipantCommand.self,
+                      QuestionCommand.self, ExportCommand.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a study.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The study's name (letters, digits, '-', '_', '.').") var name: String
+        @Option(help: ArgumentHelp("The app under test's id, as its devices announce it.", valueName: "ID")) var appId: String?
+        @Option(help: "What the study is about.") var description: String?
+
+        func run() async throws {
+            let request = ControlRequest(command: .study, study: name, action: StudyAction.create.rawValue, label: description, appId: appId)
+            try await global.call(request, as: Study.self) { "created study \($0.name)\n" }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Every study.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            try await global.call(ControlRequest(command: .study, action: StudyAction.list.rawValue), as: [Study].self, human: StudyOutput.list)
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "A study: its iterations, tasks, participants, questions, sessions and questionnaires.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The study's name.") var name: String
+
+        func run() async throws {
+            try await global.call(ControlRequest(command: .study, study: name, action: StudyAction.show.rawValue),
+                                  as: StudyData.self, human: StudyOutput.show)
+        }
+    }
+
+    struct IterationCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "iteration", abstract: "A study's iterations.", subcommands: [Add.self])
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Add an iteration (the next number unless --number is given).")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The study's name.") var study: String
+            @Option(help: "Its number (default: one more than the last).") var number: Int?
+            @Option(help: ArgumentHelp("What is tested: an app version or a prototype round.", valueName: "TEXT")) var label: String?
+
+            func run() async throws {
+                let request = ControlRequest(command: .study, study: study, iteration: number, action: StudyAction.addIteration.rawValue, label: label)
+                try await global.call(request, as: StudyIteration.self) { "added iteration \($0.number) to \(study)\n" }
+            }
+        }
+    }
+
+    struct TaskCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "task", abstract: "A study's tasks.", subcommands: [Add.self])
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Add a task, done after the study's earlier ones.",
+                discussion: "The task's name is the one the app's task begin/end custom events use, if it sends them.")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The study's name.") var study: String
+            @Argument(help: "The task's name.") var name: String
+            @Option(help: ArgumentHelp("What the participant is told.", valueName: "TEXT")) var instructions: String?
+            @Option(help: ArgumentHelp("Seconds after which an attempt fails.", valueName: "SECONDS")) var timeLimit: Double?
+            @Option(help: ArgumentHelp("event:NAME (a custom event the app sends), view:NAME (a view reached) or observer (the observer's verdict).", valueName: "CRITERION"))
+            var success = "observer"
+            @Option(help: ArgumentHelp("The views of the shortest way, comma-separated, in order.", valueName: "VIEWS")) var expectedPath: String?
+
+            func run() async throws {
+                let task = StudyTask(name: name, instructions: instructions, timeLimit: timeLimit, success: try TaskSuccess(success),
+                                     expectedPath: expectedPath.map(\.commaSeparated) ?? [])
+                let request = ControlRequest(command: .study, study: study, action: StudyAction.addTask.rawValue, newTask: task)
+                try await global.call(request, as: StudyTask.self) { "added task \"\($0.name)\" to \(study)\n" }
+            }
+        }
+    }
+
+    struct ParticipantCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "participant", abstract: "A study's participants.", subcommands: [Add.self])
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Add a participant, known by a pseudonymous code (no personal data).")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The study's name.") var study: String
+            @Argument(help: "The participant's code, such as P07.") var code: String
+            @Option(name: .customLong("attribute"), help: ArgumentHelp("KEY=VALUE, such as experience=novice (repeatable).", valueName: "KEY=VALUE"))
+            var attributes: [String] = []
+
+            func run() async throws {
+                var pairs: [String: String] = [:]
+                for attribute in attributes {
+                    let parts = attribute.split(separator: "=", maxSplits: 1).map(String.init)
+                    guard parts.count == 2, !parts[0].isEmpty else { throw Failure(StudyError.badAttribute(attribute).description) }
+                    pairs[parts[0]] = parts[1]
+                }
+                let request = ControlRequest(command: .study, study: study, participant: code, action: StudyAction.addParticipant.rawValue,
+                                             attributes: pairs)
+                try await global.call(request, as: Participant.self) { "added participant \($0.code) to \(study)\n" }
+            }
+        }
+    }
+
+    struct QuestionCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "question", abstract: "A study's own questions, answered in free text.", subcommands: [Add.self])
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Add a question participants answer after an iteration.")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The study's name.") var study: String
+            @Argument(help: "A short id for the question, such as expectations.") var id: String
+            @Argument(help: "The question.") var text: String
+
+            func run() async throws {
+                let request = ControlRequest(command: .study, name: id, study: study, action: StudyAction.addQuestion.rawValue, label: text)
+                try await global.call(request, as: StudyQuestion.self) { "added question \($0.id) to \(study)\n" }
+            }
+        }
+    }
+
+    struct ExportCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "export",
+            abstract: "Write a study's numbers as CSV: one row per participant × task × iteration (docs/STUDIES.md lists the columns).",
+            discussion: "The sessions' files are analysed here, as `report` does: muevalctl needs to read them.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The study's name.") var study: String
+        @Option(help: "csv (the only format).") var format: StudyExportFormat = .csv
+        @Option(help: "Only this iteration.") var iteration: Int?
+        @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "FILE")) var output: String?
+
+        enum StudyExportFormat: String, ExpressibleByArgument, CaseIterable { case csv }
+
+        func run() async throws {
+            let data = try await StudyOutput.data(study, global: global)
+            let results = try await StudyAnalyzer.analyze(data, iteration: iteration)
+            let sink = try output.map(Output.create) ?? .standardOutput
+            try sink.write(StudyExport.csv(results))
+            if let output {
+                try sink.close()
+                Output.message("exported \(results.attempts.count) attempts of study \(study) to \(output)")
+            }
+        }
+    }
+}
+
+/// `muevalctl task`: the observer's task marks in a session.
+struct TaskMarkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "task",
+        abstract: "Mark a study task in a session: when the participant begins or ends it, or your verdict on the attempt.",
+        discussion: """
+            muevalctl task SESSION begin NAME · muevalctl task SESSION end NAME · \
+            muevalctl task SESSION outcome NAME success|failure|abandoned|assisted [--comment TEXT]. \
+            A verdict overrides the outcome derived from the task's success criterion, and is reported as such.
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Session id or name.") var session: String
+    @Argument(help: "begin, end or outcome.") var mark: TaskMark
+    @Argument(help: "The study task's name.") var task: String
+    @Argument(help: "With outcome: success, failure, abandoned or assisted.") var outcome: TaskOutcome?
+    @Option(help: "A note to keep with the mark (why this verdict).") var comment: String?
+
+    func validate() throws {
+        guard (mark == .outcome) == (outcome != nil) else {
+            throw ValidationError(mark == .outcome ? "give the verdict: success, failure, abandoned or assisted" : "only `outcome` takes a verdict")
+        }
+    }
+
+    func run() async throws {
+        let request = ControlRequest(command: .task, session: session, text: comment, action: mark.rawValue, task: task, outcome: outcome?.rawValue)
+        let event = try await global.client.call(request, as: StoredEvent.self)
+        if global.json {
+            try Output.standardOutput.write(event.jsonLine())
+        } else {
+            try Output.standardOutput.write("mark \(event.id) at \(ControlOutput.time(event.timestamp, fractional: true)): \(event.summary)\n")
+        }
+    }
+}
+
+/// `muevalctl questionnaire`: a participant's answers, checked by muevald before anything is stored.
+struct QuestionnaireCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "questionnaire",
+        abstract: "Record a participant's questionnaire answers: SUS, the Single Ease Question of a task, or a free-text answer.",
+        subcommands: [SUSCommand.self, SEQCommand.self, AnswerCommand.self])
+
+    struct Taker: ParsableArguments {
+        @Argument(help: "The study's name.") var study: String
+        @Option(help: "The iteration.") var iteration: Int
+        @Option(help: ArgumentHelp("The participant's code.", valueName: "CODE")) var participant: String
+    }
+
+    struct SUSCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sus",
+            abstract: "The System Usability Scale: ten answers 1 (strongly disagree) to 5 (strongly agree), in questionnaire order.",
+            discussion: SUSResponse.statements.enumerated().map { "\($0.offset + 1). \($0.element)" }.joined(separator: "\n"))
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var taker: Taker
+        @Option(help: ArgumentHelp("The ten answers, comma-separated: 4,2,4,1,5,2,5,1,4,2.", valueName: "LIST")) var answers: String
+
+        func run() async throws {
+            let items = try answers.commaSeparated.enumerated().map { index, text in
+                guard let value = Int(text) else { throw Failure("SUS item \(index + 1) is \"\(text)\": answers are numbers from 1 to 5") }
+                return value
+            }
+            let response = try SUSResponse(iteration: taker.iteration, participant: taker.participant, items: items,
+                                           recorded: Date().timeIntervalSince1970)
+            try await record(StudyResponses(sus: [response]), taker, global) { _ in
+                "recorded the SUS answers of \(taker.participant) in iteration \(taker.iteration)\n"
+            }
+        }
+    }
+
+    struct SEQCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "seq", abstract: "The Single Ease Question after a task: \(SEQResponse.question) 1 (very difficult) to 7 (very easy).")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var taker: Taker
+        @Option(help: "The task's name.") var task: String
+        @Option(help: "1 to 7.") var rating: Int
+
+        func run() async throws {
+            let response = try SEQResponse(iteration: taker.iteration, participant: taker.participant, task: task, rating: rating,
+                                           recorded: Date().timeIntervalSince1970)
+            try await record(StudyResponses(seq: [response]), taker, global) { _ in
+                "recorded SEQ \(rating) of \(taker.participant) for \"\(task)\" in iteration \(taker.iteration)\n"
+            }
+        }
+    }
+
+    struct AnswerCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "answer", abstract: "A free-text answer to one of the study's questions.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var taker: Taker
+        @Option(help: ArgumentHelp("The question's id.", valueName: "ID")) var question: String
+        @Argument(help: "The answer.") var text: String
+
+        func run() async throws {
+            let answer = try QuestionAnswer(iteration: taker.iteration, participant: taker.participant, question: question, text: text,
+                                            recorded: Date().timeIntervalSince1970)
+            try await record(StudyResponses(answers: [answer]), taker, global) { _ in
+                "recorded the answer of \(taker.participant) to \(question) in iteration \(taker.iteration)\n"
+            }
+        }
+    }
+}
+
+/// Sends a participant's answers; muevald stores all of them or none.
+private func record(_ responses: StudyResponses, _ taker: QuestionnaireCommand.Taker, _ global: GlobalOptions,
+                    human: (StudyResponses) -> String) async throws {
+    try await global.call(ControlRequest(command: .questionnaire, study: taker.study, responses: responses),
+                          as: StudyResponses.self, human: human)
+}

@@ -1,0 +1,92 @@
+import Foundation
+import JournalStorage
+import SessionModel
+import Testing
+
+/// The catalog's studies without the daemon: what a fresh catalog holds, what each change checks,
+/// and questionnaire answers stored all or none.
+@Suite struct StudyCatalogTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("study-catalog-\(UUID().uuidString)").path
+
+    private func catalog() throws -> Catalog {
+        let catalog = try Catalog(directory: directory)
+        _ = try catalog.createStudy(name: "momentree", appId: "uk.ac.momentree", description: nil, now: 1)
+        _ = try catalog.addIteration(to: "momentree", number: nil, label: "paper", now: 2)
+        try catalog.addTask(to: "momentree", StudyTask(name: "Tag a face", success: .view("PersonViewController"), expectedPath: ["TreeViewController", "PersonViewController"]))
+        try catalog.addTask(to: "momentree", StudyTask(name: "Add a photo, then share it", timeLimit: 90, success: .event("PhotoShared")))
+        try catalog.addParticipant(to: "momentree", Participant(code: "P01", attributes: ["experience": "novice"], created: 3))
+        try catalog.addQuestion(to: "momentree", StudyQuestion(id: "names", text: "Where did you look for your own name?"))
+        return catalog
+    }
+
+    @Test func aFreshCatalogIsAtTheCurrentVersionAndReadsBackWhatWasAdded() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let catalog = try catalog()
+        #expect(catalog.migrated == ["version 1: sessions and devices (muEval 0.1.0)", "version 2: studies, questionnaires, sessions' study assignment"])
+        #expect(!FileManager.default.fileExists(atPath: directory + "/catalog.sqlite.v0.bak"), "nothing to keep from an empty catalog")
+        let study = try catalog.study("momentree")
+        #expect(study.iterations.map(\.label) == ["paper"])
+        #expect(study.tasks.map(\.name) == ["Tag a face", "Add a photo, then share it"])
+        #expect(study.tasks[0].expectedPath == ["TreeViewController", "PersonViewController"])
+        #expect(study.tasks[1].timeLimit == 90)
+        #expect(study.tasks[1].success == .event("PhotoShared"))
+        #expect(study.participants == [Participant(code: "P01", attributes: ["experience": "novice"], created: 3)])
+        #expect(try Catalog(directory: directory).migrated.isEmpty, "a second open migrates nothing")
+    }
+
+    @Test func answersAreStoredAllOrNoneAndAnswerAgainCorrects() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let catalog = try catalog()
+        let sus = try SUSResponse(iteration: 1, participant: "P01", items: [3, 3, 3, 3, 3, 3, 3, 3, 3, 3], recorded: 10)
+        let badSEQ = try SEQResponse(iteration: 1, participant: "P01", task: "Fly", rating: 4, recorded: 10)
+        #expect(throws: StudyError.noTask(study: "momentree", task: "Fly")) {
+            try catalog.record(StudyResponses(sus: [sus], seq: [badSEQ]), in: "momentree")
+        }
+        #expect(try catalog.studyData("momentree").responses == StudyResponses(), "the SUS answers went with the bad SEQ answer")
+        try catalog.record(StudyResponses(sus: [sus]), in: "momentree")
+        let corrected = try SUSResponse(iteration: 1, participant: "P01", items: [5, 1, 5, 1, 5, 1, 5, 1, 5, 1], recorded: 11)
+        try catalog.record(StudyResponses(sus: [corrected]), in: "momentree")
+        #expect(try catalog.studyData("momentree").responses.sus == [corrected])
+        #expect(throws: StudyError.noIteration(study: "momentree", iteration: 2)) {
+            try catalog.record(StudyResponses(sus: [try SUSResponse(iteration: 2, participant: "P01", items: corrected.items, recorded: 12)]), in: "momentree")
+        }
+    }
+
+    @Test func answersOutOfRangeOrMissingNameTheirItem() {
+        #expect(throws: StudyError.answerOutOfRange(questionnaire: "SUS", item: "item 3", value: 0, scale: 1...5)) {
+            try SUSResponse(iteration: 1, participant: "P01", items: [1, 2, 0, 4, 5, 1, 2, 3, 4, 5], recorded: 0)
+        }
+        #expect(throws: StudyError.incompleteAnswer(questionnaire: "SUS", item: "item 9")) {
+            try SUSResponse(iteration: 1, participant: "P01", items: [1, 2, 3, 4, 5, 1, 2, 3], recorded: 0)
+        }
+        #expect(throws: StudyError.tooManyAnswers(questionnaire: "SUS", given: 11, expected: 10)) {
+            try SUSResponse(iteration: 1, participant: "P01", items: Array(repeating: 3, count: 11), recorded: 0)
+        }
+        #expect(throws: StudyError.answerOutOfRange(questionnaire: "SEQ", item: "task \"Tag a face\"", value: 0, scale: 1...7)) {
+            try SEQResponse(iteration: 1, participant: "P01", task: "Tag a face", rating: 0, recorded: 0)
+        }
+        #expect(StudyError.answerOutOfRange(questionnaire: "SUS", item: "item 3", value: 0, scale: 1...5).description
+                == "SUS item 3 is 0: answers go from 1 to 5")
+    }
+
+    @Test(arguments: [("event:PostPublished", TaskSuccess.event("PostPublished")), ("view:Posts:Detail", .view("Posts:Detail")), ("observer", .observer)])
+    func successCriteriaReadAndWriteAsText(text: String, criterion: TaskSuccess) throws {
+        #expect(try TaskSuccess(text) == criterion)
+        #expect(criterion.description == text)
+    }
+
+    @Test func namesAreCheckedBeforeAnythingIsStored() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let catalog = try catalog()
+        #expect(throws: StudyError.badName(what: "participant code", name: "../P01")) {
+            try catalog.addParticipant(to: "momentree", Participant(code: "../P01", created: 0))
+        }
+        #expect(throws: StudyError.taskExists(study: "momentree", task: "Tag a face")) {
+            try catalog.addTask(to: "momentree", StudyTask(name: "Tag a face"))
+        }
+        #expect(throws: StudyError.badTaskName("line\nbreak")) { try catalog.addTask(to: "momentree", StudyTask(name: "line\nbreak")) }
+        #expect(throws: StudyError.noStudy("elsewhere")) { _ = try catalog.addIteration(to: "elsewhere", number: nil, label: nil, now: 0) }
+        #expect(throws: StudyError.badIteration(0)) { _ = try catalog.addIteration(to: "momentree", number: 0, label: nil, now: 0) }
+        #expect(try catalog.study("momentree").participants.count == 1)
+    }
+}
