@@ -173,6 +173,8 @@ let package = Package(
         .target(name: "ReportCritique", dependencies: [
             "SessionAnalysis", "SessionModel", "WireProtocol",
         ]),
+        // Study metrics: completion rates, time on task, SUS and the comparison of iterations, with small-sample intervals (docs/STUDIES.md).
+        .target(name: "StudyMetrics"),
         // Synthetic session files with known contents, for the analysis tests and the report benchmark.
         .target(name: "SessionAnalysisTestSupport", dependencies: [
             "DeviceSimulator", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
@@ -209,6 +211,9 @@ let package = Package(
         .testTarget(name: "SessionAnalysisTests", dependencies: [
             "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "WireProtocol",
             .product(name: "OrderedCollections", package: "swift-collections"),
+        ]),
+        .testTarget(name: "StudyMetricsTests", dependencies: [
+            "StudyMetrics",
         ]),
         // The control socket's server side in-process: a real registry, a real Unix socket, the real client.
         .testTarget(name: "ControlServiceTests", dependencies: [
