@@ -163,8 +163,6 @@ let package = Package(
         .target(name: "SessionAnalysis", dependencies: [
             "JournalStorage", "SessionModel", "WireProtocol",
         ]),
-        // Study metrics: the statistics usability practice reports for small samples (no dependencies).
-        .target(name: "StudyMetrics"),
         // Study analysis: attempts, outcomes and numbers across a study's sessions, and its CSV export.
         .target(name: "StudyAnalysis", dependencies: [
             "SessionAnalysis", "SessionModel", "StudyMetrics", "WireProtocol",
