@@ -131,7 +131,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "muevalctl", dependencies: [
-            "ControlClient", "ControlProtocol", "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionModel", "StudyAnalysis", "WireProtocol", "Zeroconf",
+            "ControlClient", "ControlProtocol", "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol", "Zeroconf",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The device simulator: scenarios, events, PNG screenshots, and a reliable sender (muevalsim).

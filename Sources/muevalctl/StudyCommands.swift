@@ -5,6 +5,7 @@ internal import ReportCritique
 internal import SessionAnalysis
 internal import SessionModel
 internal import StudyAnalysis
+internal import StudyMetrics
 internal import WireProtocol
 
 /// `muevalctl study`: studies with iterations, tasks, participants and questions (docs/STUDIES.md).
@@ -223,7 +224,8 @@ struct QuestionnaireCommand: ParsableCommand {
             let response = try SUSResponse(iteration: taker.iteration, participant: taker.participant, items: items,
                                            recorded: Date().timeIntervalSince1970)
             try await record(StudyResponses(sus: [response]), taker, global) { _ in
-                "recorded the SUS answers of \(taker.participant) in iteration \(taker.iteration)\n"
+                let score = SUS.score(items) ?? 0
+                return "recorded the SUS answers of \(taker.participant) in iteration \(taker.iteration): score \(StudyOutput.number(score)) (grade \(SUSGrade(score: score).rawValue))\n"
             }
         }
     }

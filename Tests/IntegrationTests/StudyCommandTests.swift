@@ -136,7 +136,8 @@ final class StudyCommandTests: XCTestCase {
                                            "--task", "Open the blog", "--rating", "8"]).contains("answers go from 1 to 7"))
         XCTAssertTrue(try refused(daemon, ["questionnaire", "seq", "wordpress-2011", "--iteration", "1", "--participant", "P07",
                                            "--task", "Open the blog", "--rating", "5"]).contains("has no participant \"P07\""))
-        _ = try ok(daemon, ["questionnaire", "sus", "wordpress-2011", "--iteration", "1", "--participant", "P01", "--answers", "4,2,4,1,5,2,5,1,4,2"])
+        XCTAssertEqual(try ok(daemon, ["questionnaire", "sus", "wordpress-2011", "--iteration", "1", "--participant", "P01", "--answers", "4,2,4,1,5,2,5,1,4,2"]),
+                       "recorded the SUS answers of P01 in iteration 1: score 85 (grade A+)\n")
         _ = try ok(daemon, ["questionnaire", "seq", "wordpress-2011", "--iteration", "1", "--participant", "P01", "--task", "Open the blog", "--rating", "6"])
         _ = try ok(daemon, ["questionnaire", "answer", "wordpress-2011", "--iteration", "1", "--participant", "P01", "--question", "expectations",
                             "To publish, <b>obviously</b>"])
