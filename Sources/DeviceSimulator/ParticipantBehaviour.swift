@@ -1,7 +1,8 @@
 /// How one participant of a usability study departs from the scenario's tester, who does every task as written:
 /// tasks failed or abandoned, detours, misclicks, a slower or quicker pace. Several `muevalsim` runs with different
 /// behaviours (and seeds) give a study participants whose numbers differ; every choice comes from the run's seed.
-/// The default, `ideal`, plays the scenario exactly as before these options existed (the same events, byte for byte).
+/// The default, `ideal`, plays the scenario as written; the options draw from a random stream of their own, so at their
+/// defaults they change no event.
 public struct ParticipantBehaviour: Sendable, Equatable {
     /// How a task goes for this participant.
     public enum Outcome: Sendable, Equatable {
