@@ -1,7 +1,8 @@
 internal import Foundation
 
 /// The scenarios muevalsim plays without a file: the thesis's demo applications (seed 000, sections 4.3 and
-/// 5.2) and seed 001's campus app. They are written in the scenario file format, so that
+/// 5.2) and seed 001's campus app. Each task's last step is a custom event the app sends when the task's goal is
+/// reached (`PostPublished`, …): a study's success criterion, which a participant who fails the task never sends. They are written in the scenario file format, so that
 /// `muevalsim --print-scenario NAME` gives a working starting point for one's own file.
 public enum BuiltinScenarios {
     public static let names = ["wordpress", "plainnote", "campus"]
@@ -62,7 +63,8 @@ public enum BuiltinScenarios {
           { "do": "tap", "on": "blogs", "row": 0, "push": "PostsViewController" },
           { "do": "scroll", "on": "posts", "direction": "up", "distance": 180 },
           { "do": "scroll", "on": "posts", "direction": "down", "distance": 180 },
-          { "do": "miss" }
+          { "do": "miss" },
+          { "do": "custom", "name": "BlogOpened" }
         ]},
         { "name": "Edit blog posting", "steps": [
           { "do": "tap", "on": "compose", "modal": "EditPostViewController" },
@@ -78,14 +80,15 @@ public enum BuiltinScenarios {
           { "do": "rotate", "orientation": "portrait" },
           { "do": "tap", "on": "photo" },
           { "do": "exception", "name": "NSInvalidArgumentException", "text": "Source type 1 not available" },
-          { "do": "tap", "on": "titleLabel" }
+          { "do": "tap", "on": "titleLabel" },
+          { "do": "custom", "name": "PostDrafted" }
         ]},
         { "name": "Publish blog posting", "steps": [
           { "do": "tap", "on": "publish", "dismiss": true },
-          { "do": "custom", "name": "Posting published" },
           { "do": "swipe", "on": "posts", "direction": "left", "name": "showDeleteConfirmation" },
           { "do": "miss" },
-          { "do": "tap", "on": "back", "pop": true }
+          { "do": "tap", "on": "back", "pop": true },
+          { "do": "custom", "name": "PostPublished" }
         ]}
       ]
     }
@@ -116,14 +119,16 @@ public enum BuiltinScenarios {
           { "do": "tap", "on": "add", "push": "NoteViewController" },
           { "do": "type", "on": "text", "text": "Buy milk, bread and coffee for the office" },
           { "do": "miss" },
-          { "do": "tap", "on": "save", "pop": true }
+          { "do": "tap", "on": "save", "pop": true },
+          { "do": "custom", "name": "NoteSaved" }
         ]},
         { "name": "Find a note", "steps": [
           { "do": "scroll", "on": "notes", "direction": "up", "distance": 120 },
           { "do": "tap", "on": "notes", "row": 1, "push": "NoteViewController" },
           { "do": "wait", "seconds": 4 },
           { "do": "tap", "on": "back", "pop": true },
-          { "do": "swipe", "on": "notes", "direction": "right", "name": "showDeleteConfirmation" }
+          { "do": "swipe", "on": "notes", "direction": "right", "name": "showDeleteConfirmation" },
+          { "do": "custom", "name": "NoteFound" }
         ]}
       ]
     }
@@ -177,14 +182,16 @@ public enum BuiltinScenarios {
           { "do": "tap", "on": "previousWeek" },
           { "do": "tap", "on": "nextWeek" },
           { "do": "background", "seconds": 40 },
-          { "do": "tap", "on": "back", "pop": true }
+          { "do": "tap", "on": "back", "pop": true },
+          { "do": "custom", "name": "TimetableChecked" }
         ]},
         { "name": "Look up the cafeteria menu", "steps": [
           { "do": "tap", "on": "mensa", "push": "MensaViewController" },
           { "do": "scroll", "on": "menu", "direction": "up", "distance": 150 },
           { "do": "miss" },
           { "do": "tap", "on": "back", "pop": true },
-          { "do": "miss" }
+          { "do": "miss" },
+          { "do": "custom", "name": "MenuChecked" }
         ]}
       ]
     }

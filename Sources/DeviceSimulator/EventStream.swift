@@ -20,17 +20,17 @@ public struct EventStream {
     /// Device time at the run's start, in seconds since 1970.
     private let epoch: Double
 
-    /// The stream of device `deviceIndex` (from 0) playing `scenario`; device time starts at `epoch`.
-    public init(scenario: Scenario, deviceIndex: Int, seed: UInt64, epoch: Double) {
+    /// The stream of device `deviceIndex` (from 0) playing `scenario` as `behaviour` says; device time starts at `epoch`.
+    public init(scenario: Scenario, deviceIndex: Int, seed: UInt64, epoch: Double, behaviour: ParticipantBehaviour = .ideal) {
         let random = SeededGenerator(seed: seed).derived(UInt64(deviceIndex) + 1)
         profile = DeviceProfile(index: deviceIndex, scenario: scenario, random: random)
-        player = ScenarioPlayer(scenario: scenario, random: random)
+        player = ScenarioPlayer(scenario: scenario, random: random, behaviour: behaviour)
         self.epoch = epoch
     }
 
     /// The stream of device `index` of a run.
     public init(_ options: SimulationOptions, device index: Int) {
-        self.init(scenario: options.scenario, deviceIndex: index, seed: options.seed, epoch: options.epoch)
+        self.init(scenario: options.scenario, deviceIndex: index, seed: options.seed, epoch: options.epoch, behaviour: options.behaviour)
     }
 
     /// The next event; a new pass starts when the previous one is used up.

@@ -178,6 +178,14 @@ public enum Direction: String, Codable, Sendable {
 enum Navigation: Equatable {
     case push(String), modal(String), pop, dismiss
 
+    /// The view a push or modal goes to.
+    var destination: String? {
+        switch self {
+        case .push(let name), .modal(let name): name
+        case .pop, .dismiss: nil
+        }
+    }
+
     var transition: String {
         switch self {
         case .push: "push"

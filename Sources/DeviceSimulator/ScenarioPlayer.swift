@@ -4,28 +4,35 @@ internal import WireProtocol
 /// Plays a scenario as one tester on one phone: each pass launches the app, works through the tasks and
 /// terminates it, and yields the events a capture library would have recorded, on a simulated clock.
 /// Everything follows from the seed, so two players with the same seed produce the same events.
+/// A `ParticipantBehaviour` makes the tester fail or abandon tasks, wander, misclick or take longer.
 public struct ScenarioPlayer {
     public let scenario: Scenario
+    public let behaviour: ParticipantBehaviour
     private var random: SeededGenerator
+    /// The behaviour's choices (detour or not, where to, misclick or not) come from their own stream, so that the
+    /// ideal tester's events do not depend on them.
+    private var whims: SeededGenerator
     private var sensors: SensorModel
     private var clock = 0.0
-    private var stack: [ViewSpec] = []
+    private var stack: [Presented] = []
     /// Text typed into fields, per view and element id; a new pass starts with empty fields.
     private var typed: [String: [String: String]] = [:]
     /// Content offsets of scroll views, per view and element id.
     private var scrolled: [String: [String: Double]] = [:]
     private var events: [SimulatedEvent] = []
 
-    public init(scenario: Scenario, random: SeededGenerator) {
+    public init(scenario: Scenario, random: SeededGenerator, behaviour: ParticipantBehaviour = .ideal) {
         self.scenario = scenario
+        self.behaviour = behaviour
         self.random = random.derived(1)
+        whims = random.derived(3)
         sensors = SensorModel(random: random.derived(2), location: scenario.location)
     }
 
     /// The events of the next pass through the scenario, in time order.
     public mutating func nextPass() -> [SimulatedEvent] {
         events = []
-        stack = [scenario.view(named: scenario.initialView)!]
+        stack = [Presented(view: scenario.view(named: scenario.initialView)!, modal: false)]
         typed = [:]
         scrolled = [:]
         emit(.application, ["type": .string("launch"), "appId": .string(scenario.app.id), "appName": .string(scenario.app.name),
@@ -36,9 +43,24 @@ public struct ScenarioPlayer {
         for task in scenario.tasks {
             think()
             marker("begin", task.name)
-            for step in task.steps { play(step) }
-            clock += random.uniform(0.2...0.6)
-            marker("end", task.name)
+            let outcome = behaviour.outcome(of: task.name)
+            if outcome == .completed {
+                for step in task.steps { attempt(step, of: task) }
+                clock += random.uniform(0.2...0.6)
+                marker("end", task.name)
+            } else {
+                // Where the task would have left the app: the next task starts there.
+                let expected = task.steps.compactMap(\.navigation).reduce(into: stack) { $0.apply($1, in: scenario) }
+                for step in task.steps.prefix(task.steps.count / 2) { attempt(step, of: task) }
+                // Lost: a look elsewhere and a tap beside the controls, then the tester stops.
+                detour(avoiding: task, next: nil)
+                think()
+                missTap()
+                clock += random.uniform(0.2...0.6)
+                if outcome == .failed { marker("end", task.name) }
+                // After the task, not within it: its target view is not reached while it runs.
+                restore(expected)
+            }
         }
         think()
         emit(.application, ["type": .string("terminate")])
@@ -50,7 +72,52 @@ public struct ScenarioPlayer {
 
     // MARK: Steps
 
-    private var top: ViewSpec { stack[stack.count - 1] }
+    private var top: ViewSpec { stack[stack.count - 1].view }
+
+    /// A step, after a detour when the participant wanders.
+    private mutating func attempt(_ step: Step, of task: TaskSpec) {
+        if whims.chance(behaviour.wander) { detour(avoiding: task, next: step) }
+        play(step)
+    }
+
+    /// A look at a view the task does not need, and back: an extra view and a backtrack for the analysis. The view
+    /// is one the task does not go to and not on the stack; else any not on the stack but where the next step goes;
+    /// with none left (every view on the stack) the tester only taps beside the controls.
+    private mutating func detour(avoiding task: TaskSpec, next step: Step?) {
+        let onStack = Set(stack.map(\.view.name))
+        let needed = Set(task.steps.compactMap { $0.navigation?.destination })
+        var candidates = scenario.views.filter { !onStack.contains($0.name) && !needed.contains($0.name) }
+        if candidates.isEmpty {
+            let next = step?.navigation?.destination
+            candidates = scenario.views.filter { !onStack.contains($0.name) && $0.name != next }
+        }
+        think()
+        guard let view = candidates.randomElement(using: &whims) else {
+            missTap()
+            return
+        }
+        let modal = whims.chance(0.3)
+        navigate(modal ? .modal(view.name) : .push(view.name))
+        think()
+        if whims.chance(0.5) {
+            missTap()
+            think()
+        }
+        navigate(modal ? .dismiss : .pop)
+    }
+
+    /// Brings the app back to the views `expected` (the observer's or the tester's way back after a failed task):
+    /// back until the stack is a start of it, then forward to it.
+    private mutating func restore(_ expected: [Presented]) {
+        while !expected.map(\.view.name).starts(with: stack.map(\.view.name)) {
+            think()
+            navigate(stack[stack.count - 1].modal ? .dismiss : .pop)
+        }
+        for missing in expected.dropFirst(stack.count) {
+            think()
+            navigate(missing.modal ? .modal(missing.view.name) : .push(missing.view.name))
+        }
+    }
 
     private mutating func play(_ step: Step) {
         if step.do == .wait { clock += step.seconds ?? 3 } else { think() }
@@ -98,6 +165,10 @@ public struct ScenarioPlayer {
 
     /// A finger down and up inside the element, then what the element does with it.
     private mutating func tap(_ element: ElementSpec, row: Int? = nil) {
+        if whims.chance(behaviour.misclickRate) {
+            missTap()
+            clock += random.uniform(0.3...0.9) * behaviour.thinkScale
+        }
         let offset = scrolled[top.name]?[element.id] ?? 0
         let rowFrame = row.map { Frame(x: element.frame.x, y: element.frame.y + Double($0) * ScreenRenderer.rowHeight - offset,
                                        width: element.frame.width, height: ScreenRenderer.rowHeight) }
@@ -198,10 +269,7 @@ public struct ScenarioPlayer {
 
     private mutating func navigate(_ navigation: Navigation) {
         let from = top.name
-        switch navigation {
-        case .push(let name), .modal(let name): stack.append(scenario.view(named: name)!)
-        case .pop, .dismiss: stack.removeLast()
-        }
+        stack.apply(navigation, in: scenario)
         emit(.userInterface, ["type": .string("viewWillDisappear"), "view": .string(from)])
         clock += 0.35  // the transition's animation
         viewDidAppear(transition: navigation.transition, from: from)
@@ -216,7 +284,7 @@ public struct ScenarioPlayer {
                                                              "view": .string(top.name)]
         fields["title"] = top.title.map(PlistValue.string)
         fields["previousView"] = from.map(PlistValue.string)
-        fields["viewStack"] = .array(stack.map { .string($0.name) })
+        fields["viewStack"] = .array(stack.map { .string($0.view.name) })
         fields["uiState"] = screen.uiState
         fields["screenshot"] = .data(ScreenRenderer.png(of: screen))
         emit(.userInterface, fields)
@@ -274,7 +342,7 @@ public struct ScenarioPlayer {
 
     /// Time to look at the screen and decide, before the next step.
     private mutating func think() {
-        clock += random.uniform(0.6...2.4)
+        clock += random.uniform(0.6...2.4) * behaviour.thinkScale
     }
 
     /// A point well inside the frame: fingers aim at the middle of a control.
@@ -284,4 +352,21 @@ public struct ScenarioPlayer {
 
     /// Touch coordinates come in half points on a Retina screen.
     private func snap(_ value: Double) -> Double { (value * 2).rounded(.down) / 2 }
+}
+
+/// A view controller on the navigation stack, and whether it was presented modally (it goes with a dismiss, not a pop).
+struct Presented {
+    let view: ViewSpec
+    let modal: Bool
+}
+
+extension [Presented] {
+    /// The stack after `navigation`; scenarios are checked when loaded (`ScenarioLoader.validate`), so the view exists.
+    mutating func apply(_ navigation: Navigation, in scenario: Scenario) {
+        switch navigation {
+        case .push(let name): append(Presented(view: scenario.view(named: name)!, modal: false))
+        case .modal(let name): append(Presented(view: scenario.view(named: name)!, modal: true))
+        case .pop, .dismiss: removeLast()
+        }
+    }
 }

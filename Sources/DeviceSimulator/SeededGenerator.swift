@@ -29,6 +29,11 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         Double.random(in: range, using: &self)
     }
 
+    /// True with probability `p` (0…1); draws nothing when `p` is 0, so that an option left at 0 changes no other choice.
+    mutating func chance(_ p: Double) -> Bool {
+        p > 0 && Double.random(in: 0..<1, using: &self) < p
+    }
+
     /// Normally distributed noise (Box–Muller), for sensor readings.
     mutating func gaussian(sigma: Double) -> Double {
         let u1 = Double.random(in: Double.ulpOfOne...1, using: &self)

@@ -29,6 +29,9 @@ public struct SimulationOptions: Sendable {
     public var reconnectDelays: ClosedRange<Double> = 0.05...2
     /// The server's device token or a session's pairing code, presented in every `<hello>`.
     public var token: String?
+    /// How the simulated tester departs from the scenario (failed and abandoned tasks, detours, misclicks, pace);
+    /// every device of the run behaves alike. Check it with `ParticipantBehaviour.validate(for:)`.
+    public var behaviour = ParticipantBehaviour.ideal
 
     public init(scenario: Scenario, epoch: Double) {
         self.scenario = scenario

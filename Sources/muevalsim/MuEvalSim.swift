@@ -64,6 +64,21 @@ struct MuEvalSim: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Print a scenario as a scenario file (a starting point for your own) and exit.", valueName: "NAME|FILE"))
     var printScenario: String?
 
+    @Option(help: ArgumentHelp("A task the participant tries and fails: about half its steps, a look elsewhere, then the task's end without its last steps (repeatable).", valueName: "TASK"))
+    var failTask: [String] = []
+
+    @Option(help: ArgumentHelp("A task the participant gives up on: like --fail-task, but the app never ends it (no end marker); the next task follows (repeatable).", valueName: "TASK"))
+    var abandonTask: [String] = []
+
+    @Option(help: ArgumentHelp("Per step, the probability (0-1) of a detour first: a view the task does not need, opened and left again, sometimes with a tap beside the controls.", valueName: "P"))
+    var wander = 0.0
+
+    @Option(help: ArgumentHelp("Per tap, the probability (0-1) of a tap where no control is just before it.", valueName: "P"))
+    var misclickRate = 0.0
+
+    @Option(help: ArgumentHelp("Multiplies the think time before each step: 2 is a participant who takes twice as long.", valueName: "FACTOR"))
+    var thinkScale = 1.0
+
     func validate() throws {
         guard devices >= 1 else { throw ValidationError("--devices must be at least 1") }
         guard speed > 0 else { throw ValidationError("--speed must be positive") }
@@ -85,6 +100,17 @@ struct MuEvalSim: AsyncParsableCommand {
         }
         var options = SimulationOptions(scenario: try ScenarioLoader.load(scenario),
                                         epoch: startTime ?? (seed == nil ? Date().timeIntervalSince1970 : 1_298_155_386))
+        options.behaviour.failedTasks = Set(failTask)
+        options.behaviour.abandonedTasks = Set(abandonTask)
+        options.behaviour.wander = wander
+        options.behaviour.misclickRate = misclickRate
+        options.behaviour.thinkScale = thinkScale
+        do {
+            try options.behaviour.validate(for: options.scenario)
+        } catch {
+            // The task names need the scenario, which is loaded here rather than in validate().
+            throw ValidationError(error.description)
+        }
         options.devices = devices
         options.pacing = switch rate {
         case .perSecond(let value)?: .rate(value)

@@ -13,10 +13,12 @@ import Zeroconf
 /// daemon is killed and restarted in the middle of a run.
 final class SimulatorTests: XCTestCase {
     /// The events muevalsim sends with these arguments, as the daemon decodes them (payload per seq).
-    private func expectedPayloads(scenario: String, seed: UInt64, events: Int? = nil) throws -> [Int64: String] {
+    private func expectedPayloads(scenario: String, seed: UInt64, events: Int? = nil,
+                                  behaviour: ParticipantBehaviour = .ideal) throws -> [Int64: String] {
         var options = SimulationOptions(scenario: try ScenarioLoader.load(scenario), epoch: 1_298_155_386)
         options.seed = seed
         options.events = events
+        options.behaviour = behaviour
         var decoder = WireDecoder()
         decoder.append(Simulation.plannedEvents(options, device: 0).flatMap(\.bytes))
         var payloads: [Int64: String] = [:]
@@ -74,6 +76,42 @@ final class SimulatorTests: XCTestCase {
         let id = try deviceId(scenario: "plainnote", seed: 5)
         XCTAssertEqual(device?.id, id)
         XCTAssertEqual(device?.model, "iPhone3,1")
+    }
+
+    func testAStudyParticipantsFlagsShapeWhatTheSessionHolds() async throws {
+        let daemon = try await TestDaemon.start()
+        defer { daemon.cleanUp() }
+        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "participant"), as: SessionRecord.self)
+
+        let run = try runProcess(TestDaemon.executable("muevalsim"), [
+            "--connect", "127.0.0.1:\(daemon.port)", "--scenario", "wordpress", "--seed", "8", "--rate", "max", "--json",
+            "--fail-task", "Publish blog posting", "--abandon-task", "Open the blog", "--wander", "0.3", "--misclick-rate", "0.2",
+            "--think-scale", "1.5",
+        ])
+        XCTAssertEqual(run.status, 0, run.stderr + run.stdout)
+        var behaviour = ParticipantBehaviour()
+        behaviour.failedTasks = ["Publish blog posting"]
+        behaviour.abandonedTasks = ["Open the blog"]
+        behaviour.wander = 0.3
+        behaviour.misclickRate = 0.2
+        behaviour.thinkScale = 1.5
+        let expected = try expectedPayloads(scenario: "wordpress", seed: 8, behaviour: behaviour)
+        XCTAssertNotEqual(expected, try expectedPayloads(scenario: "wordpress", seed: 8), "the flags change what is sent")
+        XCTAssertEqual(try report(run.stdout).total.acknowledged, expected.count)
+        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: "participant"), as: [SessionRecord].self)
+        try assertSessionHoldsExactly(expected, path: session.path)
+        let stored = try SessionReader(path: session.path).events().map(\.payload)
+        XCTAssertFalse(stored.contains { $0.contains("PostPublished") }, "a failed task's success event is never sent")
+        XCTAssertTrue(stored.contains { $0.contains(#"[monitor beginEvent: @\"Open the blog\"]"#) })
+        XCTAssertFalse(stored.contains { $0.contains(#"[monitor endEvent: @\"Open the blog\"]"#) }, "an abandoned task never ends")
+
+        // A task the scenario does not have is refused before anything is sent, naming the tasks there are.
+        let wrong = try runProcess(TestDaemon.executable("muevalsim"), [
+            "--connect", "127.0.0.1:\(daemon.port)", "--scenario", "plainnote", "--fail-task", "Publish blog posting",
+        ])
+        XCTAssertNotEqual(wrong.status, 0)
+        XCTAssertTrue(wrong.stderr.contains(#"--fail-task: scenario "plainnote" has no task "Publish blog posting"; its tasks: "Write a note", "Find a note""#),
+                      wrong.stderr)
     }
 
     func testSeveralDevicesEachRecordTheirOwnSessionForADuration() async throws {
