@@ -210,6 +210,10 @@ let package = Package(
             "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "WireProtocol",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
+        // The study analysis on synthetic study sessions: attempts, outcomes, metrics, problems, the CSV export.
+        .testTarget(name: "StudyAnalysisTests", dependencies: [
+            "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+        ]),
         // The control socket's server side in-process: a real registry, a real Unix socket, the real client.
         .testTarget(name: "ControlServiceTests", dependencies: [
             "CaptureServer", "ControlClient", "ControlProtocol", "ControlService", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
