@@ -213,6 +213,10 @@ let package = Package(
         .testTarget(name: "StudyMetricsTests", dependencies: [
             "StudyMetrics",
         ]),
+        // The study analysis on synthetic study sessions: attempts, outcomes, metrics, problems, the CSV export.
+        .testTarget(name: "StudyAnalysisTests", dependencies: [
+            "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+        ]),
         // The control socket's server side in-process: a real registry, a real Unix socket, the real client.
         .testTarget(name: "ControlServiceTests", dependencies: [
             "CaptureServer", "ControlClient", "ControlProtocol", "ControlService", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",

@@ -74,6 +74,17 @@ extension JournalBuilder {
                                       "call": .string("[monitor \(kind)Event: @\"\(task)\"]")])
     }
 
+    /// A custom event that is not a task marker (a task's success event).
+    public func custom(at time: Double, name: String) {
+        add("CustomEvent", at: time, ["name": .string(name)])
+    }
+
+    /// An observer's note or task mark, stored as muevald stores it.
+    public func note(_ note: ObserverNote, at time: Double) {
+        guard case .dict(let fields) = note.payload else { return }
+        add(ObserverNote.eventClass, at: time, fields)
+    }
+
     public func application(at time: Double, _ type: String) {
         add("ApplicationEvent", at: time, ["type": .string(type)])
     }

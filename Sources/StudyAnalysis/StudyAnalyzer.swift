@@ -1,23 +1,41 @@
 public import SessionAnalysis
 public import SessionModel
 
-/// Analyses a study's sessions and computes its numbers (docs/STUDIES.md). Contract stub: the
-/// study-analysis branch implements it.
+/// Analyses a study's sessions and computes its numbers (docs/STUDIES.md).
 public enum StudyAnalyzer {
     /// Analyses the sessions of `data` (only those of `iteration` when given), at most `parallelism`
     /// at a time, each session's analysis reduced to what the results need before the next starts.
     public static func analyze(_ data: StudyData, iteration: Int? = nil, options: AnalysisOptions = AnalysisOptions(),
                                parallelism: Int = 2) async throws -> StudyResults {
-        fatalError("not yet implemented")
+        if let iteration, data.study.iteration(iteration) == nil, !data.sessions.contains(where: { $0.iteration == iteration }) {
+            throw StudyAnalysisError.unknownIteration(iteration, known: data.study.iterations.map(\.number))
+        }
+        // A session the catalog does not place is placed by its file, after its analysis.
+        let records = data.sessions.filter { iteration == nil || $0.iteration == nil || $0.iteration == iteration }
+        let digests = try await digest(records, study: data.study, options: options, parallelism: parallelism)
+            .filter { iteration == nil || $0.session.iteration == iteration }
+        return StudyAssembly(study: data.study, digests: digests, responses: data.responses, only: iteration).results
     }
-}
 
-/// `muevalctl study export NAME --format csv`: one row per participant × task × iteration.
-public enum StudyExport {
-    /// The header, in order (docs/STUDIES.md documents each column).
-    public static let columns: [String] = []
-
-    public static func csv(_ results: StudyResults) -> String {
-        fatalError("not yet implemented")
+    /// The digests of `records` in their order, made by at most `parallelism` child tasks at a time: each
+    /// analyses one session file (synchronous work) and keeps only its digest.
+    static func digest(_ records: [SessionRecord], study: Study, options: AnalysisOptions,
+                       parallelism: Int) async throws -> [SessionDigest] {
+        try await withThrowingTaskGroup(of: (Int, SessionDigest).self) { group in
+            var digests = [SessionDigest?](repeating: nil, count: records.count)
+            var next = 0
+            while next < records.count {
+                if next >= max(1, parallelism), let done = try await group.next() {
+                    digests[done.0] = done.1
+                }
+                let index = next, record = records[index]
+                group.addTask { (index, try SessionDigest(record, study: study, options: options)) }
+                next += 1
+            }
+            while let done = try await group.next() {
+                digests[done.0] = done.1
+            }
+            return digests.compactMap { $0 }
+        }
     }
 }

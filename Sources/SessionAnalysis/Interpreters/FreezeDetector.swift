@@ -55,7 +55,8 @@ public struct FreezeDetector: Interpreter {
                 screenshot: screenshots.shown(at: freeze.start), frame: target?.frame,
                 point: strokes[freeze.strokes.lowerBound].origin,
                 evidence: "After a touch on \(target?.label ?? "the screen") the screen did not change for \(formatSeconds(freeze.end - freeze.start))\(retries).",
-                recommendation: "Keep the main thread free: do the work behind \(target?.label ?? "this input") in the background, and show progress at once (an activity indicator, a disabled button).")
+                recommendation: "Keep the main thread free: do the work behind \(target?.label ?? "this input") in the background, and show progress at once (an activity indicator, a disabled button).",
+                element: target?.label)
         }))
     }
 

@@ -29,7 +29,8 @@ public struct RageTapDetector: Interpreter {
                     kind: .rageTap, view: tap.view, time: tap.start, occurrences: count,
                     screenshot: screenshots.shown(at: tap.start), frame: tap.target?.frame, point: tap.origin,
                     evidence: "\(count) taps on \(label) within \(formatSeconds(taps[last].start - tap.start)).",
-                    recommendation: "Give \(label) immediate visible feedback (a highlight, a spinner), make it respond faster, and check that its hit target covers what users aim at."))
+                    recommendation: "Give \(label) immediate visible feedback (a highlight, a spinner), make it respond faster, and check that its hit target covers what users aim at.",
+                    element: tap.target?.label))
             }
             first = last + 1
         }

@@ -67,12 +67,14 @@ public struct UIGuidelineChecker: Interpreter {
             return UsabilityProblem(
                 kind: kind, view: appearance.view, time: appearance.time, occurrences: 1, screenshot: screenshot, frame: frame,
                 evidence: "\(element.label) is \(size), under the \(minimum) × \(minimum) points of the iOS Human Interface Guidelines.",
-                recommendation: "Enlarge the hit target of \(element.label) to at least \(minimum) × \(minimum) points (the visible control may stay smaller), and keep neighbouring targets apart.")
+                recommendation: "Enlarge the hit target of \(element.label) to at least \(minimum) × \(minimum) points (the visible control may stay smaller), and keep neighbouring targets apart.",
+                element: element.label)
         default:
             return UsabilityProblem(
                 kind: kind, view: appearance.view, time: appearance.time, occurrences: 1, screenshot: screenshot, frame: frame,
                 evidence: "The \(element.className) at x \(Int(frame.x)), y \(Int(frame.y)) (\(size)) has no placeholder text.",
-                recommendation: "Show a hint of the field's purpose as its placeholder, such as \"Name\" or \"Address\".")
+                recommendation: "Show a hint of the field's purpose as its placeholder, such as \"Name\" or \"Address\".",
+                element: element.label)
         }
     }
 }

@@ -19,13 +19,11 @@ public struct UnresponsiveTapDetector: Interpreter {
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let strokes = try results.required(Interactions.self).strokes
         let screenshots = try results.required(Screenshots.self)
-        let frozen = Set(try results.required(Freezes.self).freezes.flatMap { Array($0.strokes) })
         var problems: [UsabilityProblem] = []
         var places: [Place] = []
         var byPlace: [Place: Int] = [:]
-        for response in try results.required(InputResponses.self).responses {
-            let stroke = strokes[response.stroke]
-            guard stroke.isTap, !frozen.contains(response.stroke), (response.latency ?? .infinity) > options.responseWindow else { continue }
+        for index in try Self.unresponsiveTaps(in: results, options: options) {
+            let stroke = strokes[index]
             let place = Place(view: stroke.view, element: stroke.target)
             if let existing = byPlace[place] {
                 problems[existing].occurrences += 1
@@ -36,7 +34,7 @@ public struct UnresponsiveTapDetector: Interpreter {
             problems.append(UsabilityProblem(
                 kind: .unresponsiveTap, view: stroke.view, time: stroke.start, occurrences: 1,
                 screenshot: screenshots.shown(at: stroke.start), frame: stroke.target?.frame, point: stroke.origin,
-                evidence: "", recommendation: Self.recommendation(for: stroke.target)))
+                evidence: "", recommendation: Self.recommendation(for: stroke.target), element: stroke.target?.label))
         }
         for index in problems.indices {
             let problem = problems[index]
@@ -44,6 +42,18 @@ public struct UnresponsiveTapDetector: Interpreter {
             problems[index].evidence = "\(problem.occurrences == 1 ? "A tap" : "\(problem.occurrences) taps") on \(what) got no UI event and no screen change within \(formatSeconds(options.responseWindow))."
         }
         results.add(ProblemReport(detector: name, problems: problems))
+    }
+
+    /// The taps it counts, as indexes into `Interactions.strokes` in time order: taps outside a freeze
+    /// with no UI event within the response window. A study's attempts count theirs with it.
+    public static func unresponsiveTaps(in results: ResultStore, options: AnalysisOptions) throws -> [Int] {
+        let strokes = try results.required(Interactions.self).strokes
+        let frozen = Set(try results.required(Freezes.self).freezes.flatMap { Array($0.strokes) })
+        return try results.required(InputResponses.self).responses.compactMap { response in
+            let unresponsive = strokes[response.stroke].isTap && !frozen.contains(response.stroke)
+                && (response.latency ?? .infinity) > options.responseWindow
+            return unresponsive ? response.stroke : nil
+        }
     }
 
     static func recommendation(for target: ElementReference?) -> String {

@@ -21,6 +21,9 @@ public struct UsabilityProblem: Equatable, Sendable {
     public var point: Point?
     public var evidence: String
     public var recommendation: String
+    /// The element it is about (`ElementReference.label`), when the detector names one: what groups
+    /// the same problem across a study's sessions.
+    public var element: String? = nil
 }
 
 /// The problems one detector found. Every detector adds one; the report lists them all, so a new

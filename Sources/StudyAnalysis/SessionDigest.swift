@@ -1,0 +1,104 @@
+internal import SessionAnalysis
+internal import SessionModel
+internal import WireProtocol
+
+/// One session's analysis reduced to what the study's results need, so that the blackboard of a
+/// one-hour session is dropped as soon as its digest is made.
+struct SessionDigest: Sendable {
+    var session: AnalysedSession
+    /// The first run of each study task in this session, by task name.
+    var firstRuns: [String: RunMeasure]
+    /// Runs per task in this session.
+    var runCounts: [String: Int]
+    /// Every run, by start: to place notes.
+    var spans: [TaskSpan]
+    var problems: [SessionProblem]
+    var touches: [ViewTouches]
+    /// Observer notes that are not task marks, in time order.
+    var notes: [(time: Double, note: ObserverNote)]
+
+    /// Analyses the session file at `record.path` (one pass of the standard interpreters) and reduces it.
+    init(_ record: SessionRecord, study: Study, options: AnalysisOptions) throws(StudyAnalysisError) {
+        let analysis: AnalyzedSession
+        do {
+            analysis = try AnalyzedSession(path: record.path, options: options)
+        } catch {
+            throw .unreadableSession(id: record.id, path: record.path, reason: "\(error)")
+        }
+        let results = analysis.results
+        let file = analysis.journal.session
+        guard let iteration = record.iteration ?? file.iteration, let participant = record.participant ?? file.participant else {
+            throw .unassignedSession(id: record.id, path: record.path)
+        }
+        let overview = results.first(Overview.self)
+        session = AnalysedSession(id: record.id, uuid: record.uuid, name: record.name, iteration: iteration, participant: participant,
+                                  path: record.path, start: overview?.start ?? 0, duration: overview?.duration ?? 0,
+                                  events: Int64(overview?.eventCount ?? 0))
+
+        // The standard interpreters always put it there.
+        guard let interactions = results.first(Interactions.self) else {
+            throw .unreadableSession(id: record.id, path: record.path, reason: "its analysis has no interactions")
+        }
+        let noteEntries = results.first(ObserverNotes.self)?.notes ?? []
+        let tasks = Dictionary(study.tasks.map { ($0.name, $0) }) { first, _ in first }
+        spans = TaskSpans.merge(appRuns: results.first(Tasks.self)?.runs ?? [], notes: noteEntries, tasks: Set(tasks.keys))
+        let unresponsive = (try? UnresponsiveTapDetector.unresponsiveTaps(in: results, options: options)) ?? []
+        firstRuns = [:]
+        runCounts = [:]
+        for span in spans {
+            runCounts[span.task, default: 0] += 1
+            guard firstRuns[span.task] == nil, let task = tasks[span.task] else { continue }
+            firstRuns[span.task] = RunMeasure(span, of: task, interactions: interactions, unresponsive: unresponsive,
+                                              verdict: TaskSpans.verdict(on: span.task, in: noteEntries))
+        }
+
+        let screenshots = results.first(Screenshots.self)
+        let reference = { (index: Int?) -> ScreenshotReference? in
+            guard let index, let shot = screenshots?.shots[index] else { return nil }
+            return ScreenshotReference(sessionPath: record.path, sha256: shot.blob.sha256, screen: shot.screen)
+        }
+        problems = analysis.problems.map { SessionProblem($0, screenshot: reference($0.screenshot)) }
+        touches = ViewTouches.byView(results.first(TouchHeatmaps.self)?.heatmaps ?? [], screenshot: reference)
+        notes = noteEntries.filter { $0.note.taskMark == nil }.map { ($0.time, $0.note) }
+    }
+
+    /// The task whose run (the latest begun) was going on at `time`.
+    func task(at time: Double) -> String? {
+        spans.last { $0.contains(time) }?.task
+    }
+}
+
+/// A problem one session's detectors found, with its screenshot as a reference into the file.
+struct SessionProblem: Sendable {
+    var problem: UsabilityProblem
+    var screenshot: ScreenshotReference?
+
+    init(_ problem: UsabilityProblem, screenshot: ScreenshotReference?) {
+        self.problem = problem
+        self.screenshot = screenshot
+    }
+}
+
+/// Where fingers went down on one view in one session, with a screenshot of the view.
+struct ViewTouches: Sendable {
+    var view: String
+    var screenshot: ScreenshotReference?
+    var points: [Point]
+
+    /// Joins the per-screenshot heatmaps of a view; the first screenshot of the view is the one to draw on.
+    /// Touches on screenshots of no known view are left out: a study heatmap is per view.
+    static func byView(_ heatmaps: [Heatmap], screenshot: (Int?) -> ScreenshotReference?) -> [ViewTouches] {
+        var touches: [ViewTouches] = []
+        var index: [String: Int] = [:]
+        for heatmap in heatmaps {
+            guard let view = heatmap.view else { continue }
+            if let existing = index[view] {
+                touches[existing].points += heatmap.touches
+            } else {
+                index[view] = touches.count
+                touches.append(ViewTouches(view: view, screenshot: screenshot(heatmap.screenshot), points: heatmap.touches))
+            }
+        }
+        return touches
+    }
+}
