@@ -171,7 +171,7 @@ let package = Package(
         ]),
         // Critique: the static HTML report written from the analysis results.
         .target(name: "ReportCritique", dependencies: [
-            "SessionAnalysis", "WireProtocol",
+            "JournalStorage", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
         ]),
         // Synthetic session files with known contents, for the analysis tests and the report benchmark.
         .target(name: "SessionAnalysisTestSupport", dependencies: [
@@ -180,7 +180,7 @@ let package = Package(
         ]),
         // Times analysis and report of a synthetic one-hour session (`make bench`).
         .executableTarget(name: "ReportBenchmark", dependencies: [
-            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport",
+            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel",
         ]),
 
         .testTarget(name: "WireProtocolTests", dependencies: [
@@ -207,7 +207,7 @@ let package = Package(
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .testTarget(name: "SessionAnalysisTests", dependencies: [
-            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "WireProtocol",
+            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         // The control socket's server side in-process: a real registry, a real Unix socket, the real client.

@@ -14,6 +14,8 @@ public final class JournalBuilder {
     private var session: SessionRecord
     private var seq: Int64 = 0
     private var batch: [JournalRecord] = []
+    /// Written into the file by `finish()`: the session is then part of that study (docs/STUDIES.md).
+    public var study: StudyContext?
 
     /// A 320 × 480 point phone, like the simulator's iPhone 4.
     public static func phone(_ id: String = "device-1") -> DeviceRecord {
@@ -62,10 +64,11 @@ public final class JournalBuilder {
     /// Writes the session's description and closes the file: it is then a complete, stopped session file.
     public func finish() async throws {
         try await commit()
-        let session = session, device = device
+        let session = session, device = device, study = study
         try await writer.perform { file in
             try file.writeMetadata(session)
             try file.writeDevice(device)
+            if let study { try file.writeStudyContext(study) }
         }
         try await writer.close()
     }
