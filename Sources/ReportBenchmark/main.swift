@@ -50,7 +50,8 @@ func sessionBenchmark(_ directory: String, keep: Bool) async throws {
         """)
 }
 
-func studyBenchmark(_ directory: String, participants: Int) async throws {
+/// False when the study report failed (its process said why).
+func studyBenchmark(_ directory: String, participants: Int) async throws -> Bool {
     var data: StudyData?
     let synthesis = try await clock.measure {
         data = try await SyntheticStudy.write(into: directory, iterations: 2, participants: participants)
@@ -58,12 +59,18 @@ func studyBenchmark(_ directory: String, participants: Int) async throws {
     try JSONEncoder().encode(data!).write(to: URL(fileURLWithPath: directory + "/study.json"))
     print("study: 2 iterations × \(participants) participants, \(data!.sessions.count) synthetic one-hour sessions "
           + "(100,000 events, 1,000 screenshots and 3 tasks each; synthesised in \(seconds(synthesis)))")
+    // The child writes to the same output: this line first.
+    fflush(nil)
     let child = Process()
     child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
     child.arguments = ["study-report", directory]
     try child.run()
     child.waitUntilExit()
-    guard child.terminationStatus == 0 else { throw BenchmarkError.childFailed(child.terminationStatus) }
+    guard child.terminationStatus == 0 else {
+        print("analysis and report: failed (the study-report process exited with \(child.terminationStatus); see its errors above)")
+        return false
+    }
+    return true
 }
 
 func studyReport(_ directory: String) async throws {
@@ -82,20 +89,18 @@ func studyReport(_ directory: String) async throws {
         """)
 }
 
-enum BenchmarkError: Error {
-    case childFailed(Int32)
-}
-
 let keep = option("--keep")
 let directory = keep ?? NSTemporaryDirectory() + "mueval-report-bench-\(getpid())"
+var succeeded = true
 if arguments.count > 2, arguments[1] == "study-report" {
     try await studyReport(arguments[2])
 } else {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { if keep == nil { try? FileManager.default.removeItem(atPath: directory) } }
     if arguments.dropFirst().first == "study" {
-        try await studyBenchmark(directory, participants: option("--participants").flatMap(Int.init) ?? 20)
+        succeeded = try await studyBenchmark(directory, participants: option("--participants").flatMap(Int.init) ?? 20)
     } else {
         try await sessionBenchmark(directory, keep: keep != nil)
     }
 }
+if !succeeded { exit(1) }

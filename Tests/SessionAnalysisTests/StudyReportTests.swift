@@ -12,8 +12,8 @@ import XCTest
 /// problems and heatmaps whose screenshots come from a small session file.
 final class StudyReportTests: AnalysisTestCase {
     static let hostile = "<script>alert(\"x\")</script>"
-    let participants = ["P1", "P2", "P3", "P4", "P5"]
-    let tasks = ["Write a post", "Publish", "Change settings"]
+    static let participants = ["P1", "P2", "P3", "P4", "P5"]
+    static let tasks = ["Write a post", "Publish", "Change settings"]
 
     /// A session file with two screens; returns its path and the screenshots' references.
     private func screens() async throws -> (path: String, posts: ScreenshotReference, edit: ScreenshotReference) {
@@ -31,84 +31,7 @@ final class StudyReportTests: AnalysisTestCase {
 
     private func results() async throws -> StudyResults {
         let (path, posts, edit) = try await screens()
-        let study = Study(name: "Blog <app>", appId: "org.example.blog", description: "Can bloggers publish?", created: 0,
-                          iterations: [StudyIteration(number: 1, label: "baseline", created: 0),
-                                       StudyIteration(number: 2, label: "redesign", created: 0)],
-                          tasks: [StudyTask(name: tasks[0], timeLimit: 120, success: .event("PostSaved"), expectedPath: ["Posts", "Edit"]),
-                                  StudyTask(name: tasks[1], success: .view("PublishedViewController")),
-                                  StudyTask(name: tasks[2])],
-                          participants: participants.map { Participant(code: $0, created: 0) }, questions: [])
-        let estimate = { (value: Double, low: Double, high: Double, n: Int) in Estimate(value: value, interval: Interval(low: low, high: high), n: n) }
-        var sessions: [AnalysedSession] = []
-        var attempts: [TaskAttempt] = []
-        for iteration in 1...2 {
-            for (index, participant) in participants.enumerated() {
-                let id = Int64(iteration * 100 + index + 1)
-                let start = t0 + Double(index) * 1000
-                sessions.append(AnalysedSession(id: id, uuid: "u\(id)", name: "session \(id)", iteration: iteration, participant: participant,
-                                                path: path, start: start, duration: 600, events: 1000))
-                for (number, task) in tasks.enumerated() {
-                    let failed = index == 4 && number == 1
-                    attempts.append(TaskAttempt(session: id, iteration: iteration, participant: participant, task: task,
-                                                start: start + Double(number) * 100, end: failed ? nil : start + Double(number) * 100 + 42.5,
-                                                outcome: failed ? .abandoned : (index == 3 && number == 2 ? .assisted : .success),
-                                                derivedOutcome: failed ? .abandoned : .success, overridden: index == 3 && number == 2,
-                                                reason: failed ? "no end" : "custom event PostSaved", seq: 5, misclicks: 1, unresponsiveTaps: 0,
-                                                views: ["Posts", "Edit"], extraViews: 0, backtracks: 0, problems: [], runs: 1))
-                }
-            }
-        }
-        var metrics: [TaskMetrics] = []
-        for iteration in 1...2 {
-            for task in tasks {
-                // The first task had no success in iteration 1: no time, no bar.
-                let time = task == tasks[0] && iteration == 1 ? nil : estimate(42.5, 30.2, 61.8, 5)
-                metrics.append(TaskMetrics(task: task, iteration: iteration, attempts: 5, successes: 4,
-                                           completion: estimate(0.8, 0.376, 0.9638, 5), time: time, seq: estimate(5.2, 4.1, 6.3, 5),
-                                           misclicks: 0.4, unresponsiveTaps: 0.2, extraViews: task == tasks[0] ? 1.25 : nil, backtracks: 0.6,
-                                           problemsHit: 1))
-            }
-        }
-        let comparisons = [
-            TaskComparison(task: tasks[0], from: 1, to: 2, completion: Difference(value: 0.4, interval: Interval(low: 0.1, high: 0.7), isSignificant: true),
-                           time: nil, seq: Difference(value: 0.2, interval: Interval(low: -0.5, high: 0.9), isSignificant: false)),
-            TaskComparison(task: tasks[1], from: 1, to: 2, completion: nil,
-                           time: Difference(value: 1.8, interval: Interval(low: 1.2, high: 2.6), isSignificant: true), seq: nil),
-            TaskComparison(task: tasks[2], from: 1, to: 2, completion: nil, time: nil, seq: nil),
-        ]
-        let problem = ProblemGroup(id: "i1-unresponsive-tap-edit", iteration: 1, kind: .unresponsiveTap, view: Self.hostile, element: "Publish",
-                                   participants: ["P1", "P2", "P3"], frequency: 0.6, severity: 3, priority: 1.8, occurrences: 7,
-                                   evidence: "7 taps on Publish with no response", recommendation: "Make Publish respond at once.",
-                                   sightings: [ProblemSighting(session: 101, participant: "P1", time: t0 + 12.5, screenshot: edit,
-                                                               frame: Rect(x: 10, y: 20, width: 100, height: 40), point: nil),
-                                               ProblemSighting(session: 102, participant: "P2", time: t0 + 1020, screenshot: posts, frame: nil,
-                                                               point: Point(x: 50, y: 60))])
-        let loop = ProblemGroup(id: "i2-navigation-loop-posts", iteration: 2, kind: .navigationLoop, view: "PostsViewController", element: nil,
-                                participants: ["P4"], frequency: 0.2, severity: 2, priority: 0.4, occurrences: 2,
-                                evidence: "Posts ↔ Edit twice", recommendation: "Show where the post went.", sightings: [])
-        let heatmaps = [
-            ViewHeatmap(iteration: 1, view: "PostsViewController", participant: nil, screenshot: posts, points: [Point(x: 10, y: 10), Point(x: 20, y: 30)]),
-            ViewHeatmap(iteration: 1, view: "PostsViewController", participant: "P1", screenshot: posts, points: [Point(x: 10, y: 10)]),
-            ViewHeatmap(iteration: 2, view: Self.hostile, participant: nil, screenshot: edit, points: [Point(x: 5, y: 5)]),
-            ViewHeatmap(iteration: 2, view: "NoShotViewController", participant: nil, screenshot: nil, points: [Point(x: 1, y: 1)]),
-        ]
-        let notes = [
-            StudyNote(session: 101, iteration: 1, participant: "P1", task: tasks[1], time: t0 + 130,
-                      note: try ObserverNote(text: "\"Where is " + Self.hostile + "?\"", kind: "quote", source: .console, observer: "eve")),
-            StudyNote(session: 102, iteration: 1, participant: "P2", task: nil, time: t0 + 1005,
-                      note: try ObserverNote(text: "leans back", kind: "note", source: .muevalctl)),
-            StudyNote(session: 101, iteration: 1, participant: "P1", task: tasks[0], time: t0,
-                      note: try ObserverNote(.begin, task: tasks[0], source: .console)),
-        ]
-        let scores = Dictionary(uniqueKeysWithValues: zip(participants, [72.5, 85, 72.5, 40, 90]))
-        return StudyResults(
-            study: study,
-            iterations: [IterationResult(number: 1, label: "baseline", participants: participants, susScores: scores,
-                                         sus: estimate(72, 50.3, 93.7, 5), grade: .cPlus, susChange: nil),
-                         IterationResult(number: 2, label: "redesign", participants: participants, susScores: [:], sus: nil, grade: nil,
-                                         susChange: nil)],
-            sessions: sessions, attempts: attempts, taskMetrics: metrics, comparisons: comparisons, problems: [problem, loop],
-            heatmaps: heatmaps, notes: notes, responses: StudyResponses())
+        return try sampleStudyResults(path: path, posts: posts, edit: edit)
     }
 
     private func count(_ needle: String, in html: String) -> Int { html.components(separatedBy: needle).count - 1 }
@@ -185,4 +108,89 @@ final class StudyReportTests: AnalysisTestCase {
             XCTAssertTrue("\(error)".contains("has no such blob"), "\(error)")
         }
     }
+}
+
+/// Two iterations, three tasks, five participants, two problems, four heatmaps and three notes, whose
+/// screenshots are `posts` and `edit` of the session file at `path`.
+func sampleStudyResults(path: String, posts: ScreenshotReference, edit: ScreenshotReference) throws -> StudyResults {
+    let hostile = StudyReportTests.hostile
+    let participants = StudyReportTests.participants, tasks = StudyReportTests.tasks
+    let study = Study(name: "Blog <app>", appId: "org.example.blog", description: "Can bloggers publish?", created: 0,
+                      iterations: [StudyIteration(number: 1, label: "baseline", created: 0),
+                                   StudyIteration(number: 2, label: "redesign", created: 0)],
+                      tasks: [StudyTask(name: tasks[0], timeLimit: 120, success: .event("PostSaved"), expectedPath: ["Posts", "Edit"]),
+                              StudyTask(name: tasks[1], success: .view("PublishedViewController")),
+                              StudyTask(name: tasks[2])],
+                      participants: participants.map { Participant(code: $0, created: 0) }, questions: [])
+    let estimate = { (value: Double, low: Double, high: Double, n: Int) in Estimate(value: value, interval: Interval(low: low, high: high), n: n) }
+    var sessions: [AnalysedSession] = []
+    var attempts: [TaskAttempt] = []
+    for iteration in 1...2 {
+        for (index, participant) in participants.enumerated() {
+            let id = Int64(iteration * 100 + index + 1)
+            let start = t0 + Double(index) * 1000
+            sessions.append(AnalysedSession(id: id, uuid: "u\(id)", name: "session \(id)", iteration: iteration, participant: participant,
+                                            path: path, start: start, duration: 600, events: 1000))
+            for (number, task) in tasks.enumerated() {
+                let failed = index == 4 && number == 1
+                attempts.append(TaskAttempt(session: id, iteration: iteration, participant: participant, task: task,
+                                            start: start + Double(number) * 100, end: failed ? nil : start + Double(number) * 100 + 42.5,
+                                            outcome: failed ? .abandoned : (index == 3 && number == 2 ? .assisted : .success),
+                                            derivedOutcome: failed ? .abandoned : .success, overridden: index == 3 && number == 2,
+                                            reason: failed ? "no end" : "custom event PostSaved", seq: 5, misclicks: 1, unresponsiveTaps: 0,
+                                            views: ["Posts", "Edit"], extraViews: 0, backtracks: 0, problems: [], runs: 1))
+            }
+        }
+    }
+    var metrics: [TaskMetrics] = []
+    for iteration in 1...2 {
+        for task in tasks {
+            // The first task had no success in iteration 1: no time, no bar.
+            let time = task == tasks[0] && iteration == 1 ? nil : estimate(42.5, 30.2, 61.8, 5)
+            metrics.append(TaskMetrics(task: task, iteration: iteration, attempts: 5, successes: 4,
+                                       completion: estimate(0.8, 0.376, 0.9638, 5), time: time, seq: estimate(5.2, 4.1, 6.3, 5),
+                                       misclicks: 0.4, unresponsiveTaps: 0.2, extraViews: task == tasks[0] ? 1.25 : nil, backtracks: 0.6,
+                                       problemsHit: 1))
+        }
+    }
+    let comparisons = [
+        TaskComparison(task: tasks[0], from: 1, to: 2, completion: Difference(value: 0.4, interval: Interval(low: 0.1, high: 0.7), isSignificant: true),
+                       time: nil, seq: Difference(value: 0.2, interval: Interval(low: -0.5, high: 0.9), isSignificant: false)),
+        TaskComparison(task: tasks[1], from: 1, to: 2, completion: nil,
+                       time: Difference(value: 1.8, interval: Interval(low: 1.2, high: 2.6), isSignificant: true), seq: nil),
+        TaskComparison(task: tasks[2], from: 1, to: 2, completion: nil, time: nil, seq: nil),
+    ]
+    let problem = ProblemGroup(id: "i1-unresponsive-tap-edit", iteration: 1, kind: .unresponsiveTap, view: hostile, element: "Publish",
+                               participants: ["P1", "P2", "P3"], frequency: 0.6, severity: 3, priority: 1.8, occurrences: 7,
+                               evidence: "7 taps on Publish with no response", recommendation: "Make Publish respond at once.",
+                               sightings: [ProblemSighting(session: 101, participant: "P1", time: t0 + 12.5, screenshot: edit,
+                                                           frame: Rect(x: 10, y: 20, width: 100, height: 40), point: nil),
+                                           ProblemSighting(session: 102, participant: "P2", time: t0 + 1020, screenshot: posts, frame: nil,
+                                                           point: Point(x: 50, y: 60))])
+    let loop = ProblemGroup(id: "i2-navigation-loop-posts", iteration: 2, kind: .navigationLoop, view: "PostsViewController", element: nil,
+                            participants: ["P4"], frequency: 0.2, severity: 2, priority: 0.4, occurrences: 2,
+                            evidence: "Posts ↔ Edit twice", recommendation: "Show where the post went.", sightings: [])
+    let heatmaps = [
+        ViewHeatmap(iteration: 1, view: "PostsViewController", participant: nil, screenshot: posts, points: [Point(x: 10, y: 10), Point(x: 20, y: 30)]),
+        ViewHeatmap(iteration: 1, view: "PostsViewController", participant: "P1", screenshot: posts, points: [Point(x: 10, y: 10)]),
+        ViewHeatmap(iteration: 2, view: hostile, participant: nil, screenshot: edit, points: [Point(x: 5, y: 5)]),
+        ViewHeatmap(iteration: 2, view: "NoShotViewController", participant: nil, screenshot: nil, points: [Point(x: 1, y: 1)]),
+    ]
+    let notes = [
+        StudyNote(session: 101, iteration: 1, participant: "P1", task: tasks[1], time: t0 + 130,
+                  note: try ObserverNote(text: "\"Where is " + hostile + "?\"", kind: "quote", source: .console, observer: "eve")),
+        StudyNote(session: 102, iteration: 1, participant: "P2", task: nil, time: t0 + 1005,
+                  note: try ObserverNote(text: "leans back", kind: "note", source: .muevalctl)),
+        StudyNote(session: 101, iteration: 1, participant: "P1", task: tasks[0], time: t0,
+                  note: try ObserverNote(.begin, task: tasks[0], source: .console)),
+    ]
+    let scores = Dictionary(uniqueKeysWithValues: zip(participants, [72.5, 85, 72.5, 40, 90]))
+    return StudyResults(
+        study: study,
+        iterations: [IterationResult(number: 1, label: "baseline", participants: participants, susScores: scores,
+                                     sus: estimate(72, 50.3, 93.7, 5), grade: .cPlus, susChange: nil),
+                     IterationResult(number: 2, label: "redesign", participants: participants, susScores: [:], sus: nil, grade: nil,
+                                     susChange: nil)],
+        sessions: sessions, attempts: attempts, taskMetrics: metrics, comparisons: comparisons, problems: [problem, loop],
+        heatmaps: heatmaps, notes: notes, responses: StudyResponses())
 }
