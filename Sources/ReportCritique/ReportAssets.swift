@@ -77,6 +77,7 @@ enum ReportAssets {
         svg.chart .band { stroke: #fff; }
         svg.chart .score { fill: var(--ink); fill-opacity: .75; }
         svg.chart .mean { stroke: var(--bad); stroke-width: 2.5; }
+        .wide { overflow-x: auto; }
         .charts { display: flex; flex-wrap: wrap; gap: 1.5rem; margin: .6rem 0 1.2rem; }
         .charts figure { width: 22rem; }
         h3.task { margin: 1.2rem 0 .3rem; }

@@ -14,8 +14,7 @@ public final class JournalBuilder {
     private var session: SessionRecord
     private var seq: Int64 = 0
     private var batch: [JournalRecord] = []
-    /// Written into the file by `finish()`: the session is then part of that study (docs/STUDIES.md).
-    public var study: StudyContext?
+    private let studyContext: StudyContext?
 
     /// A 320 × 480 point phone, like the simulator's iPhone 4.
     public static func phone(_ id: String = "device-1") -> DeviceRecord {
@@ -23,13 +22,16 @@ public final class JournalBuilder {
                      appVersion: "1.0", screenWidth: 320, screenHeight: 480, screenScale: 2, firstSeen: 0, lastSeen: 0)
     }
 
+    /// `studyContext`: the study, iteration and participant the session records, written into the file as
+    /// muevald writes it at a study session's start.
     public init(path: String, name: String = "test session", testUser: String? = "Jack",
-                device: DeviceRecord = JournalBuilder.phone()) throws {
+                device: DeviceRecord = JournalBuilder.phone(), studyContext: StudyContext? = nil) throws {
         self.path = path
         self.device = device
+        self.studyContext = studyContext
         writer = try JournalWriter(path: path, limits: JournalWriterLimits(synchronous: .normal)) { _ in }
         session = SessionRecord(id: 1, uuid: UUID().uuidString, name: name, testUser: testUser, device: device.id,
-                                state: .stopped, created: 0, path: path)
+                                state: .stopped, created: 0, path: path, assignment: studyContext?.assignment)
     }
 
     /// Adds one event; `fields` are everything but `class`, `timestamp` and `seq`.
@@ -64,11 +66,11 @@ public final class JournalBuilder {
     /// Writes the session's description and closes the file: it is then a complete, stopped session file.
     public func finish() async throws {
         try await commit()
-        let session = session, device = device, study = study
+        let session = session, device = device, studyContext = studyContext
         try await writer.perform { file in
             try file.writeMetadata(session)
             try file.writeDevice(device)
-            if let study { try file.writeStudyContext(study) }
+            if let studyContext { try file.writeStudyContext(studyContext) }
         }
         try await writer.close()
     }

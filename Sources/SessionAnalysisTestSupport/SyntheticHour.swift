@@ -12,8 +12,7 @@ public enum SyntheticHour {
     public static func write(to path: String, events: Int = 100_000, screenshots: Int = 1_000,
                              seconds: Double = 3_600, name: String = "synthetic hour", testUser: String? = "Jack",
                              study: StudyContext? = nil, variant: Int = 0) async throws {
-        let builder = try JournalBuilder(path: path, name: name, testUser: testUser)
-        builder.study = study
+        let builder = try JournalBuilder(path: path, name: name, testUser: testUser, studyContext: study)
         let tasks = study?.tasks.map(\.name) ?? []
         var marks: [Int: [(kind: String, task: String)]] = [:]
         for (number, task) in tasks.enumerated() {

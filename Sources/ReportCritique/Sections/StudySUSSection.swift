@@ -27,7 +27,7 @@ struct StudySUSSection: StudyReportSection {
         return html + "</table>"
     }
 
-    static let width = 640.0, height = 86.0, left = 10.0, right = 630.0
+    static let width = 640.0, height = 94.0, left = 10.0, right = 630.0
 
     static func chart(_ iteration: IterationResult) -> String {
         func x(_ score: Double) -> Double { left + min(max(score, 0), 100) / 100 * (right - left) }

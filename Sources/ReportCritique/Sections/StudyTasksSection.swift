@@ -15,7 +15,7 @@ struct StudyTasksSection: StudyReportSection {
         for task in context.taskNames {
             let rows = metrics.filter { $0.task == task }.sorted { $0.iteration < $1.iteration }
             guard !rows.isEmpty else { continue }
-            html += "<h3 class=\"task\">\(esc(task))</h3><table class=\"task-metrics\"><tr><th>Iteration</th><th>Attempts</th><th>Completion</th>"
+            html += "<h3 class=\"task\">\(esc(task))</h3><div class=\"wide\"><table class=\"task-metrics\"><tr><th>Iteration</th><th>Attempts</th><th>Completion</th>"
                 + "<th>Time on task</th><th>SEQ</th><th>Misclicks</th><th>Unresponsive taps</th><th>Extra views</th><th>Backtracks</th><th>Problems hit</th></tr>"
             for row in rows {
                 html += "<tr><td>\(context.iterationTitle(row.iteration))</td><td class=\"num\">\(row.successes) of \(row.attempts)</td>"
@@ -26,7 +26,7 @@ struct StudyTasksSection: StudyReportSection {
                     + "<td class=\"num\">\(Format.mean(row.extraViews))</td><td class=\"num\">\(Format.mean(row.backtracks))</td>"
                     + "<td class=\"num\">\(row.problemsHit)</td></tr>"
             }
-            html += "</table>" + charts(task, rows, context)
+            html += "</table></div>" + charts(task, rows, context)
         }
         return html
     }
