@@ -17,7 +17,7 @@ struct StudyProblemsSection: StudyReportSection {
             guard !problems.isEmpty else { continue }
             html += "<h3>\(context.iterationTitle(iteration.number))</h3><ol class=\"problems\">"
             for problem in problems {
-                let where_ = [problem.view, problem.element.map { "“\($0)”" }].compactMap { $0 }.joined(separator: " · ")
+                let where_ = [problem.view, problem.element].compactMap { $0 }.joined(separator: " · ")
                 let shown = problem.sightings.first { $0.screenshot != nil && context.shotFiles[$0.screenshot!.sha256] != nil }
                 let caption = shown.map { "\(esc($0.participant)) at \(context.clock($0.time, session: $0.session))" } ?? ""
                 html += """
