@@ -72,20 +72,22 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run.sh
 
-## bench: release build, then the end-to-end, console, micro and report benchmarks; prints the figures and writes
+## bench: release build, then the end-to-end, console, micro, report and study report benchmarks; prints the figures and writes
 ## docs/BENCHMARKS.md (a few minutes; loopback only). Its own scratch path and package (Benchmarks/), so
 ## that `make build` and `make test` never compile the benchmark library.
 BENCH_SCRATCH ?= .build-bench
 bench: deps
 	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product muevald
 	cd Benchmarks && $(SWIFT) build -c release --scratch-path ../$(BENCH_SCRATCH)/benchmarks --product muevalbench
-	rm -f $(BENCH_SCRATCH)/micro.md $(BENCH_SCRATCH)/report.txt
+	rm -f $(BENCH_SCRATCH)/micro.md $(BENCH_SCRATCH)/report.txt $(BENCH_SCRATCH)/study.txt
 	-cd Benchmarks && $(SWIFT) package --scratch-path ../$(BENCH_SCRATCH)/benchmarks benchmark --format markdown --no-progress \
 		| sed -n '/^### /,$$p' > ../$(BENCH_SCRATCH)/micro.md
 	-$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product ReportBenchmark \
-		&& $(BENCH_SCRATCH)/release/ReportBenchmark > $(BENCH_SCRATCH)/report.txt
+		&& $(BENCH_SCRATCH)/release/ReportBenchmark > $(BENCH_SCRATCH)/report.txt \
+		&& $(BENCH_SCRATCH)/release/ReportBenchmark study > $(BENCH_SCRATCH)/study.txt
 	$(BENCH_SCRATCH)/benchmarks/release/muevalbench run --muevald $(BENCH_SCRATCH)/release/muevald \
-		--micro $(BENCH_SCRATCH)/micro.md --report $(BENCH_SCRATCH)/report.txt --replay-script Benchmarks/replay_first_frame.py \
+		--micro $(BENCH_SCRATCH)/micro.md --report $(BENCH_SCRATCH)/report.txt --study $(BENCH_SCRATCH)/study.txt \
+		--replay-script Benchmarks/replay_first_frame.py \
 		--out docs/BENCHMARKS.md --command "make bench"
 
 clean:

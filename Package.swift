@@ -169,7 +169,7 @@ let package = Package(
         ]),
         // Critique: the static HTML report written from the analysis results.
         .target(name: "ReportCritique", dependencies: [
-            "SessionAnalysis", "SessionModel", "WireProtocol",
+            "JournalStorage", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
         ]),
         // Study metrics: completion rates, time on task, SUS and the comparison of iterations, with small-sample intervals (docs/STUDIES.md).
         .target(name: "StudyMetrics"),
@@ -180,7 +180,7 @@ let package = Package(
         ]),
         // Times analysis and report of a synthetic one-hour session (`make bench`).
         .executableTarget(name: "ReportBenchmark", dependencies: [
-            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport",
+            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel",
         ]),
 
         .testTarget(name: "WireProtocolTests", dependencies: [
@@ -207,7 +207,7 @@ let package = Package(
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .testTarget(name: "SessionAnalysisTests", dependencies: [
-            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "WireProtocol",
+            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .testTarget(name: "StudyMetricsTests", dependencies: [

@@ -68,6 +68,32 @@ enum ReportAssets {
         tr[data-class="ApplicationEvent"] td.class { color: #b9770e; }
         tr[data-class="CustomEvent"] td.class { color: #c0392b; }
         tr[data-class="ObserverNote"] td.class { font-weight: 600; }
+        svg.chart { display: block; max-width: 100%; height: auto; font-size: 12px; }
+        svg.chart .bar { fill: var(--accent); }
+        svg.chart .whisker { stroke: var(--ink); stroke-width: 1.5; }
+        svg.chart .axis { stroke: var(--line); }
+        svg.chart text { fill: var(--ink); }
+        svg.chart text.muted { fill: var(--muted); }
+        svg.chart .band { stroke: #fff; }
+        svg.chart .score { fill: var(--ink); fill-opacity: .75; }
+        svg.chart .mean { stroke: var(--bad); stroke-width: 2.5; }
+        .wide { overflow-x: auto; }
+        .charts { display: flex; flex-wrap: wrap; gap: 1.5rem; margin: .6rem 0 1.2rem; }
+        .charts figure { width: 22rem; }
+        h3.task { margin: 1.2rem 0 .3rem; }
+        .verdict { font-weight: 600; }
+        .verdict.improved { color: #1e8449; }
+        .verdict.worse { color: var(--bad); }
+        .verdict.unclear { color: var(--muted); }
+        table.matrix td { text-align: center; white-space: nowrap; }
+        table.matrix td.success { background: #eaf6ee; }
+        table.matrix td.failure, table.matrix td.abandoned { background: #fbeceb; }
+        table.matrix td.assisted { background: #fdf2e0; }
+        .outcome { font-size: 1.1rem; }
+        .overridden { color: var(--warn); font-weight: 700; cursor: help; }
+        details.participant { margin: .6rem 0; }
+        details.participant summary { cursor: pointer; font-weight: 600; }
+        ul.sightings { margin: .3rem 0; padding-left: 1.1rem; font-size: .85rem; }
         @media print {
           header { position: static; } nav, .filters, #tl-more, .timeline-shot { display: none; }
           body, .section { background: #fff; } .section { border: none; padding: 0; break-inside: auto; }
@@ -231,12 +257,26 @@ enum ReportAssets {
             canvas.setAttribute('data-paths-drawn', String(paths.length));
           }
 
+          function loadHeatmap(canvas) {
+            if (canvas.getAttribute('data-drawn') !== '0') { return; }
+            canvas.setAttribute('data-drawn', 'loading');
+            var file = canvas.getAttribute('data-shot');
+            if (!file) { drawHeatmap(canvas, null); return; }
+            var image = new Image();
+            image.onload = function () { drawHeatmap(canvas, image); };
+            image.onerror = function () { noteError(); drawHeatmap(canvas, null); };
+            image.src = file;
+          }
+
+          // Canvases in a closed <details> (the study report's one per participant and view) are drawn when
+          // it opens: hundreds of screen-sized canvases at once would cost the browser hundreds of megabytes.
           function setUpHeatmaps() {
             Array.prototype.forEach.call(document.querySelectorAll('canvas[data-shot]'), function (canvas) {
-              var image = new Image();
-              image.onload = function () { drawHeatmap(canvas, image); };
-              image.onerror = function () { noteError(); drawHeatmap(canvas, null); };
-              image.src = canvas.getAttribute('data-shot');
+              var closed = canvas.closest('details:not([open])');
+              if (!closed) { loadHeatmap(canvas); return; }
+              closed.addEventListener('toggle', function () {
+                if (closed.open) { Array.prototype.forEach.call(closed.querySelectorAll('canvas[data-shot]'), loadHeatmap); }
+              });
             });
           }
 

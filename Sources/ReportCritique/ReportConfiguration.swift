@@ -86,6 +86,7 @@ public enum ReportError: Error, CustomStringConvertible, Equatable {
     case unreadableConfiguration(path: String, reason: String)
     case cannotWrite(path: String, reason: String)
     case missingScreenshot(sha256: String, session: String)
+    case cannotRead(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -101,6 +102,8 @@ public enum ReportError: Error, CustomStringConvertible, Equatable {
             "cannot write the report to \(path): \(reason)"
         case .missingScreenshot(let sha, let session):
             "session \(session) names screenshot \(sha) but its file has no such blob; the file may be damaged"
+        case .cannotRead(let path, let reason):
+            "cannot read the session file \(path): \(reason)"
         }
     }
 }

@@ -97,9 +97,16 @@ func jsonPoints(_ points: [Point]) -> String {
 /// A screenshot with a mark where something happened: an element's frame, or a finger's spot.
 func markedScreenshot(_ session: ReportedSession, _ index: Int?, frame: Rect? = nil, point: Point? = nil,
                       caption: String = "") -> String {
-    guard let file = session.shotFile(index) else { return "" }
+    guard let index, let file = session.shotFile(index) else { return "" }
+    return markedScreenshot(file: file, screen: session.screen(of: index), alt: "screenshot \(index + 1)", frame: frame,
+                            point: point, caption: caption)
+}
+
+/// A screenshot file (report-relative) with its marks; `screen` (points) places them, `caption` is HTML.
+func markedScreenshot(file: String, screen: Size?, alt: String, frame: Rect? = nil, point: Point? = nil,
+                      caption: String = "") -> String {
     var marks = ""
-    if let screen = session.screen(of: index), screen.width > 0, screen.height > 0 {
+    if let screen, screen.width > 0, screen.height > 0 {
         func pct(_ value: Double, _ total: Double) -> String { String(format: "%.2f%%", value / total * 100) }
         if let frame {
             marks += "<span class=\"mark box\" style=\"left:\(pct(frame.x, screen.width));top:\(pct(frame.y, screen.height));width:\(pct(frame.width, screen.width));height:\(pct(frame.height, screen.height))\"></span>"
@@ -108,5 +115,16 @@ func markedScreenshot(_ session: ReportedSession, _ index: Int?, frame: Rect? = 
             marks += "<span class=\"mark dot\" style=\"left:\(pct(point.x, screen.width));top:\(pct(point.y, screen.height))\"></span>"
         }
     }
-    return "<figure class=\"shot\"><a href=\"\(file)\" target=\"_blank\"><span class=\"marked\"><img src=\"\(file)\" alt=\"screenshot \(index! + 1)\" loading=\"lazy\">\(marks)</span></a>\(caption.isEmpty ? "" : "<figcaption>\(caption)</figcaption>")</figure>"
+    return "<figure class=\"shot\"><a href=\"\(file)\" target=\"_blank\"><span class=\"marked\"><img src=\"\(file)\" alt=\"\(esc(alt))\" loading=\"lazy\">\(marks)</span></a>\(caption.isEmpty ? "" : "<figcaption>\(caption)</figcaption>")</figure>"
+}
+
+/// A canvas that report.js draws touches (spots) and gesture paths (lines) on, over the screenshot `file`
+/// (none: on a blank screen). The canvas has the screen's size in points; `caption` is HTML.
+func heatmapCanvas(file: String?, screen: Size?, touches: [Point], paths: [[Point]] = [], caption: String) -> String {
+    let screen = screen ?? Size(width: 320, height: 480)
+    return """
+        <figure class="heatmap"><canvas width="\(Int(screen.width))" height="\(Int(screen.height))" data-shot="\(file ?? "")" \
+        data-touches="\(esc(jsonPoints(touches)))" data-paths="\(esc("[" + paths.map(jsonPoints).joined(separator: ",") + "]"))" \
+        data-drawn="0"></canvas><figcaption>\(caption)</figcaption></figure>
+        """
 }

@@ -1,4 +1,3 @@
-internal import Foundation
 public import SessionAnalysis
 
 /// Writes the report directory: index.html, report.css, report.js and each distinct screenshot once,
@@ -14,12 +13,7 @@ public struct ReportWriter {
     /// Writes the report of `sessions` (several: compared side by side) into `directory`; returns index.html's path.
     @discardableResult
     public func write(_ sessions: [AnalyzedSession], to directory: String) throws -> String {
-        let shots = directory + "/shots"
-        do {
-            try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
-        } catch {
-            throw ReportError.cannotWrite(path: directory, reason: error.localizedDescription)
-        }
+        let shots = try ReportDirectory.create(directory)
         var written: Set<String> = []
         let reported = try sessions.map { analysis in
             ReportedSession(analysis: analysis, label: analysis.journal.session.testUser ?? analysis.journal.session.name,
@@ -27,10 +21,8 @@ public struct ReportWriter {
                             start: analysis.results.first(Overview.self)?.start ?? 0)
         }
         let context = ReportContext(sessions: reported, options: configuration.options)
-        try write(ReportAssets.css, to: directory + "/report.css")
-        try write(ReportAssets.javascript, to: directory + "/report.js")
         let index = directory + "/index.html"
-        try write(page(context), to: index)
+        try ReportDirectory.write(page(context), to: index)
         return index
     }
 
@@ -41,48 +33,20 @@ public struct ReportWriter {
             guard let bytes = try analysis.journal.blob(sha256: sha) else {
                 throw ReportError.missingScreenshot(sha256: sha, session: analysis.journal.session.name)
             }
-            let path = directory + "/\(sha).png"
-            try writeFile(path, bytes)
+            try ReportDirectory.writeFile(directory + "/\(sha).png", bytes)
             written.insert(sha)
             return "shots/\(sha).png"
         }
     }
 
-    private func write(_ text: String, to path: String) throws {
-        try writeFile(path, Array(text.utf8))
-    }
-
-    /// A plain write, without the temporary file and fsync of Foundation's writes: they cost a second per
-    /// thousand screenshots, and a half-written report is simply written again.
-    private func writeFile(_ path: String, _ bytes: [UInt8]) throws {
-        guard let file = fopen(path, "wb") else {
-            throw ReportError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
-        }
-        let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
-        guard fclose(file) == 0, written == bytes.count else {
-            throw ReportError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
-        }
-    }
-
     private func page(_ context: ReportContext) -> String {
-        let sections = configuration.sections.map(\.section)
-        let title = "Usability report: " + context.sessions.map(\.label).joined(separator: ", ")
-        let navigation = sections.map { "<a href=\"#\($0.kind.rawValue)\">\($0.title)</a>" }.joined()
-        let body = sections.map { section in
-            "<section id=\"\(section.kind.rawValue)\" class=\"section\"><h2>\(section.title)</h2>\(section.body(context))</section>"
-        }.joined(separator: "\n")
-        return """
-            <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(esc(title))</title><link rel="icon" href="data:,"><link rel="stylesheet" href="report.css"></head>
-            <body data-errors="0"><header><h1>\(esc(title))</h1><p class="generated">muEval report of \(context.sessions.count == 1 ? "one session" : "\(context.sessions.count) sessions, side by side") · generated \(Format.date(Date().timeIntervalSince1970))</p>
-            <nav>\(navigation)</nav></header>
-            <main>
-            \(body)
-            </main>
-            <script src="report.js"></script>
-            </body></html>
-            """
+        let parts = configuration.sections.map(\.section).map { section in
+            ReportDirectory.Part(id: section.kind.rawValue, title: section.title, body: section.body(context))
+        }
+        let count = context.sessions.count
+        return ReportDirectory.page(title: "Usability report: " + context.sessions.map(\.label).joined(separator: ", "),
+                                    subtitle: "muEval report of \(count == 1 ? "one session" : "\(count) sessions, side by side")",
+                                    parts: parts)
     }
 }
 

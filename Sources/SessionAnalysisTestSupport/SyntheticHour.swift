@@ -1,13 +1,27 @@
 internal import DeviceSimulator
+public import SessionModel
 internal import WireProtocol
 
 /// A dense one-hour session for the benchmark (issue 7: about 100,000 events and 1,000 screenshots):
 /// every `seconds / screenshots` a view appears with a new screenshot and UI state tree, is tapped and
 /// swiped, and the accelerometer fills the rest. Every screenshot differs, the worst case for the report.
 public enum SyntheticHour {
+    /// With `study`, the session is that study's (its context in the file) and the app marks each of its tasks:
+    /// task k begins in the k-th n-th of the hour and ends 5 + (`variant` + k) % 10 screens later, except that
+    /// every fifth variant never ends its last task.
     public static func write(to path: String, events: Int = 100_000, screenshots: Int = 1_000,
-                             seconds: Double = 3_600) async throws {
-        let builder = try JournalBuilder(path: path, name: "synthetic hour")
+                             seconds: Double = 3_600, name: String = "synthetic hour", testUser: String? = "Jack",
+                             study: StudyContext? = nil, variant: Int = 0) async throws {
+        let builder = try JournalBuilder(path: path, name: name, testUser: testUser, studyContext: study)
+        let tasks = study?.tasks.map(\.name) ?? []
+        var marks: [Int: [(kind: String, task: String)]] = [:]
+        for (number, task) in tasks.enumerated() {
+            let begin = number * screenshots / tasks.count + 1
+            marks[begin, default: []].append(("begin", task))
+            if number < tasks.count - 1 || variant % 5 != 4 {
+                marks[begin + 5 + (variant + number) % 10, default: []].append(("end", task))
+            }
+        }
         let views = (0..<12).map { "View\($0)Controller" }
         let slot = seconds / Double(screenshots)
         let perSlot = events / screenshots
@@ -21,6 +35,10 @@ public enum SyntheticHour {
                                   stack: Array(views.prefix(index % views.count + 1)), screenshot: screenshot(index),
                                   uiState: uiState())
             var written = 1
+            for mark in marks[index] ?? [] {
+                builder.marker(at: time + 0.2, mark.kind, task: mark.task)
+                written += 1
+            }
             for tap in 0..<6 {
                 let at = time + 0.5 + Double(tap) * 0.4
                 builder.tap(at: at, x: 40 + Double(tap * 10), y: 410, view: view, target: button)

@@ -1,6 +1,8 @@
 import Foundation
 import ReportCritique
+import SessionAnalysis
 import SessionAnalysisTestSupport
+import StudyAnalysis
 import XCTest
 
 /// The report of a simulated session in headless Chromium (Debian's `chromium`, which `make test` installs).
@@ -52,6 +54,25 @@ final class BrowserTests: AnalysisTestCase {
         let (_, log) = try run(["--screenshot=\(png)", "--window-size=900,1400", "file://\(index)"])
         let share = try nonBackgroundShare(of: png)
         XCTAssertGreaterThan(share, 0.02, "the page looks blank (\(share) of its bytes differ from the background)")
+        assertNoConsoleErrors(log)
+    }
+
+    /// The study report over the simulated session's screenshots: no script error, the heatmaps of all
+    /// participants drawn, each participant's left undrawn until its <details> opens.
+    func testStudyReportDrawsItsHeatmapsWithoutErrors() throws {
+        let session = directory + "/wordpress.sqlite"
+        let shots = try XCTUnwrap(try AnalyzedSession(path: session).results.first(Screenshots.self)?.shots)
+        XCTAssertGreaterThan(shots.count, 1)
+        let references = shots.prefix(2).map { ScreenshotReference(sessionPath: session, sha256: $0.blob.sha256, screen: $0.screen) }
+        let results = try sampleStudyResults(path: session, posts: references[0], edit: references[1])
+        let study = try StudyReportWriter().write(results, to: directory + "/study", links: StudyReportLinks())
+        let (dom, log) = try run(["--dump-dom", "file://\(study)"])
+        XCTAssertTrue(dom.contains("<body data-errors=\"0\""), "the page counted script errors")
+        let canvases = dom.components(separatedBy: "<canvas").dropFirst().map { String($0.prefix { $0 != ">" }) }
+        XCTAssertEqual(canvases.count, 4)
+        XCTAssertEqual(canvases.filter { $0.contains("data-drawn=\"1\"") }.count, 2, "\(canvases)")
+        XCTAssertEqual(canvases.filter { $0.contains("data-drawn=\"without-screenshot\"") }.count, 1, "\(canvases)")
+        XCTAssertEqual(canvases.filter { $0.contains("data-drawn=\"0\"") }.count, 1, "the folded participant's heatmap: \(canvases)")
         assertNoConsoleErrors(log)
     }
 

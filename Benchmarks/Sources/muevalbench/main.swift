@@ -5,11 +5,11 @@ import WireProtocol
 
 // muevalbench run --muevald PATH [--scale F] [--connections 1,4,32,256] [--profiles touch,mixed]
 //                 [--sections flat,steady,idle,console] [--replay-script Benchmarks/replay_first_frame.py]
-//                 [--micro FILE] [--report FILE] [--out docs/BENCHMARKS.md] [--command "make bench"]
+//                 [--micro FILE] [--report FILE] [--study FILE] [--out docs/BENCHMARKS.md] [--command "make bench"]
 // muevalbench sink --port PORT          (started by `run`: the bound's server)
 // muevalbench decode [--profile touch] [--seconds 5]   (decoding alone, in a loop: for perf record)
 
-let usage = "usage: muevalbench run --muevald PATH [--scale F] [--connections LIST] [--profiles LIST] [--sections LIST] [--replay-script FILE] [--micro FILE] [--report FILE] [--out FILE] [--command TEXT] | muevalbench sink --port PORT"
+let usage = "usage: muevalbench run --muevald PATH [--scale F] [--connections LIST] [--profiles LIST] [--sections LIST] [--replay-script FILE] [--micro FILE] [--report FILE] [--study FILE] [--out FILE] [--command TEXT] | muevalbench sink --port PORT"
 
 func option(_ name: String) -> String? {
     let arguments = CommandLine.arguments
@@ -64,6 +64,7 @@ case "run":
     var report = BenchReport(command: option("--command") ?? CommandLine.arguments.joined(separator: " "), loadBefore: Machine.load)
     report.micro = readIfPresent(option("--micro"))
     report.report = readIfPresent(option("--report"))
+    report.study = readIfPresent(option("--study"))
     func log(_ text: String) { FileHandle.standardError.write(Data("muevalbench: \(text)\n".utf8)) }
 
     for profile in profiles where sections.contains("flat") {

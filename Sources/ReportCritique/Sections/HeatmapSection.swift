@@ -16,14 +16,11 @@ struct HeatmapSection: ReportSection {
                 let touches = Dictionary(uniqueKeysWithValues: heatmaps.map { ($0.screenshot, $0.touches) })
                 return "<div class=\"gallery\">" + shown.compactMap { index -> String? in
                     guard let file = session.shotFile(index) else { return nil }
-                    let screen = session.screen(of: index) ?? Size(width: 320, height: 480)
                     let strokes = paths[index] ?? []
                     let view = session.result(Screenshots.self)?.shots[index].view ?? "?"
-                    return """
-                        <figure class="heatmap"><canvas width="\(Int(screen.width))" height="\(Int(screen.height))" data-shot="\(file)" \
-                        data-touches="\(esc(jsonPoints(touches[index] ?? [])))" data-paths="\(esc("[" + strokes.map { jsonPoints($0.points) }.joined(separator: ",") + "]"))" \
-                        data-drawn="0"></canvas><figcaption>\(esc(view)) · screenshot \(index + 1) · \(touches[index]?.count ?? 0) touches\(strokes.isEmpty ? "" : ", \(strokes.count) gestures")</figcaption></figure>
-                        """
+                    return heatmapCanvas(file: file, screen: session.screen(of: index), touches: touches[index] ?? [],
+                                         paths: strokes.map(\.points),
+                                         caption: "\(esc(view)) · screenshot \(index + 1) · \(touches[index]?.count ?? 0) touches\(strokes.isEmpty ? "" : ", \(strokes.count) gestures")")
                 }.joined() + "</div>"
             }
     }

@@ -14,9 +14,9 @@ struct ProblemsSection: ReportSection {
             return "<p class=\"summary\">\(summary.joined(separator: " · "))</p><ol class=\"problems\">" + problems.map { problem in
                 let times = problem.occurrences > 1 ? " · \(problem.occurrences)×" : ""
                 return """
-                    <li class="problem \(problem.kind == .smallHitTarget || problem.kind == .missingPlaceholder ? "guideline" : "behaviour")">\
+                    <li class="problem \(problem.kind.styleClass)">\
                     \(markedScreenshot(session, problem.screenshot, frame: problem.frame, point: problem.point))\
-                    <div><h4>\(esc(problem.kind.rawValue.prefix(1).uppercased() + problem.kind.rawValue.dropFirst()))</h4>\
+                    <div><h4>\(esc(problem.kind.heading))</h4>\
                     <p class="where">\(esc(problem.view ?? "–")) · \(session.clock(problem.time))\(times)</p>\
                     <p class="evidence">\(esc(problem.evidence))</p>\
                     <p class="recommendation"><strong>Recommended change:</strong> \(esc(problem.recommendation))</p></div></li>
@@ -24,4 +24,12 @@ struct ProblemsSection: ReportSection {
             }.joined() + "</ol>"
         }
     }
+}
+
+extension UsabilityProblem.Kind {
+    /// "Unresponsive tap": the kind as a heading.
+    var heading: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
+
+    /// Guideline problems (found in the UI's description) are drawn apart from behaviour seen in use.
+    var styleClass: String { self == .smallHitTarget || self == .missingPlaceholder ? "guideline" : "behaviour" }
 }

@@ -1,0 +1,104 @@
+internal import Foundation
+internal import JournalStorage
+public import SessionAnalysis
+public import SessionModel
+public import StudyAnalysis
+
+/// Where the study report links to: the web console, and the sessions' own reports.
+public struct StudyReportLinks: Sendable {
+    /// The web console's base URL (e.g. http://127.0.0.1:28080); links go to /sessions/ID and /sessions/ID/replay?t=SECONDS.
+    public var console: String?
+    /// Session id → report-relative path of that session's own report (when written alongside).
+    public var sessionReports: [Int64: String]
+
+    public init(console: String? = nil, sessionReports: [Int64: String] = [:]) {
+        self.console = console
+        self.sessionReports = sessionReports
+    }
+}
+
+/// Writes the study report directory (docs/REPORTS.md, "Study report"): index.html, report.css, report.js
+/// and each screenshot the heatmaps and problems show, once per SHA-256, read from the session files.
+/// Charts are SVG drawn here, so the page reads without script; the script only draws the heatmaps.
+public struct StudyReportWriter {
+    /// The sections, in order.
+    static var sections: [any StudyReportSection] { [
+        StudyOverviewSection(), StudyTasksSection(), StudyComparisonSection(), StudyParticipantsSection(),
+        StudySUSSection(), StudyProblemsSection(), StudyHeatmapSection(), StudyNotesSection(),
+    ] }
+
+    public init() {}
+
+    /// Returns index.html's path.
+    @discardableResult
+    public func write(_ results: StudyResults, to directory: String, links: StudyReportLinks) throws -> String {
+        let shots = try ReportDirectory.create(directory)
+        let context = StudyReportContext(results: results, links: links, shotFiles: try writeScreenshots(of: results, into: shots))
+        let parts = Self.sections.map { ReportDirectory.Part(id: $0.id, title: $0.title, body: $0.body(context)) }
+        let participants = Set(results.iterations.flatMap(\.participants)).count
+        let index = directory + "/index.html"
+        try ReportDirectory.write(ReportDirectory.page(
+            title: "Study report: " + results.study.name,
+            subtitle: "muEval study report of \(results.iterations.count == 1 ? "one iteration" : "\(results.iterations.count) iterations"), "
+                + "\(participants == 1 ? "one participant" : "\(participants) participants"), "
+                + "\(results.sessions.count == 1 ? "one session" : "\(results.sessions.count) sessions")",
+            parts: parts), to: index)
+        return index
+    }
+
+    /// Each screenshot a heatmap or problem shows, once per SHA-256; each session file opened once.
+    private func writeScreenshots(of results: StudyResults, into directory: String) throws -> [String: String] {
+        let references = results.heatmaps.compactMap(\.screenshot)
+            + results.problems.flatMap { $0.sightings.compactMap(\.screenshot) }
+        var files: [String: String] = [:]
+        var readers: [String: SessionReader] = [:]
+        for reference in references where files[reference.sha256] == nil {
+            let reader: SessionReader
+            if let open = readers[reference.sessionPath] {
+                reader = open
+            } else {
+                do {
+                    reader = try SessionReader(path: reference.sessionPath)
+                } catch {
+                    throw ReportError.cannotRead(path: reference.sessionPath, reason: "\(error)")
+                }
+                readers[reference.sessionPath] = reader
+            }
+            guard let bytes = try reader.blob(sha256: reference.sha256) else {
+                throw ReportError.missingScreenshot(sha256: reference.sha256, session: reference.sessionPath)
+            }
+            try ReportDirectory.writeFile(directory + "/\(reference.sha256).png", bytes)
+            files[reference.sha256] = "shots/\(reference.sha256).png"
+        }
+        return files
+    }
+}
+
+/// Analyses a study and writes its report: the study's counterpart of `ReportGenerator`.
+public enum StudyReportGenerator {
+    /// Analyses (StudyAnalyzer.analyze) and writes; with `sessionReports`, also each session's own report into
+    /// DIR/sessions/ID/ (ReportGenerator), two at a time, and links to it. Returns index.html's path.
+    public static func generate(_ data: StudyData, iteration: Int?, output: String, options: AnalysisOptions,
+                                links: StudyReportLinks, sessionReports: Bool) async throws -> String {
+        let results = try await StudyAnalyzer.analyze(data, iteration: iteration, options: options)
+        var links = links
+        if sessionReports {
+            let configuration = ReportConfiguration(options: options)
+            let sessions = results.sessions.map { (id: $0.id, path: $0.path) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                var next = sessions.makeIterator()
+                func add() {
+                    guard let session = next.next() else { return }
+                    group.addTask {
+                        _ = try ReportGenerator.generate(sessionFiles: [session.path], configuration: configuration,
+                                                         output: output + "/sessions/\(session.id)")
+                    }
+                }
+                for _ in 0..<2 { add() }
+                while try await group.next() != nil { add() }
+            }
+            for session in sessions { links.sessionReports[session.id] = "sessions/\(session.id)/index.html" }
+        }
+        return try StudyReportWriter().write(results, to: output, links: links)
+    }
+}
