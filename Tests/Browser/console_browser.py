@@ -405,10 +405,10 @@ def study_checks(driver):
     for k in range(1, 11):
         if k != 4:
             choice = answer(f"sus-{k}", 4 if k % 2 else 2)
-    size = choice.size
+    size = choice.find_element(By.TAG_NAME, "span").size
     check(size["height"] >= 44 and size["width"] >= 44, f"a rating button is smaller than a finger on a tablet: {size}")
     answer("seq-" + TASK_NAME, 6)
-    by_data(driver, "textarea[data-testid=item]", "item", "q1")[0].send_keys("The <b>map</b> view")
+    by_data(driver, "textarea[data-testid=item]", "item", "q-q1")[0].send_keys("The <b>map</b> view")
     check(driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"), "the questionnaire is wider than the tablet")
     driver.find_element(By.ID, "questionnaire-submit").click()
     wait(driver, "the incomplete questionnaire refused, naming item 4",
@@ -416,10 +416,10 @@ def study_checks(driver):
          and "item 4 has no answer" in d.find_element(By.ID, "form-status").text)
     check("missing" in by_data(driver, "fieldset[data-testid=item]", "item", "sus-4")[0].get_attribute("class"), "item 4 is not marked")
     check(not json.loads(js_fetch(driver, f"/api/studies/{STUDY}")["text"])["responses"]["sus"], "a refused questionnaire was stored")
+    screenshot(driver, "questionnaire")
     answer("sus-4", 3)
     driver.find_element(By.ID, "questionnaire-submit").click()
     wait(driver, "the thank-you", lambda d: d.find_element(By.ID, "thanks").is_displayed())
-    screenshot(driver, "questionnaire")
     responses = json.loads(js_fetch(driver, f"/api/studies/{STUDY}")["text"])["responses"]
     check([r["items"] for r in responses["sus"]] == [[4, 2, 4, 3, 4, 2, 4, 2, 4, 2]], f"the SUS answers stored are not those given: {responses['sus']}")
     check([(r["task"], r["rating"]) for r in responses["seq"]] == [(TASK_NAME, 6)], f"the SEQ answer stored is wrong: {responses['seq']}")
