@@ -386,6 +386,9 @@ def study_checks(driver):
     screenshot(driver, "live-study")
     driver.find_element(By.ID, "stop-button").click()
     wait(driver, "the study session to stop", lambda d: d.find_element(By.ID, "session-state").text == "stopped")
+    driver.get(f"{BASE}/sessions/{study_session}")
+    wait(driver, "the study on the session's page", lambda d: d.find_element(By.CSS_SELECTOR, "#details [data-key=study]").text
+         == f"{STUDY} · iteration 1 · participant P1")
 
     # --- The study page links the session; the questionnaire on a tablet.
     driver.get(f"{BASE}/study?name={STUDY}")
@@ -418,8 +421,20 @@ def study_checks(driver):
     check(not json.loads(js_fetch(driver, f"/api/studies/{STUDY}")["text"])["responses"]["sus"], "a refused questionnaire was stored")
     screenshot(driver, "questionnaire")
     answer("sus-4", 3)
+    questionnaire_url = driver.current_url
     driver.find_element(By.ID, "questionnaire-submit").click()
     wait(driver, "the thank-you", lambda d: d.find_element(By.ID, "thanks").is_displayed())
+
+    # A refusal by the server (here: a participant the study does not have) is shown with its message.
+    driver.get(questionnaire_url.replace("participant=P1", "participant=P9"))
+    wait(driver, "the questionnaire for P9", lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sus-items fieldset")) == 10)
+    for k in range(1, 11):
+        answer(f"sus-{k}", 3)
+    answer("seq-" + TASK_NAME, 5)
+    by_data(driver, "textarea[data-testid=item]", "item", "q-q1")[0].send_keys("x")
+    driver.find_element(By.ID, "questionnaire-submit").click()
+    wait(driver, "the server's refusal on the form", lambda d: 'has no participant "P9"' in d.find_element(By.ID, "form-status").text)
+    check(not driver.find_element(By.ID, "thanks").is_displayed(), "a refused questionnaire said thank you")
     responses = json.loads(js_fetch(driver, f"/api/studies/{STUDY}")["text"])["responses"]
     check([r["items"] for r in responses["sus"]] == [[4, 2, 4, 3, 4, 2, 4, 2, 4, 2]], f"the SUS answers stored are not those given: {responses['sus']}")
     check([(r["task"], r["rating"]) for r in responses["seq"]] == [(TASK_NAME, 6)], f"the SEQ answer stored is wrong: {responses['seq']}")
