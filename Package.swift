@@ -95,7 +95,7 @@ let package = Package(
         ]),
         // The web console (the thesis's Mobile Monitor): pages, JSON API, WebSockets and /metrics over HTTP (docs/CONSOLE.md).
         .target(name: "ConsoleServer", dependencies: [
-            "CaptureServer", "ControlProtocol", "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionModel", "WireProtocol",
+            "CaptureServer", "ControlProtocol", "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionModel", "StudyAnalysis", "WireProtocol",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),

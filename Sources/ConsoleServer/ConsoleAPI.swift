@@ -17,10 +17,13 @@ public struct ConsoleEnvironment: Sendable {
     /// What `muevalctl status` shows, built by the control service.
     public var status: @Sendable () -> StatusReport
     public var dataDirectory: String
+    /// Studies, their questionnaires and task marks: the same object the control commands use.
+    public var studies: Studies
 
     public init(registry: SessionRegistry, liveTail: LiveTail, counters: CaptureCounters,
-                status: @escaping @Sendable () -> StatusReport, dataDirectory: String) {
+                status: @escaping @Sendable () -> StatusReport, dataDirectory: String, studies: Studies) {
         self.registry = registry
+        self.studies = studies
         self.liveTail = liveTail
         self.counters = counters
         self.status = status
@@ -35,6 +38,7 @@ struct ConsoleAPI: Sendable {
     let settings: ConsoleSettings
     let rates: SessionRates
     let reports: ConsoleReports
+    let studyReports: StudyReports
 
     /// Events per page of `/events`, and the payload bytes one page may hold.
     static let pageLimit = 500
@@ -59,11 +63,14 @@ struct ConsoleAPI: Sendable {
         }
         api.post("sessions") { request, context in
             let start = try await decode(StartSession.self, from: request, context: context)
-            let record = try await mapped {
-                try await environment.registry.start(
-                    name: start.name.nonEmpty, testUser: start.user.nonEmpty, notes: start.notes.nonEmpty,
-                    sensors: start.sensors ?? [], device: start.device.nonEmpty, pairing: start.pairing == true,
-                    now: Date().timeIntervalSince1970)
+            let record = try await studied {
+                let study = try start.assignment()
+                return try await mapped {
+                    try await environment.registry.start(
+                        name: start.name.nonEmpty, testUser: start.user.nonEmpty, notes: start.notes.nonEmpty,
+                        sensors: start.sensors ?? [], device: start.device.nonEmpty, pairing: start.pairing == true,
+                        study: study, now: Date().timeIntervalSince1970)
+                }
             }
             return try encode(record, status: .created)
         }
@@ -150,11 +157,12 @@ struct ConsoleAPI: Sendable {
             let choice = try await decode(ReportChoice.self, from: request, context: context)
             return try encode(try await reports.generate(record, choice: choice))
         }
+        registerStudies(on: api)
     }
 
     // MARK: Helpers
 
-    private func sessionKey(_ context: ConsoleContext) throws -> String {
+    func sessionKey(_ context: ConsoleContext) throws -> String {
         guard let key = context.parameters.get("session", as: String.self), !key.isEmpty else { throw ConsoleError.badRequest("no session given") }
         return key
     }
@@ -165,7 +173,7 @@ struct ConsoleAPI: Sendable {
     }
 
     /// Registry errors as HTTP statuses: an unknown session is a 404, a state conflict a 409.
-    private func mapped<T>(_ body: () async throws -> T) async throws -> T {
+    func mapped<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as SessionError {
@@ -179,7 +187,7 @@ struct ConsoleAPI: Sendable {
         }
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, from request: Request, context: ConsoleContext) async throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, from request: Request, context: ConsoleContext) async throws -> T {
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: settings.maxBodyBytes)
@@ -247,6 +255,21 @@ struct StartSession: Decodable {
     var sensors: [String]?
     var device: String?
     var pairing: Bool?
+    /// A session in a study: all three, or none (as `muevalctl start --study --iteration --participant`).
+    var study: String?
+    var iteration: Int?
+    var participant: String?
+
+    func assignment() throws -> StudyAssignment? {
+        switch (study.nonEmpty, iteration, participant.nonEmpty) {
+        case (nil, nil, nil):
+            return nil
+        case (let study?, let iteration?, let participant?):
+            return StudyAssignment(study: study, iteration: iteration, participant: participant)
+        default:
+            throw ConsoleError.badRequest("a session in a study needs its study, iteration and participant together")
+        }
+    }
 }
 
 extension Optional where Wrapped == String {

@@ -29,6 +29,7 @@ public final class ConsoleServer: Service, Sendable {
     private let updates = ConsoleUpdates()
     private let metrics = ConsoleMetrics()
     private let reports: ConsoleReports
+    private let studyReports: StudyReports
     private let boundPort = NIOLockedValueBox<Int?>(nil)
     private let shutdown = ConsoleShutdown()
     /// Why the console could not start, for `muevalctl console`.
@@ -48,6 +49,9 @@ public final class ConsoleServer: Service, Sendable {
             logger: logger, finished: { [updates] session, name, state in
                 if let message = try? ConsoleUpdates.report(session: session, name: name, state: state) { updates.send(message) }
             })
+        studyReports = StudyReports(dataDirectory: environment.dataDirectory, logger: logger, consoleURL: { [boundPort, settings] in
+            boundPort.withLockedValue { $0 }.map { Self.baseURL(settings: settings, port: $0) }
+        })
     }
 
     /// A single-use login link for `muevalctl console`.
@@ -59,10 +63,11 @@ public final class ConsoleServer: Service, Sendable {
             throw ConsoleUnavailable("the web console is still starting; try again in a moment")
         }
         let (code, expires) = access.issueCode(now: now)
-        return ConsoleLink(url: baseURL(port: port) + "/login?code=" + code, expires: expires)
+        return ConsoleLink(url: Self.baseURL(settings: settings, port: port) + "/login?code=" + code, expires: expires)
     }
 
-    private func baseURL(port: Int) -> String {
+    /// Where browsers reach the console: `console.public_url`, else the address it listens on.
+    private static func baseURL(settings: ConsoleSettings, port: Int) -> String {
         if let publicURL = settings.publicURL, !publicURL.isEmpty {
             return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
         }
@@ -95,7 +100,7 @@ public final class ConsoleServer: Service, Sendable {
         let router = Router(context: ConsoleContext.self)
         router.add(middleware: gate)
         registerPages(on: router, assets: assets)
-        ConsoleAPI(environment: environment, settings: settings, rates: rates, reports: reports).register(on: router)
+        ConsoleAPI(environment: environment, settings: settings, rates: rates, reports: reports, studyReports: studyReports).register(on: router)
 
         let webSockets = Router(context: ConsoleContext.self)
         webSockets.add(middleware: gate)
@@ -157,6 +162,9 @@ public final class ConsoleServer: Service, Sendable {
         page("/sessions/:session", "session.html")
         page("/sessions/:session/live", "live.html")
         page("/sessions/:session/replay", "replay.html")
+        page("/studies", "studies.html")
+        page("/study", "study.html")
+        page("/questionnaire", "questionnaire.html")
         router.get("/assets/:file") { _, context in
             guard let name = context.parameters.get("file", as: String.self), let asset = assets[name], !name.hasSuffix(".html") else {
                 throw ConsoleError.notFound("no such file")
@@ -176,27 +184,39 @@ public final class ConsoleServer: Service, Sendable {
         }
         router.get("/sessions/:session/reports/:name/**") { [reports] _, context in
             guard let session = context.parameters.get("session", as: Int64.self),
-                  let name = context.parameters.get("name", as: String.self), ConsoleReports.directoryName(name) == name,
-                  case let parts = context.parameters.getCatchAll(), !parts.isEmpty,
-                  parts.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") && !$0.contains("/") }) else {
+                  let name = context.parameters.get("name", as: String.self), ConsoleReports.directoryName(name) == name else {
                 throw ConsoleError.notFound("no such report file")
             }
-            let path = reports.directory(of: session, name: name) + "/" + parts.joined(separator: "/")
-            guard let data = try await blocking({ FileManager.default.contents(atPath: path) }) else {
-                throw ConsoleError.notFound("no such report file: generate the report first")
+            return try await Self.reportFile(in: reports.directory(of: session, name: name), parts: context.parameters.getCatchAll())
+        }
+        router.get("/studies/:study/report/**") { [studyReports] _, context in
+            guard let study = context.parameters.get("study", as: String.self), (try? StudyError.checkName(study, as: "study name")) != nil else {
+                throw ConsoleError.notFound("no such report file")
             }
-            // The report is static HTML made from device strings (escaped when written); its own
-            // styles use inline style attributes, so its policy allows those but no inline script.
-            return Response(status: .ok, headers: [
-                .contentType: ConsoleAssets.contentType(of: String(parts.last ?? "")),
-                .contentSecurityPolicy: "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-                .cacheControl: "no-cache",
-            ], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+            return try await Self.reportFile(in: studyReports.directory(of: study), parts: context.parameters.getCatchAll())
         }
         router.get("/metrics") { [metrics, environment] _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.scrape(environment.status()))))
         }
+    }
+
+    /// A file of a written report (a session's or a study's), read off the event loop.
+    private static func reportFile(in directory: String, parts: [Substring]) async throws -> Response {
+        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") && !$0.contains("/") }) else {
+            throw ConsoleError.notFound("no such report file")
+        }
+        let path = directory + "/" + parts.joined(separator: "/")
+        guard let data = try await blocking({ FileManager.default.contents(atPath: path) }) else {
+            throw ConsoleError.notFound("no such report file: generate the report first")
+        }
+        // The report is static HTML made from device strings (escaped when written); its own
+        // styles use inline style attributes, so its policy allows those but no inline script.
+        return Response(status: .ok, headers: [
+            .contentType: ConsoleAssets.contentType(of: String(parts.last ?? "")),
+            .contentSecurityPolicy: "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+            .cacheControl: "no-cache",
+        ], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     static let refusedPage = """

@@ -66,7 +66,7 @@ public struct MuEvalDaemon {
         let console = configuration.console.enabled ? ConsoleServer(
             settings: configuration.console,
             environment: ConsoleEnvironment(registry: registry, liveTail: liveTail, counters: counters,
-                                            status: { commands.status() }, dataDirectory: dataDirectory),
+                                            status: { commands.status() }, dataDirectory: dataDirectory, studies: studies),
             group: group, logger: logger, onReady: { readiness.ready(.console) }) : nil
         if let console { commands.reportConsole { try console.loginLink(now: $0) } }
         let capture = CaptureServer(

@@ -111,3 +111,38 @@ public struct StudyData: Codable, Sendable, Equatable {
         self.responses = responses
     }
 }
+
+// Decoding checks as the initialisers do, so that answers that arrive as JSON (the control socket)
+// are refused with the item named, like answers typed at muevalctl or in the console.
+
+extension SUSResponse {
+    private enum CodingKeys: String, CodingKey { case iteration, participant, items, recorded }
+
+    public init(from decoder: Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(iteration: try fields.decode(Int.self, forKey: .iteration), participant: try fields.decode(String.self, forKey: .participant),
+                      items: try fields.decode([Int].self, forKey: .items), recorded: try fields.decode(Double.self, forKey: .recorded))
+    }
+}
+
+extension SEQResponse {
+    private enum CodingKeys: String, CodingKey { case iteration, participant, task, rating, recorded }
+
+    public init(from decoder: Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(iteration: try fields.decode(Int.self, forKey: .iteration), participant: try fields.decode(String.self, forKey: .participant),
+                      task: try fields.decode(String.self, forKey: .task), rating: try fields.decode(Int.self, forKey: .rating),
+                      recorded: try fields.decode(Double.self, forKey: .recorded))
+    }
+}
+
+extension QuestionAnswer {
+    private enum CodingKeys: String, CodingKey { case iteration, participant, question, text, recorded }
+
+    public init(from decoder: Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(iteration: try fields.decode(Int.self, forKey: .iteration), participant: try fields.decode(String.self, forKey: .participant),
+                      question: try fields.decode(String.self, forKey: .question), text: try fields.decode(String.self, forKey: .text),
+                      recorded: try fields.decode(Double.self, forKey: .recorded))
+    }
+}

@@ -35,6 +35,10 @@ ROW_HEIGHT = 22  # px per replay event row (console.css .ev)
 SESSION_NAME = "<img src=x onerror=\"window.__pwned='name'\">Browser study"
 TEST_USER = "Jill <b>Tester</b>"
 NOTE_TEXT = "<script>window.__pwned='note'</script>Tester hesitates at Save"
+STUDY = "browser-study"
+STUDY_DESCRIPTION = "<img src=x onerror=\"window.__pwned='study'\">Posting moments"
+TASK_NAME = "Post <b>a</b> moment"
+QUESTION_TEXT = "What <i>surprised</i> you?"
 
 
 class CheckFailed(Exception):
@@ -298,6 +302,8 @@ def run(driver):
     not_pwned(driver)
     screenshot(driver, "server")
 
+    study_checks(driver)
+
     # --- Logged out: no data; the used login link is refused and sets no cookie.
     driver.delete_all_cookies()
     logged_out_checks(driver, session_id)
@@ -310,6 +316,134 @@ def run(driver):
 
     say("RESULT " + json.dumps({"session": session_id, "notes": [
         {"text": NOTE_TEXT, "kind": "problem"}, {"text": "Task done", "kind": "task-done"}]}))
+
+
+def by_data(driver, selector, key, value):
+    """The elements matching selector whose data-KEY is value (values hold markup, so not in the CSS)."""
+    return [node for node in driver.find_elements(By.CSS_SELECTOR, selector) if node.get_attribute(f"data-{key}") == value]
+
+
+def study_checks(driver):
+    """Studies: create one, add an iteration, a task, a participant and a question; start a session
+    in it from the sessions page and mark its task on the live page; fill the questionnaire on a
+    tablet-sized window (a refused incomplete submit names the item, then it saves)."""
+    driver.get(BASE + "/studies")
+    wait(driver, "the studies page", lambda d: d.find_elements(By.ID, "studies-body"))
+    driver.find_element(By.ID, "study-name").send_keys(STUDY)
+    driver.find_element(By.ID, "study-description").send_keys(STUDY_DESCRIPTION)
+    driver.find_element(By.ID, "study-create").click()
+    wait(driver, "the new study's page", lambda d: d.find_element(By.ID, "study-title").text == STUDY)
+    wait(driver, "the description shown as text", lambda d: STUDY_DESCRIPTION in d.find_element(By.ID, "study-line").text)
+
+    driver.find_element(By.ID, "iteration-label").send_keys("1.0 beta")
+    driver.find_element(By.ID, "iteration-add").click()
+    wait(driver, "iteration 1", lambda d: d.find_elements(By.CSS_SELECTOR, "tr[data-testid=iteration-row][data-iteration='1']"))
+    driver.find_element(By.ID, "task-name").send_keys(TASK_NAME)
+    driver.find_element(By.ID, "task-instructions").send_keys("Share a photo with a caption")
+    driver.find_element(By.ID, "task-limit").send_keys("120")
+    driver.find_element(By.ID, "task-path").send_keys("Timeline, Compose")
+    driver.find_element(By.ID, "task-add").click()
+    row = wait(driver, "the task's row", lambda d: next(iter(by_data(d, "tr[data-testid=task-row]", "task", TASK_NAME)), None))
+    check("Timeline → Compose" in row.text and "observer" in row.text, f"the task's row lacks its criterion or path: {row.text!r}")
+    attributes = driver.find_element(By.ID, "participant-attributes")
+    attributes.send_keys("experience")  # no '=': refused here, naming it
+    driver.find_element(By.ID, "participant-code").send_keys("P1")
+    driver.find_element(By.ID, "participant-add").click()
+    wait(driver, "the bad attribute refused", lambda d: '"experience" is not an attribute' in d.find_element(By.ID, "banner").text)
+    attributes.send_keys("=novice")
+    driver.find_element(By.ID, "participant-add").click()
+    row = wait(driver, "the participant's row", lambda d: next(iter(by_data(d, "tr[data-testid=participant-row]", "participant", "P1")), None))
+    check("experience=novice" in row.text, f"the participant's attributes are not shown: {row.text!r}")
+    driver.find_element(By.ID, "question-id").send_keys("q1")
+    driver.find_element(By.ID, "question-text").send_keys(QUESTION_TEXT)
+    driver.find_element(By.ID, "question-add").click()
+    wait(driver, "the question's row", lambda d: by_data(d, "tr[data-testid=question-row]", "question", "q1"))
+    cell = "td[data-testid=cell][data-iteration='1'][data-participant='P1']"
+    wait(driver, "the matrix cell of P1 in iteration 1", lambda d: d.find_elements(By.CSS_SELECTOR, cell + " [data-testid=questionnaire-link]"))
+    not_pwned(driver)
+
+    # --- A session in the study, started from the sessions page; its task marked on the live page.
+    driver.get(BASE + "/")
+    wait(driver, "the study in the start form", lambda d: any(
+        option.get_attribute("value") == STUDY for option in d.find_elements(By.CSS_SELECTOR, "#start-study option")))
+    Select(driver.find_element(By.ID, "start-study")).select_by_value(STUDY)
+    wait(driver, "the study's iteration and participant", lambda d: d.find_element(By.ID, "start-participant").is_displayed()
+         and d.find_element(By.ID, "start-participant").get_attribute("value") == "P1"
+         and d.find_element(By.ID, "start-iteration").get_attribute("value") == "1")
+    driver.find_element(By.ID, "start-button").click()
+    study_session = wait(driver, "the study session's id", lambda d: d.find_element(By.ID, "start-result").get_attribute("data-session-id"))
+    record = json.loads(js_fetch(driver, f"/api/sessions/{study_session}")["text"])["session"]
+    check((record.get("study"), record.get("iteration"), record.get("participant")) == (STUDY, 1, "P1"),
+          f"the session is not in the study: {record}")
+    driver.get(f"{BASE}/sessions/{study_session}/live")
+    task = wait(driver, "the task bar", lambda d: next(iter(by_data(d, "#task-bar [data-testid=task]", "task", TASK_NAME)), None))
+    task.find_element(By.CSS_SELECTOR, "[data-testid=task-begin]").click()
+    wait(driver, "the begin mark saved", lambda d: "begins" in d.find_element(By.ID, "task-status").text)
+    Select(task.find_element(By.CSS_SELECTOR, "[data-testid=task-verdict]")).select_by_value("assisted")
+    wait(driver, "the verdict saved", lambda d: "assisted" in d.find_element(By.ID, "task-status").text)
+    wait(driver, "the marks in the live stream", lambda d: len(d.find_elements(By.CSS_SELECTOR, "#events [data-class=ObserverNote]")) >= 2, timeout=30)
+    not_pwned(driver)
+    screenshot(driver, "live-study")
+    driver.find_element(By.ID, "stop-button").click()
+    wait(driver, "the study session to stop", lambda d: d.find_element(By.ID, "session-state").text == "stopped")
+    driver.get(f"{BASE}/sessions/{study_session}")
+    wait(driver, "the study on the session's page", lambda d: d.find_element(By.CSS_SELECTOR, "#details [data-key=study]").text
+         == f"{STUDY} · iteration 1 · participant P1")
+
+    # --- The study page links the session; the questionnaire on a tablet.
+    driver.get(f"{BASE}/study?name={STUDY}")
+    wait(driver, "the session in the matrix", lambda d: by_data(d, cell + " [data-testid=session-link]", "session-id", study_session))
+    screenshot(driver, "study")
+    driver.set_window_size(768, 1024)
+    driver.find_element(By.CSS_SELECTOR, cell + " [data-testid=questionnaire-link]").click()
+    wait(driver, "the questionnaire's ten SUS statements", lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sus-items fieldset")) == 10)
+    wait(driver, "the SEQ of the task", lambda d: by_data(d, "#seq-items fieldset", "item", "seq-" + TASK_NAME))
+
+    def answer(item, value):
+        field = by_data(driver, "fieldset[data-testid=item]", "item", item)[0]
+        choice = next(label for label in field.find_elements(By.CSS_SELECTOR, "label.choice") if label.text == str(value))
+        choice.click()
+        return choice
+
+    for k in range(1, 11):
+        if k != 4:
+            choice = answer(f"sus-{k}", 4 if k % 2 else 2)
+    size = choice.find_element(By.TAG_NAME, "span").size
+    check(size["height"] >= 44 and size["width"] >= 44, f"a rating button is smaller than a finger on a tablet: {size}")
+    answer("seq-" + TASK_NAME, 6)
+    by_data(driver, "textarea[data-testid=item]", "item", "q-q1")[0].send_keys("The <b>map</b> view")
+    check(driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"), "the questionnaire is wider than the tablet")
+    driver.find_element(By.ID, "questionnaire-submit").click()
+    wait(driver, "the incomplete questionnaire refused, naming item 4",
+         lambda d: d.find_element(By.ID, "form-status").get_attribute("data-item") == "sus-4"
+         and "item 4 has no answer" in d.find_element(By.ID, "form-status").text)
+    check("missing" in by_data(driver, "fieldset[data-testid=item]", "item", "sus-4")[0].get_attribute("class"), "item 4 is not marked")
+    check(not json.loads(js_fetch(driver, f"/api/studies/{STUDY}")["text"])["responses"]["sus"], "a refused questionnaire was stored")
+    screenshot(driver, "questionnaire")
+    answer("sus-4", 3)
+    questionnaire_url = driver.current_url
+    driver.find_element(By.ID, "questionnaire-submit").click()
+    wait(driver, "the thank-you", lambda d: d.find_element(By.ID, "thanks").is_displayed())
+
+    # A refusal by the server (here: a participant the study does not have) is shown with its message.
+    driver.get(questionnaire_url.replace("participant=P1", "participant=P9"))
+    wait(driver, "the questionnaire for P9", lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sus-items fieldset")) == 10)
+    for k in range(1, 11):
+        answer(f"sus-{k}", 3)
+    answer("seq-" + TASK_NAME, 5)
+    by_data(driver, "textarea[data-testid=item]", "item", "q-q1")[0].send_keys("x")
+    driver.find_element(By.ID, "questionnaire-submit").click()
+    wait(driver, "the server's refusal on the form", lambda d: 'has no participant "P9"' in d.find_element(By.ID, "form-status").text)
+    check(not driver.find_element(By.ID, "thanks").is_displayed(), "a refused questionnaire said thank you")
+    responses = json.loads(js_fetch(driver, f"/api/studies/{STUDY}")["text"])["responses"]
+    check([r["items"] for r in responses["sus"]] == [[4, 2, 4, 3, 4, 2, 4, 2, 4, 2]], f"the SUS answers stored are not those given: {responses['sus']}")
+    check([(r["task"], r["rating"]) for r in responses["seq"]] == [(TASK_NAME, 6)], f"the SEQ answer stored is wrong: {responses['seq']}")
+    check([r["text"] for r in responses["answers"]] == ["The <b>map</b> view"], f"the free-text answer stored is wrong: {responses['answers']}")
+    not_pwned(driver)
+    driver.set_window_size(1280, 800)
+    driver.get(f"{BASE}/study?name={STUDY}")
+    wait(driver, "the questionnaire complete in the matrix", lambda d: d.find_elements(
+        By.CSS_SELECTOR, cell + " [data-testid=questionnaire-state][data-complete=true]"))
 
 
 if __name__ == "__main__":

@@ -69,6 +69,19 @@ import Testing
                 == "SUS item 3 is 0: answers go from 1 to 5")
     }
 
+    @Test func answersArrivingAsJSONAreCheckedLikeTypedOnes() {
+        let decoder = JSONDecoder()
+        #expect(throws: StudyError.incompleteAnswer(questionnaire: "SUS", item: "item 4")) {
+            try decoder.decode(SUSResponse.self, from: Data(#"{"iteration":1,"participant":"P01","items":[1,2,3],"recorded":0}"#.utf8))
+        }
+        #expect(throws: StudyError.answerOutOfRange(questionnaire: "SEQ", item: "task \"T\"", value: 9, scale: 1...7)) {
+            try decoder.decode(SEQResponse.self, from: Data(#"{"iteration":1,"participant":"P01","task":"T","rating":9,"recorded":0}"#.utf8))
+        }
+        #expect(throws: StudyError.incompleteAnswer(questionnaire: "questions", item: "question \"q1\"")) {
+            try decoder.decode(QuestionAnswer.self, from: Data(#"{"iteration":1,"participant":"P01","question":"q1","text":" ","recorded":0}"#.utf8))
+        }
+    }
+
     @Test(arguments: [("event:PostPublished", TaskSuccess.event("PostPublished")), ("view:Posts:Detail", .view("Posts:Detail")), ("observer", .observer)])
     func successCriteriaReadAndWriteAsText(text: String, criterion: TaskSuccess) throws {
         #expect(try TaskSuccess(text) == criterion)

@@ -195,6 +195,17 @@ export function sessionIDFromPath() {
   return match ? decodeURIComponent(match[1]) : null;
 }
 
+/** The page of a study (/study?name=S). */
+export function studyURL(name) {
+  return `/study?name=${encodeURIComponent(name)}`;
+}
+
+/** The questionnaire form of a participant in an iteration. */
+export function questionnaireURL(study, iteration, participant) {
+  const query = new URLSearchParams({ study, iteration: String(iteration), participant });
+  return `/questionnaire?${query}`;
+}
+
 /** The sha256 of a typed-JSON data value `{"$data": sha, "$size": n}`, else null. */
 export function dataSHA(value) {
   return value && typeof value === "object" && typeof value.$data === "string" ? value.$data : null;

@@ -6,7 +6,9 @@
 // [data-class=CLASS][data-event-id=ID], div.ev.marker[data-testid=marker-row][data-kind=KIND]),
 // #class-filter (input[type=checkbox][value=CLASS]), #rate, #event-count, #skipped (shown once a
 // skip happened; data-count), #session-state badge, #stop-button [data-testid=stop-session],
-// note box #note-box (built by common.js: #note-form/#note-text/#note-kind/#note-label/#note-status).
+// note box #note-box (built by common.js: #note-form/#note-text/#note-kind/#note-label/#note-status);
+// in a study's session, #task-bar with div[data-testid=task][data-task=NAME] holding buttons
+// [data-testid=task-begin], [data-testid=task-end] and select [data-testid=task-verdict], and #task-status.
 
 import {
   api, clearError, dataSHA, el, formatClock, formatCount, formatDuration, formatRate, formatTime,
@@ -32,6 +34,7 @@ let session = null;
 let eventCount = 0;
 let skipped = 0;
 let animating = false;
+let taskBarStudy = null;       // the study whose tasks the task bar shows
 
 const clock = () => performance.now() / 1000;
 
@@ -128,6 +131,39 @@ function showSession(next) {
   document.getElementById("stop-button").classList.toggle("hidden", session.state === "stopped");
 }
 
+// ---------------------------------------------------------------- study tasks
+
+/** Posts an observer's task mark; it comes back on the live stream as an ObserverNote, like a note. */
+async function markTask(action, task, outcome) {
+  const body = { action, task };
+  if (outcome) body.outcome = outcome;
+  await api(`/api/sessions/${encodeURIComponent(sessionID)}/tasks`, { method: "POST", body });
+  clearError();
+  const said = { begin: `task "${task}" begins`, end: `task "${task}" ends`, outcome: `task "${task}": ${outcome}` };
+  document.getElementById("task-status").textContent = `Saved: ${said[action]}`;
+}
+
+/** In a study's session: a row per study task with Begin, End and a verdict. */
+async function showTaskBar(study) {
+  if (!study || study === taskBarStudy) return;
+  const [data, items] = await Promise.all([api(`/api/studies/${encodeURIComponent(study)}`), api("/api/questionnaire")]);
+  taskBarStudy = study;
+  document.getElementById("task-study").textContent = `${study} · iteration ${session.iteration} · ${session.participant}`;
+  setChildren(document.getElementById("task-list"), data.study.tasks.map((task) => {
+    const verdict = el("select", { "aria-label": `Verdict on ${task.name}`, "data-testid": "task-verdict" },
+      el("option", { value: "" }, "verdict…"), items.outcomes.map((outcome) => el("option", { value: outcome }, outcome)));
+    verdict.addEventListener("change", () => {
+      if (verdict.value) run(markTask("outcome", task.name, verdict.value));
+    });
+    return el("div", { class: "task", "data-testid": "task", dataset: { task: task.name } },
+      el("span", { class: "name", title: task.instructions || "" }, task.name),
+      el("button", { type: "button", class: "small", "data-testid": "task-begin", onclick: () => run(markTask("begin", task.name)) }, "Begin"),
+      el("button", { type: "button", class: "small", "data-testid": "task-end", onclick: () => run(markTask("end", task.name)) }, "End"),
+      verdict);
+  }));
+  document.getElementById("task-bar").classList.toggle("hidden", data.study.tasks.length === 0);
+}
+
 function showDevice(device) {
   screen.setDevice(device);
   document.getElementById("device-line").textContent = device
@@ -143,6 +179,7 @@ function countEvents(n) {
 
 function onHello(hello) {
   showSession(hello.session);
+  run(showTaskBar(hello.session.study));
   showDevice(hello.device);
   list.replaceChildren();
   eventCount = 0;

@@ -8,7 +8,7 @@
 
 import {
   api, clearError, deviceLabel, el, formatClock, formatCount, formatDuration, formatTime, liveSocket,
-  me, run, safeURL, sessionDuration, sessionIDFromPath, setChildren, stateBadge,
+  me, run, safeURL, sessionDuration, sessionIDFromPath, setChildren, stateBadge, studyURL,
 } from "./common.js";
 
 const sessionID = sessionIDFromPath();
@@ -39,6 +39,9 @@ function renderDetails(s) {
     ["id", "Id", `${s.id} (${s.uuid ?? ""})`],
     ["state", "State", s.state],
     ["testUser", "Test user", s.testUser || "—"],
+    ["study", "Study", s.study
+      ? el("span", {}, el("a", { href: studyURL(s.study) }, s.study), ` · iteration ${s.iteration} · participant ${s.participant}`)
+      : "—"],
     ["device", "Device", s.device || (s.boundDevice ? `${s.boundDevice} (bound)` : "next device")],
     ["created", "Created", formatTime(s.created)],
     ["started", "Started", formatTime(s.started)],

@@ -1,7 +1,7 @@
 // Sessions page (/): every session, start one, stop or delete it; pushed updates over /api/updates.
 //
 // Test hooks: form #start-form (#start-name, #start-user, #start-notes, #start-device,
-// #start-sensors checkboxes, #start-pairing), button #start-button [data-testid=start-session],
+// #start-sensors checkboxes, #start-pairing, #start-study/#start-iteration/#start-participant), button #start-button [data-testid=start-session],
 // #start-result (the new session: data-session-id, and data-pairing-code when asked for);
 // #search, #state-filter; table #sessions > tbody#sessions-body with one
 // tr[data-testid=session-row][data-session-id=ID][data-state=STATE] per session, whose buttons are
@@ -14,6 +14,7 @@ import {
 
 let sessions = [];
 let devices = [];
+let studies = [];
 const rates = new Map(); // session id → events/s from the last "rates" message
 
 const body = document.getElementById("sessions-body");
@@ -21,9 +22,11 @@ const search = document.getElementById("search");
 const stateFilter = document.getElementById("state-filter");
 
 async function reload() {
-  const [sessionList, deviceList] = await Promise.all([api("/api/sessions"), api("/api/devices")]);
+  const [sessionList, deviceList, studyList] = await Promise.all([api("/api/sessions"), api("/api/devices"), api("/api/studies")]);
   sessions = sessionList.sort((a, b) => b.id - a.id);
   devices = deviceList;
+  studies = studyList;
+  renderStudies();
   for (const session of sessions) rates.set(String(session.id), session.eventsPerSecond ?? 0);
   renderDevices();
   render();
@@ -102,6 +105,32 @@ function renderDevices() {
   setChildren(select, options);
 }
 
+/** The study selects: a study, then one of its iterations and participants (all three or none). */
+function renderStudies() {
+  const select = document.getElementById("start-study");
+  const chosen = select.value;
+  setChildren(select, el("option", { value: "" }, "None"),
+    studies.map((study) => el("option", { value: study.name, selected: study.name === chosen }, study.name)));
+  renderStudyChoices();
+}
+
+function renderStudyChoices() {
+  const study = studies.find((s) => s.name === document.getElementById("start-study").value);
+  for (const node of document.querySelectorAll(".study-field")) node.classList.toggle("hidden", !study);
+  const fill = (id, values, label) => {
+    const select = document.getElementById(id);
+    const chosen = select.value;
+    setChildren(select, values.map(([value, text]) => el("option", { value, selected: value === chosen }, text)));
+    if (!values.length) select.append(el("option", { value: "" }, label));
+  };
+  // The newest iteration first: a study usually records its latest round.
+  fill("start-iteration", [...(study?.iterations ?? [])].reverse().map((it) =>
+    [String(it.number), `${it.number}${it.label ? ` (${it.label})` : ""}`]), "no iteration yet: add one on the study's page");
+  fill("start-participant", (study?.participants ?? []).map((p) => [p.code, p.code]), "no participant yet: add one on the study's page");
+}
+
+document.getElementById("start-study").addEventListener("change", renderStudyChoices);
+
 document.getElementById("start-form").addEventListener("submit", (submit) => {
   submit.preventDefault();
   run(start());
@@ -118,6 +147,11 @@ async function start() {
   const sensors = [...document.querySelectorAll("#start-sensors input:checked")].map((box) => box.value);
   if (sensors.length) request.sensors = sensors;
   if (document.getElementById("start-pairing").checked) request.pairing = true;
+  if (value("start-study")) {
+    request.study = value("start-study");
+    if (value("start-iteration")) request.iteration = Number(value("start-iteration"));
+    if (value("start-participant")) request.participant = value("start-participant");
+  }
   button.disabled = true;
   try {
     const session = await api("/api/sessions", { method: "POST", body: request });
