@@ -134,9 +134,9 @@ extension ConsoleTests {
         XCTAssertEqual(items["susStatements"] as? [String], SUSResponse.statements)
     }
 
-    /// The study report and CSV are made by StudyReportGenerator and StudyAnalyzer; here only the
-    /// routes and what they refuse before either runs.
-    func testStudyReportAndExportRefuseWhatTheyCannotMake() async throws {
+    /// The study report and CSV, made by StudyReportGenerator and StudyAnalyzer from a recorded session;
+    /// the routes and what they refuse before either runs.
+    func testStudyReportAndExportAndWhatTheyRefuse() async throws {
         let client = try await loggedIn()
         func status(_ method: String, _ path: String, json: Any? = nil, authenticated: Bool = true) async throws -> Int {
             try await client.request(method, path, json: json, authenticated: authenticated).status
@@ -166,5 +166,35 @@ extension ConsoleTests {
             XCTAssertEqual(reply.status, 200, page)
             XCTAssertTrue(reply.text.contains("nav-studies"), page)
         }
+
+        // One participant records a pass of the WordPress scenario; then the CSV and the report.
+        for (path, body) in [("iterations", ["label": "2.6.4"]), ("tasks", ["name": "Open the blog", "success": "event:BlogOpened"]),
+                             ("participants", ["code": "P1"])] {
+            let added = try await client.request("POST", "/api/studies/s1/\(path)", json: body)
+            XCTAssertEqual(added.status, 201, added.text)
+        }
+        let started = try object(try await client.request("POST", "/api/sessions", json: ["study": "s1", "iteration": 1, "participant": "P1"]))
+        let session = try XCTUnwrap(started["id"] as? Int)
+        let simulator = try runProcess(TestDaemon.executable("muevalsim"), ["--connect", "127.0.0.1:\(daemon.port)", "--scenario", "wordpress",
+                                                                           "--seed", "5", "--speed", "40"])
+        XCTAssertEqual(simulator.status, 0, simulator.stderr)
+        let stopped = try await client.request("POST", "/api/sessions/\(session)/stop", json: [String: Any]())
+        XCTAssertEqual(stopped.status, 200, stopped.text)
+
+        let csv = try await client.request("GET", "/api/studies/s1/export.csv")
+        XCTAssertEqual(csv.status, 200, csv.text)
+        XCTAssertTrue(csv.text.hasPrefix("study,iteration,iteration_label,participant,"), csv.text)
+        XCTAssertTrue(csv.text.contains("s1,1,2.6.4,P1,,Open the blog,\(session),1,success,"), csv.text)
+
+        let building = try await client.request("POST", "/api/studies/s1/report", json: [String: Any]())
+        XCTAssertEqual(building.status, 202, building.text)
+        let url = try await eventually(timeout: 60, "the study report to be ready") { () -> String? in
+            let state = try? self.object(try await client.request("GET", "/api/studies/s1/report"))
+            XCTAssertNotEqual(state?["state"] as? String, "failed", "\(state ?? [:])")
+            return state?["state"] as? String == "ready" ? state?["url"] as? String : nil
+        }
+        let report = try await client.request("GET", url)
+        XCTAssertEqual(report.status, 200, url)
+        XCTAssertTrue(report.text.contains("Open the blog"), report.text.prefix(500).description)
     }
 }
