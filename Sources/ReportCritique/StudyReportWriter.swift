@@ -90,8 +90,10 @@ public enum StudyReportGenerator {
                 func add() {
                     guard let session = next.next() else { return }
                     group.addTask {
-                        _ = try ReportGenerator.generate(sessionFiles: [session.path], configuration: configuration,
+                        _ = try await BlockingWork.run {
+                            try ReportGenerator.generate(sessionFiles: [session.path], configuration: configuration,
                                                          output: output + "/sessions/\(session.id)")
+                        }
                     }
                 }
                 for _ in 0..<2 { add() }
@@ -99,6 +101,7 @@ public enum StudyReportGenerator {
             }
             for session in sessions { links.sessionReports[session.id] = "sessions/\(session.id)/index.html" }
         }
-        return try StudyReportWriter().write(results, to: output, links: links)
+        let written = links
+        return try await BlockingWork.run { try StudyReportWriter().write(results, to: output, links: written) }
     }
 }

@@ -1,4 +1,3 @@
-internal import Dispatch
 public import SessionAnalysis
 public import SessionModel
 
@@ -30,7 +29,7 @@ public enum StudyAnalyzer {
                     digests[done.0] = done.1
                 }
                 let index = next, record = records[index]
-                group.addTask { (index, try await offPool { try SessionDigest(record, study: study, options: options) }) }
+                group.addTask { (index, try await BlockingWork.run { try SessionDigest(record, study: study, options: options) }) }
                 next += 1
             }
             while let done = try await group.next() {
@@ -39,15 +38,4 @@ public enum StudyAnalyzer {
             return digests.compactMap { $0 }
         }
     }
-
-    /// A session's analysis is seconds of synchronous CPU and file work: it runs on threads of its own, so
-    /// that a daemon analysing a study (the console's study report) keeps its Swift concurrency threads,
-    /// which serve its requests, free.
-    static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            workers.async { continuation.resume(with: Result(catching: work)) }
-        }
-    }
-
-    private static let workers = DispatchQueue(label: "mueval.study-analysis", attributes: .concurrent)
 }
