@@ -20,10 +20,13 @@ struct RunMeasure: Sendable, Equatable {
     var backtracks: Int
 
     /// `unresponsive`: indexes into `interactions.strokes`, in order (`UnresponsiveTapDetector.unresponsiveTaps`).
-    init(_ span: TaskSpan, of task: StudyTask, interactions: Interactions, unresponsive: [Int], verdict: TaskOutcome?) {
+    /// A run without an end is measured until `measuredUntil` (the session's next run), else to the session's end.
+    init(_ span: TaskSpan, of task: StudyTask, measuredUntil: Double?, interactions: Interactions, unresponsive: [Int],
+         verdict: TaskOutcome?) {
         self.span = span
         (derived, reason) = Self.derive(span, of: task, interactions: interactions)
         self.verdict = verdict
+        let span = TaskSpan(task: span.task, start: span.start, end: span.end ?? measuredUntil)
         let taps = interactions.strokes.lazy.filter { $0.isTap && span.contains($0.start) }
         let tapGestures = interactions.gestures.filter { $0.kind == "tap" }
         misclicks = tapGestures.isEmpty ? taps.count { $0.target == nil } : tapGestures.count { !$0.recognized && span.contains($0.time) }

@@ -48,7 +48,9 @@ struct SessionDigest: Sendable {
         for span in spans {
             runCounts[span.task, default: 0] += 1
             guard firstRuns[span.task] == nil, let task = tasks[span.task] else { continue }
-            firstRuns[span.task] = RunMeasure(span, of: task, interactions: interactions, unresponsive: unresponsive,
+            // A run that never ended is measured until the next run begins: the participant moved on.
+            let next = spans.first { $0.start > span.start }?.start
+            firstRuns[span.task] = RunMeasure(span, of: task, measuredUntil: next, interactions: interactions, unresponsive: unresponsive,
                                               verdict: TaskSpans.verdict(on: span.task, in: noteEntries))
         }
 

@@ -48,6 +48,7 @@ import WireProtocol
 
         let abandoned = try attempt(results, "P2", F.settings)
         #expect(abandoned.outcome == .abandoned && abandoned.end == nil && abandoned.reason == "no end")
+        #expect(abandoned.views == ["SearchView"] && abandoned.backtracks == 0, "measured until the next task began")
 
         let noVerdict = try attempt(results, "P1", F.rate)
         #expect(noVerdict.outcome == .failure && noVerdict.reason == "no observer verdict" && !noVerdict.overridden)

@@ -116,8 +116,10 @@ struct StudyFixture {
                                   screenshot: Self.image("compose"))
             Self.lateTap(journal, at: t0 + 20, x: 100, y: 100, target: Self.leaf)
             journal.marker(at: t0 + 40, "end", task: Self.publish)
-            // Find settings: never ends.
+            // Find settings: never ends; measured until Rate app begins (80), so the pop at 85 is not its.
             journal.marker(at: t0 + 50, "begin", task: Self.settings)
+            journal.viewDidAppear(at: t0 + 60, view: "SearchView", transition: "push", stack: ["FeedView", "SearchView"])
+            journal.viewDidAppear(at: t0 + 85, view: "FeedView", transition: "pop", stack: ["FeedView"])
             // Rate app: the observer's verdict decides.
             journal.note(try Self.mark(.begin, Self.rate), at: t0 + 80)
             journal.note(try Self.mark(.end, Self.rate), at: t0 + 90)
