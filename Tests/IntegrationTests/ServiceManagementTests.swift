@@ -94,10 +94,11 @@ final class ServiceManagementTests: XCTestCase {
             synchronous = "normal"
             """, in: directory)
         kill(daemon.process.processIdentifier, SIGHUP)
-        try await eventually("the reload to be reported") { () -> Bool? in
-            daemon.log.contains("reload: applied limits.max_message_bytes, log.level") ? true : nil
+        // Two log lines, written one after the other: wait for both, not for the first and then hope.
+        try await eventually("the reload to be reported; log:\n\(daemon.log)") { () -> Bool? in
+            daemon.log.contains("reload: applied limits.max_message_bytes, log.level")
+                && daemon.log.contains("need a restart (systemctl restart muevald): storage.synchronous") ? true : nil
         }
-        XCTAssertTrue(daemon.log.contains("need a restart (systemctl restart muevald): storage.synchronous"), daemon.log)
 
         // The new limit holds for new connections: 400 bytes is too little for this event.
         let device = try await daemon.connectDevice()
