@@ -53,6 +53,11 @@ enum Format {
         seconds < 60 ? String(format: "%.1f s", seconds) : clock(seconds)
     }
 
+    /// "one session", "3 sessions": a count with its noun in the right number.
+    static func count(_ count: Int, _ noun: String) -> String {
+        count == 1 ? "one \(noun)" : "\(count) \(noun)s"
+    }
+
     static func percent(_ share: Double) -> String { String(format: "%.1f %%", share * 100) }
 
     static func date(_ seconds: Double?) -> String {

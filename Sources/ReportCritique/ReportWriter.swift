@@ -45,7 +45,7 @@ public struct ReportWriter {
         }
         let count = context.sessions.count
         return ReportDirectory.page(title: "Usability report: " + context.sessions.map(\.label).joined(separator: ", "),
-                                    subtitle: "muEval report of \(count == 1 ? "one session" : "\(count) sessions, side by side")",
+                                    subtitle: "muEval report of \(Format.count(count, "session"))\(count == 1 ? "" : ", side by side")",
                                     parts: parts)
     }
 }

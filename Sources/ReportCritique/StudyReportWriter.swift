@@ -39,9 +39,8 @@ public struct StudyReportWriter {
         let index = directory + "/index.html"
         try ReportDirectory.write(ReportDirectory.page(
             title: "Study report: " + results.study.name,
-            subtitle: "muEval study report of \(results.iterations.count == 1 ? "one iteration" : "\(results.iterations.count) iterations"), "
-                + "\(participants == 1 ? "one participant" : "\(participants) participants"), "
-                + "\(results.sessions.count == 1 ? "one session" : "\(results.sessions.count) sessions")",
+            subtitle: "muEval study report of \(Format.count(results.iterations.count, "iteration")), "
+                + "\(Format.count(participants, "participant")), \(Format.count(results.sessions.count, "session"))",
             parts: parts), to: index)
         return index
     }

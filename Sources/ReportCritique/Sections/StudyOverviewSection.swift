@@ -17,7 +17,7 @@ struct StudyOverviewSection: StudyReportSection {
             return "<li>\(text)</li>"
         }.joined()
         let iterations = results.iterations.map { iteration in
-            "<li>\(context.iterationTitle(iteration.number)): \(iteration.participants.count) participants "
+            "<li>\(context.iterationTitle(iteration.number)): \(Format.count(iteration.participants.count, "participant")) "
                 + "(\(esc(iteration.participants.joined(separator: ", "))))</li>"
         }.joined()
         var html = "<table class=\"overview\">"

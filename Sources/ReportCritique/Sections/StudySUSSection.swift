@@ -54,7 +54,7 @@ struct StudySUSSection: StudyReportSection {
             svg += "<text class=\"muted\" x=\"\(n(x(tick)))\" y=\"74\" text-anchor=\"middle\">\(Int(tick))</text>"
         }
         let grade = iteration.grade.map { " · grade \($0.rawValue)" } ?? ""
-        svg += "<text x=\"\(n(left))\" y=\"\(n(height - 1))\">\(iteration.susScores.count) answers\(iteration.sus.map { " · mean \(Format.sus($0.value))" } ?? "")\(grade)</text>"
+        svg += "<text x=\"\(n(left))\" y=\"\(n(height - 1))\">\(Format.count(iteration.susScores.count, "answer"))\(iteration.sus.map { " · mean \(Format.sus($0.value))" } ?? "")\(grade)</text>"
         return svg + "</svg>"
     }
 
