@@ -8,7 +8,7 @@ enum SessionRow {
 
     static func values(_ session: SessionRecord) -> [SQLiteValue] {
         [.integer(session.id), .text(session.uuid), .text(session.name), text(session.testUser), text(session.notes),
-         .text(encodeList(session.sensors)), text(session.boundDevice), text(session.device),
+         .text((try? JSONColumn.text(session.sensors)) ?? "[]"), text(session.boundDevice), text(session.device),
          .text(session.state.rawValue), .real(session.created), real(session.started), real(session.stopped),
          .integer(session.filtered), .integer(session.duplicates)]
     }
@@ -17,20 +17,11 @@ enum SessionRow {
     static func read(_ row: SQLiteStatement, path: String, events: Int64) -> SessionRecord {
         SessionRecord(
             id: row.int64(0), uuid: row.string(1) ?? "", name: row.string(2) ?? "",
-            testUser: row.string(3), notes: row.string(4), sensors: decodeList(row.string(5)),
+            testUser: row.string(3), notes: row.string(4), sensors: JSONColumn.value([String].self, row.string(5)) ?? [],
             boundDevice: row.string(6), device: row.string(7),
             state: SessionState(rawValue: row.string(8) ?? "") ?? .stopped,
             created: row.double(9), started: optionalDouble(row, 10), stopped: optionalDouble(row, 11),
             path: path, events: events, filtered: row.int64(12), duplicates: row.int64(13))
-    }
-
-    private static func encodeList(_ list: [String]) -> String {
-        String(decoding: (try? JSONEncoder().encode(list)) ?? Data("[]".utf8), as: UTF8.self)
-    }
-
-    private static func decodeList(_ text: String?) -> [String] {
-        guard let text else { return [] }
-        return (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
     }
 }
 
@@ -66,6 +57,21 @@ enum DeviceRow {
     }
 }
 
-private func text(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
+func text(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
 private func real(_ value: Double?) -> SQLiteValue { value.map { .real($0) } ?? .null }
 func optionalDouble(_ row: SQLiteStatement, _ column: Int32) -> Double? { row.isNull(column) ? nil : row.double(column) }
+
+/// JSON in a TEXT column (a session's sensors, a study's lists and attributes, a session file's study
+/// context): keys sorted, so that equal values are stored as equal text.
+enum JSONColumn {
+    static func text<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// Nil for no text, or text that is not such a value.
+    static func value<T: Decodable>(_ type: T.Type, _ text: String?) -> T? {
+        text.flatMap { try? JSONDecoder().decode(type, from: Data($0.utf8)) }
+    }
+}

@@ -1,6 +1,5 @@
 public import SessionModel
 public import WireProtocol
-internal import Foundation
 
 /// The schema of a session file, a portable SQLite document (docs/STORAGE.md).
 enum SessionFileSchema {
@@ -213,12 +212,10 @@ public final class SessionFile {
     /// The session's study, iteration, participant and tasks (one row, JSON), so that a copied file
     /// is analysed as part of its study without the catalog.
     public func writeStudyContext(_ context: StudyContext) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         try database.transaction {
             try database.execute("DELETE FROM study")
             let statement = try database.prepare("INSERT INTO study (context) VALUES (?)")
-            statement.bind(1, String(decoding: try encoder.encode(context), as: UTF8.self))
+            statement.bind(1, try JSONColumn.text(context))
             try statement.run()
         }
     }

@@ -1,5 +1,4 @@
 public import SessionModel
-internal import Foundation
 
 /// Studies in the catalog (docs/STUDIES.md): their iterations, tasks, participants and questions, and
 /// the questionnaire answers. Every change checks names and references and says what is wrong.
@@ -9,7 +8,7 @@ extension Catalog {
         return try lock.withLock {
             guard try studyID(name) == nil else { throw StudyError.studyExists(name) }
             let statement = try database.prepare("INSERT INTO studies (name, app_id, description, created) VALUES (?, ?, ?, ?)")
-            statement.bind([.text(name), optional(appId), optional(description), .real(now)])
+            statement.bind([.text(name), text(appId), text(description), .real(now)])
             try statement.run()
             return Study(name: name, appId: appId, description: description, created: now)
         }
@@ -49,7 +48,7 @@ extension Catalog {
                 throw StudyError.iterationExists(study: study, iteration: number)
             }
             let statement = try database.prepare("INSERT INTO study_iterations (study, number, label, created) VALUES (?, ?, ?, ?)")
-            statement.bind([.integer(id), .integer(Int64(number)), optional(label), .real(now)])
+            statement.bind([.integer(id), .integer(Int64(number)), text(label), .real(now)])
             try statement.run()
             return StudyIteration(number: number, label: label, created: now)
         }
@@ -68,8 +67,8 @@ extension Catalog {
                 INSERT INTO study_tasks (study, position, name, instructions, time_limit, success, expected_path)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """)
-            statement.bind([.integer(id), .integer(position), .text(task.name), optional(task.instructions),
-                            task.timeLimit.map { .real($0) } ?? .null, .text(task.success.description), .text(json(task.expectedPath))])
+            statement.bind([.integer(id), .integer(position), .text(task.name), text(task.instructions),
+                            task.timeLimit.map { .real($0) } ?? .null, .text(task.success.description), .text(try JSONColumn.text(task.expectedPath))])
             try statement.run()
         }
     }
@@ -82,7 +81,7 @@ extension Catalog {
                 throw StudyError.participantExists(study: study, participant: participant.code)
             }
             let statement = try database.prepare("INSERT INTO study_participants (study, code, attributes, created) VALUES (?, ?, ?, ?)")
-            statement.bind([.integer(id), .text(participant.code), .text(json(participant.attributes)), .real(participant.created)])
+            statement.bind([.integer(id), .text(participant.code), .text(try JSONColumn.text(participant.attributes)), .real(participant.created)])
             try statement.run()
         }
     }
@@ -114,7 +113,7 @@ extension Catalog {
                         INSERT OR REPLACE INTO sus_responses (study, iteration, participant, items, recorded) VALUES (?, ?, ?, ?, ?)
                         """)
                     statement.bind([.integer(id), .integer(Int64(response.iteration)), .text(response.participant),
-                                    .text(json(response.items)), .real(response.recorded)])
+                                    .text(try JSONColumn.text(response.items)), .real(response.recorded)])
                     try statement.run()
                 }
                 for response in responses.seq {
@@ -177,10 +176,10 @@ extension Catalog {
         try rows("SELECT name, instructions, time_limit, success, expected_path FROM study_tasks WHERE study = ? ORDER BY position", id) {
             study.tasks.append(StudyTask(name: $0.string(0) ?? "", instructions: $0.string(1), timeLimit: $0.isNull(2) ? nil : $0.double(2),
                                          success: (try? TaskSuccess($0.string(3) ?? "")) ?? .observer,
-                                         expectedPath: decode([String].self, $0.string(4)) ?? []))
+                                         expectedPath: JSONColumn.value([String].self, $0.string(4)) ?? []))
         }
         try rows("SELECT code, attributes, created FROM study_participants WHERE study = ? ORDER BY code", id) {
-            study.participants.append(Participant(code: $0.string(0) ?? "", attributes: decode([String: String].self, $0.string(1)) ?? [:],
+            study.participants.append(Participant(code: $0.string(0) ?? "", attributes: JSONColumn.value([String: String].self, $0.string(1)) ?? [:],
                                                   created: $0.double(2)))
         }
         try rows("SELECT id, text FROM study_questions WHERE study = ? ORDER BY position", id) {
@@ -194,7 +193,7 @@ extension Catalog {
         var responses = StudyResponses()
         try rows("SELECT iteration, participant, items, recorded FROM sus_responses WHERE study = ? ORDER BY iteration, participant", id) {
             if let response = try? SUSResponse(iteration: Int($0.int64(0)), participant: $0.string(1) ?? "",
-                                               items: decode([Int].self, $0.string(2)) ?? [], recorded: $0.double(3)) {
+                                               items: JSONColumn.value([Int].self, $0.string(2)) ?? [], recorded: $0.double(3)) {
                 responses.sus.append(response)
             }
         }
@@ -238,16 +237,4 @@ extension Catalog {
         statement.bind(1, id)
         try statement.forEachRow(body)
     }
-}
-
-private func optional(_ text: String?) -> SQLiteValue { text.map { .text($0) } ?? .null }
-
-private func json<T: Encodable>(_ value: T) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    return String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self)
-}
-
-private func decode<T: Decodable>(_ type: T.Type, _ text: String?) -> T? {
-    text.flatMap { try? JSONDecoder().decode(type, from: Data($0.utf8)) }
 }

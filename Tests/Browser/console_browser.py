@@ -15,16 +15,15 @@ Every wait has a deadline (WebDriverWait); nothing sleeps and hopes.
 import json
 import os
 import sys
-import tempfile
 import traceback
 import urllib.parse
 
-from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from chromium_driver import make_driver
 
 LOGIN_URL = os.environ["CONSOLE_LOGIN_URL"]
 BASE = "{0.scheme}://{0.netloc}".format(urllib.parse.urlsplit(LOGIN_URL))
@@ -123,22 +122,6 @@ image.onload = () => {
 image.onerror = () => done(-1);
 image.src = url;
 """
-
-
-def make_driver():
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ["--headless=new", "--window-size=1280,800", "--disable-dev-shm-usage",
-                     "--no-first-run", "--disable-extensions", "--disable-gpu",
-                     f"--user-data-dir={tempfile.mkdtemp(prefix='mueval-chromium-')}"]:
-        options.add_argument(argument)
-    if os.geteuid() == 0:
-        options.add_argument("--no-sandbox")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(30)
-    driver.set_script_timeout(30)
-    return driver
 
 
 def logged_out_checks(driver, session_id=None):

@@ -7,11 +7,10 @@ Run by Tests/IntegrationTests/StudyEndToEndTests.swift; prints RESULT {json} and
 import json
 import os
 import sys
-import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
+
+from chromium_driver import make_driver
 
 failures = []
 
@@ -20,21 +19,6 @@ def check(condition, message):
     if not condition:
         failures.append(message)
         print("FAIL " + message, flush=True)
-
-
-def make_driver():
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ["--headless=new", "--window-size=1280,900", "--disable-dev-shm-usage", "--no-first-run",
-                     "--disable-extensions", "--disable-gpu", "--allow-file-access-from-files",
-                     f"--user-data-dir={tempfile.mkdtemp(prefix='mueval-chromium-')}"]:
-        options.add_argument(argument)
-    if os.geteuid() == 0:
-        options.add_argument("--no-sandbox")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(60)
-    return driver
 
 
 # Painted pixels of every canvas (heatmaps are drawn by report.js onto canvases over screenshots).
@@ -50,7 +34,7 @@ return Array.from(document.querySelectorAll('canvas')).map(canvas => {
 
 def main():
     index = os.path.abspath(sys.argv[1])
-    driver = make_driver()
+    driver = make_driver(window_size="1280,900", page_load_timeout=60, extra_arguments=["--allow-file-access-from-files"])
     try:
         driver.get("file://" + index)
         WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")

@@ -17,24 +17,12 @@ final class ConsoleBrowserTests: XCTestCase {
             ? repository.appendingPathComponent("docs/console").path : daemon.directory + "/screenshots"
     }
 
-    private static let python = "/usr/bin/python3"  // Debian's, where python3-selenium is installed
     private static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Skips, loudly, where the browser or its driver is not installed (`make test` installs them).
-    private func requireBrowser() throws {
-        for (path, package) in [("/usr/bin/chromium", "chromium"), ("/usr/bin/chromedriver", "chromium-driver"), (Self.python, "python3")]
-        where !FileManager.default.isExecutableFile(atPath: path) {
-            throw XCTSkip("BROWSER TEST NOT RUN: \(path) is missing (apt-get install \(package); `make test` does)")
-        }
-        let selenium = try runProcess(Self.python, ["-c", "import selenium"])
-        if selenium.status != 0 {
-            throw XCTSkip("BROWSER TEST NOT RUN: \(Self.python) cannot import selenium (apt-get install python3-selenium): \(selenium.stderr)")
-        }
-    }
-
     func testConsoleInARealBrowser() async throws {
-        try requireBrowser()
+        // Skips, loudly, where the browser or its driver is not installed (`make test` installs them).
+        if let missing = try BrowserRequirement.missing() { throw XCTSkip(missing) }
         let daemon = try await TestDaemon.start()  // its console on a free loopback port
         defer { daemon.cleanUp() }
         // The login link as a researcher gets it; the console may still be binding its port.
@@ -44,7 +32,7 @@ final class ConsoleBrowserTests: XCTestCase {
             return (try? JSONSerialization.jsonObject(with: Data(console.stdout.utf8)) as? [String: Any])?["url"] as? String
         }
 
-        let script = try FollowingProcess(Self.python, [Self.repository.appendingPathComponent("Tests/Browser/console_browser.py").path],
+        let script = try FollowingProcess(BrowserRequirement.python, [Self.repository.appendingPathComponent("Tests/Browser/console_browser.py").path],
                                           environment: ["CONSOLE_LOGIN_URL": link,
                                                         "SCREENSHOT_DIR": Self.screenshotDirectory(daemon)])
         defer { if script.process.isRunning { script.signal(SIGKILL) } }

@@ -1,0 +1,23 @@
+"""Debian's headless Chromium through chromedriver, as every browser test script here drives it."""
+
+import os
+import tempfile
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+
+def make_driver(window_size="1280,800", page_load_timeout=30, extra_arguments=()):
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", f"--window-size={window_size}", "--disable-dev-shm-usage",
+                     "--no-first-run", "--disable-extensions", "--disable-gpu",
+                     f"--user-data-dir={tempfile.mkdtemp(prefix='mueval-chromium-')}", *extra_arguments]:
+        options.add_argument(argument)
+    if os.geteuid() == 0:
+        options.add_argument("--no-sandbox")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+    driver.set_page_load_timeout(page_load_timeout)
+    driver.set_script_timeout(30)
+    return driver
