@@ -22,6 +22,10 @@ public struct CaptureConfiguration: Sendable {
     public var journal: JournalWriterLimits
     /// When set, a device must present it in `<hello>` (`token`), or a session's pairing code.
     public var deviceToken: String?
+    /// Bytes of media (think-aloud audio, face video) one session may hold; chunks beyond it are refused.
+    public var maxMediaBytes: Int
+    /// 4 GiB: an hour of face video at 4 Mbit/s plus its audio, or days of speech.
+    public static let defaultMaxMediaBytes = 4 << 30
     /// Lines a live tail may have undelivered before it skips (a paused terminal never slows ingest).
     public var tailBuffer: Int
 
@@ -32,7 +36,8 @@ public struct CaptureConfiguration: Sendable {
                 wireLimits: WireLimits = WireLimits(), maxConnections: Int = 4096, maxConnectionsPerAddress: Int = 256,
                 maxPartialBytes: Int = 64 << 20, idleTimeout: Double = 1800, unknownDevicePolicy: UnknownDevicePolicy = .reject,
                 journal: JournalWriterLimits = JournalWriterLimits(), tailBuffer: Int = 10_000,
-                deviceToken: String? = nil) {
+                deviceToken: String? = nil, maxMediaBytes: Int = CaptureConfiguration.defaultMaxMediaBytes) {
+        self.maxMediaBytes = maxMediaBytes
         self.host = host
         self.port = port
         self.wireLimits = wireLimits

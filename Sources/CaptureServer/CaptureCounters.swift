@@ -22,6 +22,10 @@ public final class CaptureCounters: Sendable {
     /// Devices refused for a missing or wrong device token or pairing code.
     public let authenticationFailures = Atomic<Int>(0)
     public let bytesReceived = Atomic<Int>(0)
+    /// Media chunks stored (think-aloud audio, face video), duplicates not counted.
+    public let mediaChunksStored = Atomic<Int>(0)
+    /// Media chunks refused: over the session's media limit.
+    public let mediaRefused = Atomic<Int>(0)
 
     public init() {}
 
@@ -38,7 +42,9 @@ public final class CaptureCounters: Sendable {
                  malformedMessages: malformedMessages.load(ordering: .relaxed),
                  repliesDropped: repliesDropped.load(ordering: .relaxed),
                  authenticationFailures: authenticationFailures.load(ordering: .relaxed),
-                 bytesReceived: bytesReceived.load(ordering: .relaxed))
+                 bytesReceived: bytesReceived.load(ordering: .relaxed),
+                 mediaChunksStored: mediaChunksStored.load(ordering: .relaxed),
+                 mediaRefused: mediaRefused.load(ordering: .relaxed))
     }
 }
 

@@ -26,9 +26,10 @@ public struct CommitRouter: Sendable {
             // Per connection: how many failed, and the seqs they span (a connection's events are in order).
             var perOrigin: [UInt64: (count: Int, seqs: ClosedRange<Int64>?)] = [:]
             for record in report.records {
+                if case .media(let media) = record.content { session.mediaCommitted(media.bytes.count, stored: false) }
                 var failed = perOrigin[record.origin] ?? (0, nil)
                 failed.count += 1
-                if let seq = record.event.seq {
+                if let seq = record.seq {
                     failed.seqs = failed.seqs.map { min($0.lowerBound, seq)...max($0.upperBound, seq) } ?? seq...seq
                 }
                 perOrigin[record.origin] = failed
@@ -45,8 +46,17 @@ public struct CommitRouter: Sendable {
         if let ended = health.succeeded() {
             logger.notice("storage: commits succeed again, after \(ended.failedCommits) failed in \(Int(report.committedAt - ended.since)) s")
         }
-        let stored = report.rowIDs.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
-        let duplicates = report.rowIDs.count - stored
+        var stored = 0
+        var duplicates = 0
+        for (record, rowID) in zip(report.records, report.rowIDs) {
+            switch record.content {
+            case .event:
+                if rowID == nil { duplicates += 1 } else { stored += 1 }
+            case .media(let media):
+                session.mediaCommitted(media.bytes.count, stored: rowID != nil)
+                if rowID == nil { duplicates += 1 } else { counters.mediaChunksStored.add(1) }
+            }
+        }
         session.stored.add(stored)
         session.duplicates.add(duplicates)
         counters.eventsStored.add(stored)
@@ -60,7 +70,7 @@ public struct CommitRouter: Sendable {
     /// The stored events of a commit as tail lines, in storage order.
     private static func tailLines(_ report: CommitReport, session: Int64) -> [TailLine] {
         zip(report.records, report.rowIDs).compactMap { record, rowID in
-            rowID.map { .event(record.stored(as: $0), session: session) }
+            rowID.flatMap { record.stored(as: $0) }.map { .event($0, session: session) }
         }
     }
 }

@@ -146,19 +146,9 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         switch message {
         case .event(let event):
             eventsInRead += 1
-            switch state.eventReceived() {
-            case .store(let session):
-                store(event, in: session, context: context, now: now)
-            case .attach(let device):
-                appendBatch(context)
-                if let session = attach(device, context: context, now: now) {
-                    store(event, in: session, context: context, now: now)
-                } else if state.isWaitingForSession {
-                    waitingMessage = message
-                } else {
-                    refuse(event, context: context)
-                }
-            }
+            receive(.event(event), message: message, context: context, now: now)
+        case .media(let media):
+            receive(.media(media), message: message, context: context, now: now)
         case .hello(let hello):
             appendBatch(context)
             if let detach = state.helloReceived(hello), let origin = state.origin {
@@ -173,24 +163,53 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
             appendBatch(context)
         case .welcome, .ack, .error:
             counters.malformedMessages.add(1)
-            reply(context, WireEncoder.error(WireReplyError(reason: "devices send hello, event and goodbye messages; welcome, ack and error come from the server")))
+            reply(context, WireEncoder.error(WireReplyError(reason: "devices send hello, event, media and goodbye messages; welcome, ack and error come from the server")))
         }
     }
 
-    private func store(_ event: WireEvent, in session: EvaluationSession, context: ChannelHandlerContext, now: Double) {
-        guard session.selects(event) else {
+    /// An event or media chunk: stored in the device's session, which is attached first if need be.
+    private func receive(_ content: JournalRecord.Content, message: WireMessage, context: ChannelHandlerContext, now: Double) {
+        switch state.eventReceived() {
+        case .store(let session):
+            store(content, in: session, context: context, now: now)
+        case .attach(let device):
+            appendBatch(context)
+            if let session = attach(device, context: context, now: now) {
+                store(content, in: session, context: context, now: now)
+            } else if state.isWaitingForSession {
+                waitingMessage = message
+            } else {
+                refuse(content, context: context)
+            }
+        }
+    }
+
+    private func store(_ content: JournalRecord.Content, in session: EvaluationSession, context: ChannelHandlerContext, now: Double) {
+        let record = JournalRecord(device: state.deviceID, received: now, content: content, origin: state.origin ?? 0)
+        guard session.selects(content) else {
             session.filtered.add(1)
             counters.eventsFiltered.add(1)
-            if let seq = state.filtered(seq: event.seq, writable: context.channel.isWritable) { sendAck(context, seq) }
+            if let seq = state.filtered(seq: record.seq, writable: context.channel.isWritable) { sendAck(context, seq) }
             return
         }
-        state.appended(seq: event.seq)
-        batch.append(JournalRecord(device: state.deviceID, received: now, event: event, origin: state.origin ?? 0))
+        if case .media(let media) = content, let refusal = session.admitMedia(bytes: media.bytes.count) {
+            counters.mediaRefused.add(1)
+            reply(context, WireEncoder.error(WireReplyError(reason: refusal, seq: media.seq)))
+            // Dealt with like an unselected event: the <error> names it, a later <ack> may cover it.
+            if let seq = state.filtered(seq: media.seq, writable: context.channel.isWritable) { sendAck(context, seq) }
+            return
+        }
+        state.appended(seq: record.seq)
+        batch.append(record)
     }
 
-    private func refuse(_ event: WireEvent, context: ChannelHandlerContext) {
+    private func refuse(_ content: JournalRecord.Content, context: ChannelHandlerContext) {
         counters.eventsRejectedNoSession.add(1)
-        reply(context, WireEncoder.error(WireReplyError(reason: state.rejectionReason, seq: event.seq)))
+        let seq = switch content {
+        case .event(let event): event.seq
+        case .media(let media): media.seq
+        }
+        reply(context, WireEncoder.error(WireReplyError(reason: state.rejectionReason, seq: seq)))
     }
 
     /// Asks the registry for the device's session. Nil when it is refused, or being opened off the
@@ -239,8 +258,13 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         }
         if let message = waitingMessage {
             waitingMessage = nil
-            if case .event(let event) = message {
-                if let session { store(event, in: session, context: context, now: Date().timeIntervalSince1970) } else { refuse(event, context: context) }
+            let content: JournalRecord.Content? = switch message {
+            case .event(let event): .event(event)
+            case .media(let media): .media(media)
+            default: nil
+            }
+            if let content {
+                if let session { store(content, in: session, context: context, now: Date().timeIntervalSince1970) } else { refuse(content, context: context) }
             }
         }
         decodeAvailable(context)
@@ -291,7 +315,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
 
     private func refuse(_ records: [JournalRecord], context: ChannelHandlerContext) {
         counters.eventsRejectedNoSession.add(records.count)
-        let seq = records.compactMap(\.event.seq).max()
+        let seq = records.compactMap(\.seq).max()
         reply(context, WireEncoder.error(WireReplyError(
             reason: "\(records.count) events not stored: \(state.rejectionReason)", seq: seq)))
     }

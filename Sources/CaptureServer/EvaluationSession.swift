@@ -4,7 +4,7 @@ internal import JournalStorage
 internal import NIOConcurrencyHelpers
 public import SessionModel
 internal import Synchronization
-public import WireProtocol
+internal import WireProtocol
 
 /// A live evaluation session: one test user, one device, one journal (thesis 2.6.2).
 ///
@@ -22,6 +22,10 @@ public final class EvaluationSession: Sendable {
     let stored = Synchronization.Atomic<Int>(0)
     let filtered = Synchronization.Atomic<Int>(0)
     let duplicates = Synchronization.Atomic<Int>(0)
+    /// Bytes of media stored, and of media admitted but not yet committed: the media limit counts both.
+    private let mediaBytes = Synchronization.Atomic<Int>(0)
+    private let mediaPending = Synchronization.Atomic<Int>(0)
+    private let maxMediaBytes: Int
     /// Receive time minus device time of the newest committed event its device timestamped, as a
     /// Double's bits (NaN: none yet): puts an observer's note on the device's clock.
     private let clockOffsetBits = Synchronization.Atomic<UInt64>(Double.nan.bitPattern)
@@ -35,8 +39,10 @@ public final class EvaluationSession: Sendable {
         var connections: Set<UInt64> = []
     }
 
-    init(record: SessionRecord, journal: JournalWriter, isAutomatic: Bool) {
+    init(record: SessionRecord, journal: JournalWriter, isAutomatic: Bool, mediaBytes: Int = 0, maxMediaBytes: Int = .max) {
         id = record.id
+        self.mediaBytes.store(mediaBytes, ordering: .relaxed)
+        self.maxMediaBytes = maxMediaBytes
         self.journal = journal
         self.isAutomatic = isAutomatic
         selection = SensorSelection(record.sensors)
@@ -63,7 +69,7 @@ public final class EvaluationSession: Sendable {
         guard report.failure == nil else { return }
         for records in report.appended.reversed() {
             for record in records.reversed() where record.origin != Self.observerOrigin {
-                guard let timestamp = record.event.timestamp else { continue }
+                guard let timestamp = record.event?.timestamp else { continue }
                 setClockOffset(record.received - timestamp)
                 return
             }
@@ -93,9 +99,29 @@ public final class EvaluationSession: Sendable {
         return snapshot
     }
 
-    /// Whether the session records this event (see `SensorSelection`).
-    public func selects(_ event: WireEvent) -> Bool {
-        selection.selects(eventClass: event.eventClass, sensor: event.sensor)
+    /// Whether the session records this event or media chunk (see `SensorSelection`): media by
+    /// their sensor, `microphone` or `faceCamera`.
+    func selects(_ content: JournalRecord.Content) -> Bool {
+        switch content {
+        case .event(let event): selection.selects(eventClass: event.eventClass, sensor: event.sensor)
+        case .media(let media): selection.selects(media.kind)
+        }
+    }
+
+    /// Admits a media chunk of `bytes` against the session's media limit: nil, or why it is refused.
+    func admitMedia(bytes: Int) -> String? {
+        let pending = mediaPending.wrappingAdd(bytes, ordering: .relaxed).newValue
+        guard mediaBytes.load(ordering: .relaxed) + pending <= maxMediaBytes else {
+            mediaPending.wrappingSubtract(bytes, ordering: .relaxed)
+            return "the session holds its limit of \(maxMediaBytes) bytes of media (limits.max_media_bytes_per_session); this chunk was not stored"
+        }
+        return nil
+    }
+
+    /// A media chunk admitted by `admitMedia` was committed (stored, or a duplicate: `stored` false).
+    func mediaCommitted(_ bytes: Int, stored: Bool) {
+        mediaPending.wrappingSubtract(bytes, ordering: .relaxed)
+        if stored { mediaBytes.wrappingAdd(bytes, ordering: .relaxed) }
     }
 
     /// Changes the record under the lock and returns the result with current counts.

@@ -61,6 +61,8 @@ public final class SessionRegistry: @unchecked Sendable {
     private let catalog: Catalog
     private let policy: UnknownDevicePolicy
     private let journalLimits: JournalWriterLimits
+    /// Bytes of media (think-aloud audio, face video) one session may hold.
+    private let maxMediaBytes: Int
     private let counters: CaptureCounters
     private let tail: LiveTail
     private let logger: Logger
@@ -72,11 +74,13 @@ public final class SessionRegistry: @unchecked Sendable {
     private let changeObservers = NIOLockedValueBox<[@Sendable () -> Void]>([])
 
     public init(catalog: Catalog, policy: UnknownDevicePolicy, journalLimits: JournalWriterLimits,
+                maxMediaBytes: Int = CaptureConfiguration.defaultMaxMediaBytes,
                 counters: CaptureCounters, tail: LiveTail, logger: Logger,
                 commitObserver: @escaping @Sendable (EvaluationSession, CommitReport) -> Void) {
         self.catalog = catalog
         self.policy = policy
         self.journalLimits = journalLimits
+        self.maxMediaBytes = maxMediaBytes
         self.counters = counters
         self.tail = tail
         self.logger = logger
@@ -227,8 +231,8 @@ public final class SessionRegistry: @unchecked Sendable {
             if admission == .closed { continuation.resume(throwing: SessionError.stopping(session.id)) }
         }
         // Every note gets a row: it has no seq, so it is never taken for a duplicate.
-        guard let id = rowIDs.first ?? nil else { throw SessionError.stopping(session.id) }
-        return record.stored(as: id)
+        guard let id = rowIDs.first ?? nil, let stored = record.stored(as: id) else { throw SessionError.stopping(session.id) }
+        return stored
     }
 
     /// On the catalog queue, so that a stopped file has one writer at a time and the catalog's count follows it.
@@ -239,12 +243,13 @@ public final class SessionRegistry: @unchecked Sendable {
         let offset = deviceTime == nil ? try SessionReader(path: session.path).clockOffset() : nil
         let record = Self.journalRecord(note, in: session, at: deviceTime, now: now, offset: offset)
         let file = try SessionFile(path: session.path, synchronous: journalLimits.synchronous, indexed: true)
-        guard let rowID = try file.store([[record]]).first ?? nil else { throw SessionError.notFound(String(id)) }
+        guard let rowID = try file.store([[record]]).first ?? nil, let stored = record.stored(as: rowID) else {
+            throw SessionError.notFound(String(id))
+        }
         // Folded into the file, which stays complete on its own as a stopped session's file is.
         try file.finish(buildingIndexes: false)
         session.events += 1
         try catalog.update(session)
-        let stored = record.stored(as: rowID)
         tail.publish(.event(stored, session: id))
         logger.info("session \(id): \(note.source) added a note after the stop")
         return stored
@@ -468,7 +473,10 @@ public final class SessionRegistry: @unchecked Sendable {
             session.observeClock(report)
             commitObserver(session, report)
         }
-        let session = EvaluationSession(record: record, journal: journal, isAutomatic: isAutomatic)
+        // A session reopened after a restart counts the media it already holds against its limit.
+        let mediaBytes = try SessionReader(path: record.path).mediaStreams().reduce(0) { $0 + Int($1.bytes) }
+        let session = EvaluationSession(record: record, journal: journal, isAutomatic: isAutomatic,
+                                        mediaBytes: mediaBytes, maxMediaBytes: maxMediaBytes)
         box.session = session
         lock.withLock { open[record.id] = session }
         return session

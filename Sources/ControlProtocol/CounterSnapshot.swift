@@ -13,9 +13,12 @@ public struct CounterSnapshot: Codable, Sendable, Equatable {
     public var repliesDropped: Int
     public var authenticationFailures: Int
     public var bytesReceived: Int
+    public var mediaChunksStored: Int
+    public var mediaRefused: Int
 
 
-    public init(connectionsAccepted: Int = 0, connectionsRefused: Int = 0, connectionsOpen: Int = 0, eventsReceived: Int = 0, eventsStored: Int = 0, eventsDuplicate: Int = 0, eventsFiltered: Int = 0, eventsRejectedNoSession: Int = 0, eventsFailedStorage: Int = 0, malformedMessages: Int = 0, repliesDropped: Int = 0, authenticationFailures: Int = 0, bytesReceived: Int = 0) {
+    public init(connectionsAccepted: Int = 0, connectionsRefused: Int = 0, connectionsOpen: Int = 0, eventsReceived: Int = 0, eventsStored: Int = 0, eventsDuplicate: Int = 0, eventsFiltered: Int = 0, eventsRejectedNoSession: Int = 0, eventsFailedStorage: Int = 0, malformedMessages: Int = 0, repliesDropped: Int = 0, authenticationFailures: Int = 0, bytesReceived: Int = 0,
+                mediaChunksStored: Int = 0, mediaRefused: Int = 0) {
         self.connectionsAccepted = connectionsAccepted
         self.connectionsRefused = connectionsRefused
         self.connectionsOpen = connectionsOpen
@@ -29,5 +32,7 @@ public struct CounterSnapshot: Codable, Sendable, Equatable {
         self.repliesDropped = repliesDropped
         self.authenticationFailures = authenticationFailures
         self.bytesReceived = bytesReceived
+        self.mediaChunksStored = mediaChunksStored
+        self.mediaRefused = mediaRefused
     }
 }

@@ -132,6 +132,14 @@ struct ConfigurationOption: Sendable {
               current: { String($0.capture.wireLimits.maxDepth) }) { value, config in
             positive(value).map { config.capture.wireLimits.maxDepth = $0 } != nil
         },
+        .init(key: "limits.max_media_chunk_bytes", kind: .integer, reloadable: true,
+              current: { String($0.capture.wireLimits.maxMediaChunkBytes) }) { value, config in
+            positive(value).map { config.capture.wireLimits.maxMediaChunkBytes = $0 } != nil
+        },
+        .init(key: "limits.max_media_bytes_per_session", kind: .integer,
+              current: { String($0.capture.maxMediaBytes) }) { value, config in
+            positive(value).map { config.capture.maxMediaBytes = $0 } != nil
+        },
         .init(key: "limits.tail_buffer", kind: .integer, reloadable: true, current: { String($0.capture.tailBuffer) }) { value, config in
             positive(value).map { config.capture.tailBuffer = $0 } != nil
         },

@@ -46,7 +46,7 @@ public struct MuEvalDaemon {
         let router = CommitRouter(connections: connections, counters: counters, tail: liveTail, health: health, logger: logger)
         let registry = SessionRegistry(
             catalog: catalog, policy: configuration.capture.unknownDevicePolicy,
-            journalLimits: configuration.capture.journal, counters: counters, tail: liveTail, logger: logger,
+            journalLimits: configuration.capture.journal, maxMediaBytes: configuration.capture.maxMediaBytes, counters: counters, tail: liveTail, logger: logger,
             commitObserver: { session, report in router.route(report, of: session) })
         try await registry.recover(now: started)
 

@@ -91,7 +91,7 @@ private final class ReplyReader: ChannelInboundHandler {
                 case .error(let error):
                     state.replies.lastError = error.reason
                     if let seq = error.seq { state.replies.rejected.append(seq) }
-                case .hello, .event, .goodbye: break
+                case .hello, .event, .media, .goodbye: break
                 }
             }
         }

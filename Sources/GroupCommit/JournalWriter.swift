@@ -229,7 +229,7 @@ public final class JournalWriter: @unchecked Sendable {
                     let origin = records[index].origin
                     var top: Int64?
                     while index < records.endIndex, records[index].origin == origin {
-                        if let seq = records[index].event.seq { top = max(top ?? seq, seq) }
+                        if let seq = records[index].seq { top = max(top ?? seq, seq) }
                         index += 1
                     }
                     if let top { highest[origin] = max(highest[origin] ?? top, top) }

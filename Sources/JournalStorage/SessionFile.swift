@@ -55,6 +55,41 @@ enum SessionFileSchema {
         CREATE TABLE IF NOT EXISTS study (
             context TEXT NOT NULL
         );
+        CREATE TABLE IF NOT EXISTS media (
+            id INTEGER PRIMARY KEY,
+            device TEXT NOT NULL,
+            seq INTEGER,
+            stream TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            content_type TEXT NOT NULL,
+            part INTEGER NOT NULL,
+            start REAL NOT NULL,
+            duration REAL,
+            received REAL NOT NULL,
+            bytes BLOB NOT NULL,
+            UNIQUE (device, stream, part)
+        );
+        CREATE TABLE IF NOT EXISTS transcripts (
+            id INTEGER PRIMARY KEY,
+            device TEXT NOT NULL,
+            stream TEXT NOT NULL,
+            start REAL NOT NULL,
+            "end" REAL NOT NULL,
+            text TEXT NOT NULL,
+            confidence REAL,
+            exclamation TEXT
+        );
+        CREATE INDEX IF NOT EXISTS transcripts_start ON transcripts(start);
+        CREATE TABLE IF NOT EXISTS transcription (
+            device TEXT NOT NULL,
+            stream TEXT NOT NULL,
+            state TEXT NOT NULL,
+            progress REAL NOT NULL DEFAULT 0,
+            engine TEXT,
+            error TEXT,
+            updated REAL NOT NULL,
+            PRIMARY KEY (device, stream)
+        );
         """
 
     /// The indexes of `events`, by name. A writer drops them while the session is open and builds
@@ -78,33 +113,65 @@ enum SessionFileSchema {
     }
 }
 
-/// One event to be written: the decoded wire event plus what the server knows about its arrival.
+/// One record to be written: a decoded wire event or media chunk, plus what the server knows about its arrival.
 public struct JournalRecord: Sendable {
+    public enum Content: Sendable {
+        /// A row of `events` (and its `data` values in `blobs`).
+        case event(WireEvent)
+        /// A row of `media`.
+        case media(WireMedia)
+    }
+
     public var device: String
     public var received: Double
-    public var event: WireEvent
+    public var content: Content
     /// Opaque id of the connection that sent it, so the commit can be acknowledged to it.
     public var origin: UInt64
 
     public init(device: String, received: Double, event: WireEvent, origin: UInt64) {
+        self.init(device: device, received: received, content: .event(event), origin: origin)
+    }
+
+    public init(device: String, received: Double, content: Content, origin: UInt64) {
         self.device = device
         self.received = received
-        self.event = event
+        self.content = content
         self.origin = origin
     }
 
-    /// The event as a row of `events` once stored under `id` (what readers and the live tail see).
-    public func stored(as id: Int64) -> StoredEvent {
-        StoredEvent(id: id, device: device, seq: event.seq, eventClass: event.eventClass,
-                    timestamp: event.timestamp ?? received, timestampEstimated: event.timestamp == nil,
-                    received: received, payload: String(decoding: event.payload, as: UTF8.self))
+    /// The record's `seq`: events and media chunks share the device's one sequence.
+    public var seq: Int64? {
+        switch content {
+        case .event(let event): event.seq
+        case .media(let media): media.seq
+        }
+    }
+
+    /// The event, for a record that is one.
+    public var event: WireEvent? {
+        if case .event(let event) = content { return event }
+        return nil
+    }
+
+    /// The event as a row of `events` once stored under `id` (what readers and the live tail see);
+    /// nil for a media chunk.
+    public func stored(as id: Int64) -> StoredEvent? {
+        guard case .event(let event) = content else { return nil }
+        return StoredEvent(id: id, device: device, seq: event.seq, eventClass: event.eventClass,
+                           timestamp: event.timestamp ?? received, timestampEstimated: event.timestamp == nil,
+                           received: received, payload: String(decoding: event.payload, as: UTF8.self))
     }
 
     /// Bytes this record holds in memory, for the writer's backpressure accounting.
     package var footprint: Int {
-        var total = 128 + event.payload.count + event.eventClass.utf8.count + device.utf8.count
-        for blob in event.blobs { total += blob.bytes.count + 64 }
-        return total
+        switch content {
+        case .event(let event):
+            var total = 128 + event.payload.count + event.eventClass.utf8.count + device.utf8.count
+            for blob in event.blobs { total += blob.bytes.count + 64 }
+            return total
+        case .media(let media):
+            return 128 + media.bytes.count + media.stream.utf8.count + device.utf8.count
+        }
     }
 }
 
@@ -119,6 +186,7 @@ public final class SessionFile {
     let database: SQLiteDatabase
     private let insertEvent: SQLiteStatement
     private let insertBlob: SQLiteStatement
+    private let insertMedia: SQLiteStatement
     private var stored = SeqLedger()
 
     /// Opens (creating if needed) the session file at `path` for writing. `indexed` keeps (or builds)
@@ -140,8 +208,14 @@ public final class SessionFile {
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         insertBlob = try database.prepare("INSERT OR IGNORE INTO blobs (sha256, size, bytes) VALUES (?, ?, ?)")
+        insertMedia = try database.prepare("""
+            INSERT OR IGNORE INTO media (device, seq, stream, kind, content_type, part, start, duration, received, bytes)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
         if indexed { return }
-        let seqs = try database.prepare("SELECT device, seq FROM events WHERE seq IS NOT NULL")
+        let seqs = try database.prepare("""
+            SELECT device, seq FROM events WHERE seq IS NOT NULL UNION ALL SELECT device, seq FROM media WHERE seq IS NOT NULL
+            """)
         try seqs.forEachRow { row in _ = stored.insert(device: row.string(0) ?? "", seq: row.int64(1)) }
     }
 
@@ -163,7 +237,7 @@ public final class SessionFile {
             }
         } catch {
             for (record, rowID) in zip(batch.joined(), rowIDs) where rowID != nil {
-                if let seq = record.event.seq { stored.remove(device: record.device, seq: seq) }
+                if let seq = record.seq { stored.remove(device: record.device, seq: seq) }
             }
             throw error
         }
@@ -171,8 +245,15 @@ public final class SessionFile {
     }
 
     private func insert(_ record: UnsafePointer<JournalRecord>) throws -> Int64? {
-        if let seq = record.pointee.event.seq, !stored.insert(device: record.pointee.device, seq: seq) { return nil }
-        for blob in record.pointee.event.blobs {
+        if let seq = record.pointee.seq, !stored.insert(device: record.pointee.device, seq: seq) { return nil }
+        switch record.pointee.content {
+        case .event(let event): return try insert(event, of: record)
+        case .media(let media): return try insert(media, of: record)
+        }
+    }
+
+    private func insert(_ event: WireEvent, of record: UnsafePointer<JournalRecord>) throws -> Int64? {
+        for blob in event.blobs {
             insertBlob.bind(1, blob.sha256)
             insertBlob.bind(2, Int64(blob.bytes.count))
             try blob.bytes.withUnsafeBytes { bytes in
@@ -180,18 +261,36 @@ public final class SessionFile {
                 try insertBlob.run()
             }
         }
-        let timestamp = record.pointee.event.timestamp
+        let timestamp = event.timestamp
         insertEvent.bind(1, record.pointee.device)
-        insertEvent.bind(2, record.pointee.event.seq)
-        insertEvent.bind(3, record.pointee.event.eventClass)
+        insertEvent.bind(2, event.seq)
+        insertEvent.bind(3, event.eventClass)
         insertEvent.bind(4, timestamp ?? record.pointee.received)
         insertEvent.bind(5, Int64(timestamp == nil ? 1 : 0))
         insertEvent.bind(6, record.pointee.received)
-        try record.pointee.event.payload.withUnsafeBytes { payload in
+        try event.payload.withUnsafeBytes { payload in
             insertEvent.bindText(7, utf8: payload)
             try insertEvent.run()
         }
         return database.lastInsertRowID
+    }
+
+    /// A chunk whose (device, stream, part) is already stored (a resend without seq) is stored once: nil.
+    private func insert(_ media: WireMedia, of record: UnsafePointer<JournalRecord>) throws -> Int64? {
+        insertMedia.bind(1, record.pointee.device)
+        insertMedia.bind(2, media.seq)
+        insertMedia.bind(3, media.stream)
+        insertMedia.bind(4, media.kind.rawValue)
+        insertMedia.bind(5, media.format.rawValue)
+        insertMedia.bind(6, media.part)
+        insertMedia.bind(7, media.start)
+        insertMedia.bind(8, media.duration)
+        insertMedia.bind(9, record.pointee.received)
+        try media.bytes.withUnsafeBytes { bytes in
+            insertMedia.bindBlob(10, bytes)
+            try insertMedia.run()
+        }
+        return database.changes > 0 ? database.lastInsertRowID : nil
     }
 
     /// Writes the session's own row, so that the file describes itself when copied away.

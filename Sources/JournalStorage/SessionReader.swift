@@ -5,7 +5,7 @@ internal import Foundation
 /// Read-only access to one session file, for `muevalctl events`, export and analysis.
 /// Works on a live file (WAL lets it read while the writer commits) and on a copied one.
 public final class SessionReader {
-    private let database: SQLiteDatabase
+    let database: SQLiteDatabase
 
     public init(path: String) throws {
         database = try SQLiteDatabase(path: path, readOnly: true)
@@ -24,9 +24,7 @@ public final class SessionReader {
     /// The study the session records, as written at its start; nil for a session outside any study
     /// (and for files made before studies existed, which have no `study` table).
     public func studyContext() throws -> StudyContext? {
-        let table = try database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'study'")
-        defer { table.reset() }
-        guard try table.step() else { return nil }
+        guard try hasTable("study") else { return nil }
         let statement = try database.prepare("SELECT context FROM study LIMIT 1")
         defer { statement.reset() }
         guard try statement.step(), let text = statement.string(0) else { return nil }

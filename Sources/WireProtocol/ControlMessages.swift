@@ -36,6 +36,25 @@ struct ControlFields {
         }
     }
 
+    /// A `<real>`, `<integer>` or `<date>`: a time in seconds since 1970.
+    func time(_ key: String) throws(ParseFailure) -> Double? {
+        switch dict[key] {
+        case nil: return nil
+        case .integer(let value)?: return Double(value)
+        case .real(let value)?: return value
+        case .date(let value)?: return value
+        default: throw wrongType(key, "a <real>, <integer> or <date>")
+        }
+    }
+
+    func data(_ key: String) throws(ParseFailure) -> [UInt8]? {
+        switch dict[key] {
+        case nil: return nil
+        case .data(let value)?: return value
+        default: throw wrongType(key, "<data>")
+        }
+    }
+
     func strings(_ key: String) throws(ParseFailure) -> [String]? {
         switch dict[key] {
         case nil: return nil
@@ -77,6 +96,36 @@ extension DeviceHello {
                   screenHeight: try fields.number("screenHeight"),
                   screenScale: try fields.number("screenScale"),
                   token: try fields.string("token"))
+    }
+}
+
+extension WireMedia {
+    init(_ fields: ControlFields, maxBytes: Int) throws(ParseFailure) {
+        let contentType = try fields.required("contentType", fields.string, "a <string> such as audio/wav")
+        guard let format = MediaFormat(contentType: contentType) else {
+            throw ParseFailure(.unsupportedMedia, "content type \"\(contentType)\" is not supported; send "
+                + MediaFormat.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        if let kind = try fields.string("kind"), kind != format.kind.rawValue {
+            throw ParseFailure(.unsupportedMedia, "kind \"\(kind)\" does not match \(format.rawValue), which is \(format.kind.rawValue)")
+        }
+        let stream = try fields.required("stream", fields.string, "a <string> naming the stream")
+        guard !stream.isEmpty, stream.utf8.count <= 128 else {
+            throw ParseFailure(.invalidValue, "<media> \"stream\" must be 1 to 128 bytes long")
+        }
+        let part = try fields.required("part", fields.integer, "an <integer>, the chunk's number from 0")
+        guard part >= 0 else { throw ParseFailure(.invalidValue, "<media> \"part\" must be 0 or more") }
+        let start = try fields.required("start", fields.time, "the device time of the chunk's first sample")
+        let duration = try fields.number("duration")
+        guard start.isFinite, duration.map({ $0.isFinite && $0 >= 0 }) ?? true else {
+            throw ParseFailure(.invalidValue, "<media> \"start\" and \"duration\" must be finite, \"duration\" not negative")
+        }
+        let bytes = try fields.required("data", fields.data, "the chunk's bytes")
+        guard bytes.count <= maxBytes else {
+            throw ParseFailure(.messageTooLarge, "the media chunk has \(bytes.count) bytes, more than the \(maxBytes) allowed; send smaller chunks")
+        }
+        self.init(stream: stream, format: format, part: part, start: start, duration: duration,
+                  seq: try fields.integer("seq"), bytes: bytes)
     }
 }
 

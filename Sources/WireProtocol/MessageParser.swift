@@ -4,6 +4,7 @@ internal import OrderedCollections
 /// rare and small, become a `PlistValue` dict first.
 struct MessageParser {
     private let maxDepth: Int
+    private let maxMediaChunkBytes: Int
     private var keys = DictKeyTracker()
     private var fields = EventFields()
     /// Decoded text, kept between messages so its capacity is reused.
@@ -16,6 +17,7 @@ struct MessageParser {
 
     init(limits: WireLimits) {
         maxDepth = limits.maxDepth
+        maxMediaChunkBytes = limits.maxMediaChunkBytes
     }
 
     /// Parses a frame that holds exactly one message.
@@ -68,6 +70,12 @@ struct MessageParser {
             try c.endTag(root.name)
             return .event(event)
         }
+        if bytesEqual(name, "media") {
+            let media = try controlFields(&c, root, "media")
+            // Read first, so that an error about the rest names the chunk's seq for the device.
+            fields.seq = try? media.integer("seq")
+            return .media(try WireMedia(media, maxBytes: maxMediaChunkBytes))
+        }
         if bytesEqual(name, "hello") { return .hello(try DeviceHello(try controlFields(&c, root, "hello"))) }
         if bytesEqual(name, "goodbye") {
             _ = try controlFields(&c, root, "goodbye")
@@ -77,7 +85,7 @@ struct MessageParser {
         if bytesEqual(name, "ack") { return .ack(seq: try ackSeq(try controlFields(&c, root, "ack"))) }
         if bytesEqual(name, "error") { return .error(try WireReplyError(try controlFields(&c, root, "error"))) }
         throw ParseFailure(.unexpectedElement,
-            "unknown message <\(c.name(root.name))>; expected <event>, <plist>, <hello> or <goodbye>")
+            "unknown message <\(c.name(root.name))>; expected <event>, <plist>, <media>, <hello> or <goodbye>")
     }
 
     private mutating func event(_ c: inout XMLCursor, _ tag: XMLCursor.Tag) throws(ParseFailure) -> WireEvent {

@@ -12,4 +12,9 @@ public struct SensorSelection: Sendable, Equatable {
     public func selects(eventClass: String, sensor: String?) -> Bool {
         names.isEmpty || names.contains(eventClass) || sensor.map(names.contains) == true
     }
+
+    /// Media are selected by their sensor: `microphone` for audio, `faceCamera` for video.
+    public func selects(_ media: MediaKind) -> Bool {
+        names.isEmpty || names.contains(media.sensor)
+    }
 }

@@ -33,6 +33,20 @@ public enum WireEncoder {
         return writer.out
     }
 
+    /// `<media>`: one chunk of a media stream.
+    public static func media(_ media: WireMedia) -> [UInt8] {
+        var dict: OrderedDictionary<String, PlistValue> = [:]
+        dict["stream"] = .string(media.stream)
+        dict["kind"] = .string(media.kind.rawValue)
+        dict["contentType"] = .string(media.format.rawValue)
+        dict["part"] = .integer(media.part)
+        dict["start"] = .real(media.start)
+        dict["duration"] = media.duration.map(PlistValue.real)
+        dict["seq"] = media.seq.map(PlistValue.integer)
+        dict["data"] = .data(media.bytes)
+        return message("media", dict)
+    }
+
     public static func hello(_ hello: DeviceHello) -> [UInt8] {
         var dict: OrderedDictionary<String, PlistValue> = [:]
         dict["protocolVersion"] = hello.protocolVersion.map(PlistValue.integer)

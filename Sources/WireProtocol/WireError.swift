@@ -21,6 +21,8 @@ public enum WireErrorKind: String, Sendable, Equatable, CaseIterable {
     case duplicateKey
     /// An unknown top-level message, or an element that is not a property list value where a value belongs.
     case unexpectedElement
+    /// A `<media>` chunk of a content type muevald does not store, or whose `kind` contradicts it.
+    case unsupportedMedia
     /// The stream ended inside a message.
     case truncated
     /// Too much data that is not a message; the peer does not speak this protocol.

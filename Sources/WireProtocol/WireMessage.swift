@@ -6,10 +6,13 @@ public struct WireLimits: Sendable, Equatable {
     public var maxMessageBytes: Int
     /// Deepest nesting of values: an `<event>` with a flat key/value list has depth 1; each `<dict>`/`<array>` adds one.
     public var maxDepth: Int
+    /// Largest `<data>` of one `<media>` chunk, decoded (2 MiB: a second of phone video fits many times).
+    public var maxMediaChunkBytes: Int
 
-    public init(maxMessageBytes: Int = 16 << 20, maxDepth: Int = 64) {
+    public init(maxMessageBytes: Int = 16 << 20, maxDepth: Int = 64, maxMediaChunkBytes: Int = 2 << 20) {
         self.maxMessageBytes = maxMessageBytes
         self.maxDepth = maxDepth
+        self.maxMediaChunkBytes = maxMediaChunkBytes
     }
 }
 
@@ -19,6 +22,8 @@ public enum WireMessage: Sendable, Equatable {
     /// Boxed: it is rare and large, and keeps every other message small to move around.
     indirect case hello(DeviceHello)
     case event(WireEvent)
+    /// A chunk of think-aloud audio or face video.
+    case media(WireMedia)
     case goodbye
     // Server to device.
     case welcome(Welcome)

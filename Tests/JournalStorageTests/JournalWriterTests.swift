@@ -201,7 +201,10 @@ final class JournalWriterTests: XCTestCase {
         XCTAssertNil(try SessionReader(path: path).clockOffset())
         _ = writer.append([record(seq: 1, timestamp: 150), record(seq: 2, timestamp: 170), record(seq: 3, timestamp: nil)])
         var note = record(seq: nil, timestamp: 5)
-        note.event.eventClass = ObserverNote.eventClass
+        if case .event(var event) = note.content {
+            event.eventClass = ObserverNote.eventClass
+            note.content = .event(event)
+        }
         _ = writer.append([note])
         try await writer.close()
         XCTAssertEqual(try SessionReader(path: path).clockOffset(), 30)

@@ -28,6 +28,7 @@ func summary(_ results: [Result<WireMessage, WireError>]) -> [String] {
         switch result {
         case .success(.event(let event)): "event \(event.eventClass)"
         case .success(.hello(let hello)): "hello \(hello.deviceId)"
+        case .success(.media(let media)): "media \(media.stream) \(media.part)"
         case .success(.goodbye): "goodbye"
         case .success(.welcome(let welcome)): "welcome \(welcome.sessionId)"
         case .success(.ack(let seq)): "ack \(seq)"

@@ -1,0 +1,234 @@
+public import SessionModel
+public import WireProtocol
+
+/// Where the bytes of one stream, exported as one file, come from: the stored chunks in part order,
+/// with silence where a WAV stream lost a chunk (so that what follows stays in sync with the events),
+/// and the WAV header's sizes set to the file's. The console serves byte ranges of it without
+/// assembling the file; `muevalctl media` writes it whole.
+public struct MediaStreamLayout: Sendable {
+    public struct Piece: Sendable {
+        /// Where the piece begins in the file.
+        public var offset: Int64
+        public var length: Int64
+        /// The `media` row holding the bytes; nil for silence.
+        public var row: Int64?
+    }
+
+    public let stream: MediaStreamRecord
+    public let format: MediaFormat?
+    public let pieces: [Piece]
+    public var totalBytes: Int64 { pieces.last.map { $0.offset + $0.length } ?? 0 }
+    /// The WAV header's size fields, rewritten: (offset in the file, little-endian UInt32).
+    let patches: [(offset: Int64, value: UInt32)]
+}
+
+/// The WAV facts exporting needs from a stream's first chunk.
+struct WAVHeader {
+    var byteRate: Int
+    var blockAlign: Int
+    /// Offsets of the RIFF size and the `data` chunk's size, and where the samples begin.
+    var riffSizeOffset = 4
+    var dataSizeOffset: Int
+    var dataOffset: Int
+
+    /// Nil when `bytes` does not begin with a RIFF/WAVE header whose `fmt ` and `data` chunks it holds.
+    init?(_ bytes: [UInt8]) {
+        func u32(_ at: Int) -> Int? {
+            guard at + 4 <= bytes.count else { return nil }
+            return Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+        }
+        func tag(_ at: Int) -> String? {
+            guard at + 4 <= bytes.count else { return nil }
+            return String(decoding: bytes[at..<at + 4], as: UTF8.self)
+        }
+        guard tag(0) == "RIFF", tag(8) == "WAVE" else { return nil }
+        var at = 12
+        var rate: Int?
+        var align: Int?
+        while let name = tag(at), let size = u32(at + 4) {
+            if name == "fmt " {
+                rate = u32(at + 16)
+                align = at + 22 <= bytes.count ? Int(bytes[at + 20]) | Int(bytes[at + 21]) << 8 : nil
+            }
+            if name == "data" {
+                guard let rate, let align, align > 0 else { return nil }
+                byteRate = rate
+                blockAlign = align
+                dataSizeOffset = at + 4
+                dataOffset = at + 8
+                return
+            }
+            at += 8 + size + (size & 1)
+        }
+        return nil
+    }
+}
+
+extension SessionReader {
+    /// Whether the file has `table`: files made before a feature lack its tables.
+    func hasTable(_ table: String) throws -> Bool {
+        let statement = try database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+        defer { statement.reset() }
+        statement.bind(1, table)
+        return try statement.step()
+    }
+
+    /// The session's media streams, by start.
+    public func mediaStreams() throws -> [MediaStreamRecord] {
+        guard try hasTable("media") else { return [] }
+        let statement = try database.prepare("""
+            SELECT device, stream, kind, content_type, MIN(start), SUM(duration), COUNT(duration), COUNT(*),
+                   MAX(part), SUM(length(bytes))
+            FROM media GROUP BY device, stream ORDER BY MIN(start), device, stream
+            """)
+        var result: [MediaStreamRecord] = []
+        try statement.forEachRow { row in
+            let parts = Int(row.int64(7))
+            result.append(MediaStreamRecord(
+                device: row.string(0) ?? "", stream: row.string(1) ?? "", kind: row.string(2) ?? "",
+                contentType: row.string(3) ?? "", start: row.double(4),
+                duration: row.int64(6) == Int64(parts) ? row.double(5) : nil,
+                parts: parts, missingParts: Int(row.int64(8)) + 1 - parts, bytes: row.int64(9)))
+        }
+        return result
+    }
+
+    /// One stream's layout as a file; nil when the session has no such stream.
+    public func mediaLayout(device: String, stream: String) throws -> MediaStreamLayout? {
+        guard let record = try mediaStreams().first(where: { $0.device == device && $0.stream == stream }) else {
+            return nil
+        }
+        let format = MediaFormat(contentType: record.contentType)
+        let statement = try database.prepare("""
+            SELECT id, part, start, length(bytes) FROM media WHERE device = ? AND stream = ? ORDER BY part
+            """)
+        statement.bind(1, device)
+        statement.bind(2, stream)
+        var rows: [(id: Int64, part: Int64, start: Double, length: Int64)] = []
+        try statement.forEachRow { rows.append(($0.int64(0), $0.int64(1), $0.double(2), $0.int64(3))) }
+        let header = format == .wav ? try rows.first.flatMap { try mediaBytes(row: $0.id) }.flatMap(WAVHeader.init) : nil
+        var pieces: [MediaStreamLayout.Piece] = []
+        var offset: Int64 = 0
+        var previous: (part: Int64, start: Double, samples: Int64)?
+        for row in rows {
+            if let header, let previous, row.part > previous.part + 1 {
+                // Silence for the chunks that never came, as long as the gap in device time.
+                let expected = previous.start + Double(previous.samples) / Double(header.byteRate)
+                let missing = Int64(max(0, (row.start - expected) * Double(header.byteRate)))
+                let aligned = missing - missing % Int64(header.blockAlign)
+                if aligned > 0 {
+                    pieces.append(.init(offset: offset, length: aligned, row: nil))
+                    offset += aligned
+                }
+            }
+            pieces.append(.init(offset: offset, length: row.length, row: row.id))
+            offset += row.length
+            let samples = row.part == 0 ? row.length - Int64(header?.dataOffset ?? 0) : row.length
+            previous = (row.part, row.start, samples)
+        }
+        var patches: [(offset: Int64, value: UInt32)] = []
+        if let header {
+            patches.append((Int64(header.riffSizeOffset), UInt32(clamping: offset - 8)))
+            patches.append((Int64(header.dataSizeOffset), UInt32(clamping: offset - Int64(header.dataOffset))))
+        }
+        return MediaStreamLayout(stream: record, format: format, pieces: pieces, patches: patches)
+    }
+
+    /// The bytes of `range` of the stream's file (an HTTP range request), read chunk by chunk.
+    public func mediaBytes(_ layout: MediaStreamLayout, range: Range<Int64>) throws -> [UInt8] {
+        let range = range.clamped(to: 0..<layout.totalBytes)
+        var out: [UInt8] = []
+        out.reserveCapacity(range.count)
+        for piece in layout.pieces where piece.offset < range.upperBound && piece.offset + piece.length > range.lowerBound {
+            let from = max(range.lowerBound, piece.offset) - piece.offset
+            let to = min(range.upperBound, piece.offset + piece.length) - piece.offset
+            if let row = piece.row, let bytes = try mediaBytes(row: row) {
+                out.append(contentsOf: bytes[Int(from)..<Int(min(to, Int64(bytes.count)))])
+            } else {
+                out.append(contentsOf: repeatElement(0, count: Int(to - from)))
+            }
+        }
+        for patch in layout.patches where patch.offset >= range.lowerBound && patch.offset + 4 <= range.upperBound {
+            let at = Int(patch.offset - range.lowerBound)
+            for index in 0..<4 { out[at + index] = UInt8(truncatingIfNeeded: patch.value >> (8 * index)) }
+        }
+        return out
+    }
+
+    /// Writes the whole stream's file through `write`, a chunk at a time (bounded memory).
+    public func writeMedia(_ layout: MediaStreamLayout, to write: ([UInt8]) throws -> Void) throws {
+        for piece in layout.pieces {
+            try write(try mediaBytes(layout, range: piece.offset..<piece.offset + piece.length))
+        }
+    }
+
+    private func mediaBytes(row: Int64) throws -> [UInt8]? {
+        let statement = try database.prepare("SELECT bytes FROM media WHERE id = ?")
+        defer { statement.reset() }
+        statement.bind(1, row)
+        return try statement.step() ? statement.bytes(0) : nil
+    }
+
+    /// The transcript of every audio stream, by start.
+    public func transcript() throws -> [TranscriptSegment] {
+        guard try hasTable("transcripts") else { return [] }
+        let statement = try database.prepare("""
+            SELECT device, stream, start, "end", text, confidence, exclamation FROM transcripts ORDER BY start, id
+            """)
+        var result: [TranscriptSegment] = []
+        try statement.forEachRow { row in
+            result.append(TranscriptSegment(device: row.string(0) ?? "", stream: row.string(1) ?? "",
+                                            start: row.double(2), end: row.double(3), text: row.string(4) ?? "",
+                                            confidence: optionalDouble(row, 5), exclamation: row.string(6)))
+        }
+        return result
+    }
+
+    /// How far each audio stream's transcription is, as last written into the file.
+    public func transcriptionStatus() throws -> [TranscriptionStatus] {
+        guard try hasTable("transcription") else { return [] }
+        let statement = try database.prepare("""
+            SELECT device, stream, state, progress, engine, error, updated FROM transcription ORDER BY device, stream
+            """)
+        var result: [TranscriptionStatus] = []
+        try statement.forEachRow { row in
+            result.append(TranscriptionStatus(
+                device: row.string(0) ?? "", stream: row.string(1) ?? "",
+                state: TranscriptionStatus.State(rawValue: row.string(2) ?? "") ?? .failed,
+                progress: row.double(3), engine: row.string(4), error: row.string(5), updated: row.double(6)))
+        }
+        return result
+    }
+}
+
+extension SessionFile {
+    /// Replaces the transcript of one stream (a new transcription of it replaces the old one whole).
+    public func writeTranscript(device: String, stream: String, segments: [TranscriptSegment]) throws {
+        try database.transaction {
+            let delete = try database.prepare("DELETE FROM transcripts WHERE device = ? AND stream = ?")
+            delete.bind(1, device)
+            delete.bind(2, stream)
+            try delete.run()
+            let insert = try database.prepare("""
+                INSERT INTO transcripts (device, stream, start, "end", text, confidence, exclamation)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
+            for segment in segments {
+                insert.bind([.text(device), .text(stream), .real(segment.start), .real(segment.end), .text(segment.text),
+                             segment.confidence.map { .real($0) } ?? .null, text(segment.exclamation)])
+                try insert.run()
+            }
+        }
+    }
+
+    public func writeTranscriptionStatus(_ status: TranscriptionStatus) throws {
+        let statement = try database.prepare("""
+            INSERT INTO transcription (device, stream, state, progress, engine, error, updated) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(device, stream) DO UPDATE SET state = excluded.state, progress = excluded.progress,
+                engine = excluded.engine, error = excluded.error, updated = excluded.updated
+            """)
+        statement.bind([.text(status.device), .text(status.stream), .text(status.state.rawValue), .real(status.progress),
+                        text(status.engine), text(status.error), .real(status.updated)])
+        try statement.run()
+    }
+}
