@@ -70,9 +70,19 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // Offline speech recognition of think-aloud audio (PocketSphinx): transcripts and exclamations.
+        .target(name: "SpeechRecognition"),
+        // muevald's background transcription of stopped sessions' audio.
+        .target(name: "TranscriptionService", dependencies: [
+            "JournalStorage", "SessionModel", "SpeechRecognition",
+            .product(name: "DequeModule", package: "swift-collections"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
         // The control socket's server side: access check and the commands, run against the capture server.
         .target(name: "ControlService", dependencies: [
             "CaptureServer", "ControlProtocol", "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -116,7 +126,7 @@ let package = Package(
         swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]),
         // The daemon: configuration, logging and the lifecycle that ties the services together.
         .target(name: "Daemon", dependencies: [
-            "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "SessionModel", "WireProtocol", "Zeroconf",
+            "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "SessionModel", "SpeechRecognition", "TranscriptionService", "WireProtocol", "Zeroconf",
             .product(name: "TOMLKit", package: "TOMLKit"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -25,6 +25,11 @@ public struct TailFilter: Sendable, Equatable {
     public func admits(_ line: TailLine) -> Bool {
         if let sessions, let session = line.session, !sessions.contains(session) { return false }
         if let device, let lineDevice = line.device, lineDevice != device { return false }
+        if let speech = line.speech {
+            // Speech is no event class: a tail of some classes leaves it out.
+            guard classes.isEmpty else { return false }
+            return grep.map { $0.isEmpty || speech.contains($0) } ?? true
+        }
         guard let event = line.event else { return true }
         if !classes.isEmpty, !classes.contains(event.eventClass) { return false }
         if let grep, !grep.isEmpty {

@@ -72,6 +72,7 @@ public final class SessionRegistry: @unchecked Sendable {
     /// Called after every commit, with the session it belongs to (acknowledgements, live tail).
     private let commitObserver: @Sendable (EvaluationSession, CommitReport) -> Void
     private let changeObservers = NIOLockedValueBox<[@Sendable () -> Void]>([])
+    private let stopObservers = NIOLockedValueBox<[@Sendable (SessionRecord) -> Void]>([])
 
     public init(catalog: Catalog, policy: UnknownDevicePolicy, journalLimits: JournalWriterLimits,
                 maxMediaBytes: Int = CaptureConfiguration.defaultMaxMediaBytes,
@@ -90,6 +91,11 @@ public final class SessionRegistry: @unchecked Sendable {
     /// Calls `observer` whenever a session starts, stops, or its state changes (Zeroconf TXT, status).
     public func observeChanges(_ observer: @escaping @Sendable () -> Void) {
         changeObservers.withLockedValue { $0.append(observer) }
+    }
+
+    /// Calls `observer` with each session once it is stopped and its file final (transcription starts there).
+    public func observeStops(_ observer: @escaping @Sendable (SessionRecord) -> Void) {
+        stopObservers.withLockedValue { $0.append(observer) }
     }
 
     private func changed() {
@@ -183,6 +189,7 @@ public final class SessionRegistry: @unchecked Sendable {
         tail.publish(TailLine(kind: .sessionStopped, session: final.id, time: now, device: final.device,
                               detail: "\(final.events) events stored"))
         logger.info("session \(final.id) (\(final.name)) stopped: \(final.events) events stored")
+        for observer in stopObservers.withLockedValue({ $0 }) { observer(final) }
         return final
     }
 

@@ -207,6 +207,9 @@ enum LiveStream {
                 JSONObject.integer(Int64(line.count ?? 0), to: &json)
                 json.append(UInt8(ascii: "}"))
                 messages.append(ByteBuffer(bytes: json))
+            case .speech:
+                // Transcripts come after the session stopped: the replay shows them, not the live page.
+                continue
             case .sessionStarted, .sessionStopped, .deviceConnected, .deviceDisconnected, .daemonStopping:
                 flushEvents()
                 var json: [UInt8] = Array(#"{"type":"marker","kind":"#.utf8)

@@ -42,11 +42,14 @@ public struct ControlClient: Sendable {
     }
 
     /// Sends one request and decodes its result; stream lines before it go to `onChunk` (export),
-    /// `onTail` (tail) and `onEvents` (events, a page at a time).
+    /// `onTail` (tail), `onEvents` (events, a page at a time), `onSpeech` (events' transcript) and
+    /// `onMedia` (media).
     public func call<R: Codable & Sendable>(_ request: ControlRequest, as type: R.Type = R.self,
                                             onChunk: (String) throws -> Void = { _ in },
                                             onTail: (TailLine) throws -> Void = { _ in },
-                                            onEvents: ([StoredEvent]) throws -> Void = { _ in }) async throws -> R {
+                                            onEvents: ([StoredEvent]) throws -> Void = { _ in },
+                                            onSpeech: ([TranscriptSegment]) throws -> Void = { _ in },
+                                            onMedia: (MediaPiece) throws -> Void = { _ in }) async throws -> R {
         let channel = try await connect()
         return try await channel.executeThenClose { inbound, outbound in
             /// The request's result once its final line came; nil for a stream line.
@@ -68,6 +71,14 @@ public struct ControlClient: Sendable {
                 }
                 if let page = envelope.events {
                     try onEvents(page)
+                    return nil
+                }
+                if let speech = envelope.speech {
+                    try onSpeech(speech)
+                    return nil
+                }
+                if let piece = envelope.media {
+                    try onMedia(piece)
                     return nil
                 }
                 if envelope.ok == true, let result = envelope.result { return result }

@@ -15,6 +15,10 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case task
     /// Questionnaire answers of a study's participant (`responses`).
     case questionnaire
+    /// A session's media streams, each as one playable file (streamed as `media` pieces).
+    case media
+    /// Transcribe a stopped session's audio (again).
+    case transcribe
 }
 
 /// What `study` does.
@@ -41,7 +45,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var classes: [String]?
     public var limit: Int?
     public var format: ExportFormat?
-    /// Only events whose class, device or payload contains this text (tail).
+    /// Only events whose class, device or payload contains this text (tail, events); for events,
+    /// also the transcript's speech that contains it (any case).
     public var grep: String?
     /// Show the last N stored events before following (tail).
     public var since: Int?
@@ -121,15 +126,56 @@ public struct ControlReply<Result: Codable & Sendable>: Codable, Sendable {
     public var tail: TailLine?
     /// A page of stored events (`events`), before the final line.
     public var events: [StoredEvent]?
+    /// Transcript segments (`events`), in time order with the pages around them.
+    public var speech: [TranscriptSegment]?
+    /// A piece of a media file (`media`).
+    public var media: MediaPiece?
 
     public init(ok: Bool? = nil, result: Result? = nil, error: String? = nil, chunk: String? = nil, tail: TailLine? = nil,
-                events: [StoredEvent]? = nil) {
+                events: [StoredEvent]? = nil, speech: [TranscriptSegment]? = nil, media: MediaPiece? = nil) {
         self.ok = ok
         self.result = result
         self.error = error
         self.chunk = chunk
         self.tail = tail
         self.events = events
+        self.speech = speech
+        self.media = media
+    }
+}
+
+/// The next bytes of one of `media`'s files.
+public struct MediaPiece: Codable, Sendable, Equatable {
+    /// The file's name, e.g. `voice-1.wav`.
+    public var file: String
+    public var base64: String
+
+    public init(file: String, base64: String) {
+        self.file = file
+        self.base64 = base64
+    }
+}
+
+/// `media`'s final result: the files written, one per stream.
+public struct MediaSummary: Codable, Sendable, Equatable {
+    public struct File: Codable, Sendable, Equatable {
+        public var file: String
+        public var bytes: Int64
+        public var stream: MediaStreamRecord
+
+        public init(file: String, bytes: Int64, stream: MediaStreamRecord) {
+            self.file = file
+            self.bytes = bytes
+            self.stream = stream
+        }
+    }
+
+    public var session: Int64
+    public var files: [File]
+
+    public init(session: Int64, files: [File]) {
+        self.session = session
+        self.files = files
     }
 }
 
@@ -163,10 +209,13 @@ public struct StatusReport: Codable, Sendable {
     public var tails: Int
     /// nil while commits succeed; else since when and why they fail (a full disk).
     public var storageProblem: StorageProblem?
+    /// Audio streams being transcribed or waiting for it.
+    public var transcriptions: [SessionTranscription]
 
     public init(version: String, pid: Int32, started: Double, listen: ListenAddress?, zeroconf: String, socket: String,
                 dataDirectory: String, unknownDevicePolicy: UnknownDevicePolicy, sessions: [SessionRecord],
-                counters: CounterSnapshot, tails: Int, storageProblem: StorageProblem?) {
+                counters: CounterSnapshot, tails: Int, storageProblem: StorageProblem?, transcriptions: [SessionTranscription] = []) {
+        self.transcriptions = transcriptions
         self.version = version
         self.pid = pid
         self.started = started
@@ -209,10 +258,13 @@ public struct ExportSummary: Codable, Sendable {
 public struct EventsSummary: Codable, Sendable {
     public var session: Int64
     public var events: Int64
+    /// Transcript segments shown with them.
+    public var speech: Int64
 
-    public init(session: Int64, events: Int64) {
+    public init(session: Int64, events: Int64, speech: Int64 = 0) {
         self.session = session
         self.events = events
+        self.speech = speech
     }
 }
 

@@ -1,5 +1,6 @@
 public import ControlProtocol
 public import CaptureServer
+internal import DequeModule
 internal import Foundation
 internal import JournalStorage
 internal import NIOConcurrencyHelpers
@@ -35,6 +36,13 @@ public final class ControlCommands: Sendable {
     private let listen = NIOLockedValueBox<ListenAddress?>(nil)
     private let zeroconfState = NIOLockedValueBox<@Sendable () -> String>({ "off" })
     private let consoleLink = NIOLockedValueBox<(@Sendable (Double) throws -> ConsoleLink)?>(nil)
+    private let transcription = NIOLockedValueBox<Transcription?>(nil)
+
+    /// How `status` and `transcribe` reach the daemon's transcription.
+    private struct Transcription: Sendable {
+        var progress: @Sendable (Double) -> [SessionTranscription]
+        var enqueue: @Sendable (SessionRecord, Double) throws -> [SessionTranscription]
+    }
 
     public init(registry: SessionRegistry, studies: Studies, counters: CaptureCounters, liveTail: LiveTail, settings: CaptureSettings,
                 health: StorageHealth, description: DaemonDescription) {
@@ -67,14 +75,21 @@ public final class ControlCommands: Sendable {
         consoleLink.withLockedValue { $0 = link }
     }
 
+    /// Where `status` reads what is being transcribed, and `transcribe` queues a session's audio.
+    public func reportTranscription(progress: @escaping @Sendable (Double) -> [SessionTranscription],
+                                    enqueue: @escaping @Sendable (SessionRecord, Double) throws -> [SessionTranscription]) {
+        transcription.withLockedValue { $0 = Transcription(progress: progress, enqueue: enqueue) }
+    }
+
     /// The daemon at a glance (`status`, and the console's Server page and /metrics).
     public func status() -> StatusReport {
-        StatusReport(
+        let transcriptions = transcription.withLockedValue { $0 }?.progress(Date().timeIntervalSince1970) ?? []
+        return StatusReport(
             version: MuEvalVersion.current, pid: description.pid, started: description.started,
             listen: listen.withLockedValue { $0 }, zeroconf: zeroconfState.withLockedValue { $0 }(), socket: description.socket,
             dataDirectory: description.dataDirectory, unknownDevicePolicy: description.unknownDevicePolicy,
             sessions: registry.openSessions().map(\.snapshot), counters: counters.snapshot(),
-            tails: liveTail.followers, storageProblem: health.problem)
+            tails: liveTail.followers, storageProblem: health.problem, transcriptions: transcriptions)
     }
 
     /// What the connection does after a request.
@@ -119,10 +134,25 @@ public final class ControlCommands: Sendable {
         case .events:
             let record = try registry.find(try sessionKey(request))
             let limit = request.limit ?? 100
-            let count = try await forEachPage(of: record, classes: request.classes ?? [], last: limit > 0 ? limit : nil) { page in
-                try await writer.events(page)
+            if let grep = request.grep, !grep.isEmpty {
+                try await events(record, matching: grep, classes: request.classes ?? [], limit: limit, writer: writer)
+            } else {
+                let count = try await forEachPage(of: record, classes: request.classes ?? [], last: limit > 0 ? limit : nil) { page in
+                    try await writer.events(page)
+                }
+                try await writer.succeed(EventsSummary(session: record.id, events: Int64(count)))
             }
-            try await writer.succeed(EventsSummary(session: record.id, events: Int64(count)))
+        case .media:
+            try await media(try registry.find(try sessionKey(request)), writer: writer)
+        case .transcribe:
+            let record = try registry.find(try sessionKey(request))
+            guard record.state == .stopped else {
+                throw ControlUsageError("session \(record.id) still records: its audio is transcribed when it stops")
+            }
+            guard let transcription = transcription.withLockedValue({ $0 }) else {
+                throw ControlUsageError("this muevald does not transcribe")
+            }
+            try await writer.succeed(try transcription.enqueue(record, now))
         case .export:
             let record = try registry.find(try sessionKey(request))
             let format = request.format ?? .plist
@@ -252,6 +282,67 @@ public final class ControlCommands: Sendable {
         }
         try await writer.chunk(String(decoding: chunk + exporter.footer, as: UTF8.self))
         try await writer.succeed(ExportSummary(session: record.id, format: format, events: Int64(count)))
+    }
+
+    /// `events --grep`: the last `limit` events (0: all) whose class, device or payload contains
+    /// `text` (as a tail's grep), and the transcript's speech that contains it, merged in time order.
+    /// Holds at most `limit` events, however long the session.
+    private func events(_ record: SessionRecord, matching text: String, classes: [String], limit: Int,
+                        writer: ControlReplyWriter) async throws {
+        let filter = TailFilter(classes: Set(classes), grep: text)
+        let reader = try SessionReader(path: record.path)
+        var speech = classes.isEmpty ? try reader.transcript().filter { $0.contains(text) }[...] : []
+        var kept = Deque<StoredEvent>()
+        var streamed = 0
+        try await forEachPage(of: record, classes: classes, last: nil) { page in
+            let matches = page.filter { filter.admits(.event($0, session: record.id)) }
+            if limit > 0 {
+                kept.append(contentsOf: matches)
+                if kept.count > limit { kept.removeFirst(kept.count - limit) }
+            } else {
+                streamed += try await write(matches, with: &speech, writer: writer)
+            }
+        }
+        if limit > 0 { streamed = try await write(Array(kept), with: &speech, writer: writer) }
+        let spoken = Int64(speech.startIndex)
+        if !speech.isEmpty { try await writer.speech(Array(speech)) }
+        try await writer.succeed(EventsSummary(session: record.id, events: Int64(streamed), speech: spoken + Int64(speech.count)))
+    }
+
+    /// Writes `events` with the speech said before each of them first; returns how many events.
+    private func write(_ events: [StoredEvent], with speech: inout ArraySlice<TranscriptSegment>,
+                       writer: ControlReplyWriter) async throws -> Int {
+        var start = 0
+        for (index, event) in events.enumerated() {
+            let before = speech.prefix { $0.start <= event.timestamp }
+            guard !before.isEmpty else { continue }
+            if index > start { try await writer.events(Array(events[start..<index])) }
+            try await writer.speech(Array(before))
+            speech.removeFirst(before.count)
+            start = index
+        }
+        if start < events.count { try await writer.events(Array(events[start...])) }
+        return events.count
+    }
+
+    /// `media`: each stream of the session as one file, in pieces small enough for a reply line.
+    private func media(_ record: SessionRecord, writer: ControlReplyWriter) async throws {
+        let reader = try SessionReader(path: record.path)
+        let streams = try reader.mediaStreams()
+        var files: [MediaSummary.File] = []
+        for stream in streams {
+            guard let layout = try reader.mediaLayout(device: stream.device, stream: stream.stream) else { continue }
+            let file = stream.fileName(among: streams)
+            var offset: Int64 = 0
+            while offset < layout.totalBytes {
+                let end = min(layout.totalBytes, offset + Int64(Self.pageBytes))
+                let bytes = try reader.mediaBytes(layout, range: offset..<end)
+                try await writer.media(MediaPiece(file: file, base64: Data(bytes).base64EncodedString()))
+                offset = end
+            }
+            files.append(MediaSummary.File(file: file, bytes: layout.totalBytes, stream: stream))
+        }
+        try await writer.succeed(MediaSummary(session: record.id, files: files))
     }
 
     /// Events per page of a streamed reply, and the payload bytes after which a page ends early.

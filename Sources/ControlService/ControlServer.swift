@@ -202,6 +202,16 @@ public struct ControlReplyWriter: Sendable {
         try await write(ControlReply<Empty>(events: page))
     }
 
+    /// Transcript segments of `events`' result, between its pages.
+    public func speech(_ segments: [TranscriptSegment]) async throws {
+        try await write(ControlReply<Empty>(speech: segments))
+    }
+
+    /// A piece of one of `media`'s files.
+    public func media(_ piece: MediaPiece) async throws {
+        try await write(ControlReply<Empty>(media: piece))
+    }
+
     /// Tail lines, written in one go; waits while the client does not read (its buffer fills, not ours).
     public func tail(_ lines: [TailLine]) async throws {
         guard !lines.isEmpty else { return }

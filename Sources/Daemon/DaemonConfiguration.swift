@@ -5,6 +5,8 @@ public import Foundation
 internal import JournalStorage
 public import Logging
 internal import SessionModel
+internal import SpeechRecognition
+public import TranscriptionService
 internal import TOMLKit
 internal import WireProtocol
 
@@ -23,6 +25,7 @@ public struct DaemonConfiguration: Sendable {
     public var logQueueLines = 10_000
     public var zeroconf = ZeroconfSettings()
     public var console = ConsoleSettings()
+    public var transcription = TranscriptionConfiguration()
 
     public init() {
         // Under systemd, StateDirectory= says where the data belongs.
@@ -190,6 +193,39 @@ struct ConfigurationOption: Sendable {
             config.zeroconf.extraTypes = types
             return true
         },
+        .init(key: "transcription.enabled", kind: .boolean, current: { String($0.transcription.enabled) }) { value, config in
+            guard let enabled = Bool(value) else { return false }
+            config.transcription.enabled = enabled
+            return true
+        },
+        .init(key: "transcription.acoustic_model", kind: .string, current: { $0.transcription.speech.acousticModel }) { value, config in
+            guard !value.isEmpty else { return false }
+            config.transcription.speech.acousticModel = value
+            return true
+        },
+        .init(key: "transcription.language_model", kind: .string, current: { $0.transcription.speech.languageModel }) { value, config in
+            guard !value.isEmpty else { return false }
+            config.transcription.speech.languageModel = value
+            return true
+        },
+        .init(key: "transcription.dictionary", kind: .string, current: { $0.transcription.speech.dictionary }) { value, config in
+            guard !value.isEmpty else { return false }
+            config.transcription.speech.dictionary = value
+            return true
+        },
+        .init(key: "transcription.exclamations", kind: .stringList,
+              current: { $0.transcription.speech.exclamations.map(ExclamationPhrase.configText).joined(separator: ",") }) { value, config in
+            let phrases = value.split(separator: ",").compactMap { ExclamationPhrase(configText: String($0)) }
+            guard !phrases.isEmpty else { return false }
+            config.transcription.speech.exclamations = phrases
+            return true
+        },
+        .init(key: "transcription.workers", kind: .integer, current: { String($0.transcription.speech.workers) }) { value, config in
+            positive(value).map { config.transcription.speech.workers = $0 } != nil
+        },
+        .init(key: "transcription.max_queued", kind: .integer, current: { String($0.transcription.maxQueued) }) { value, config in
+            positive(value).map { config.transcription.maxQueued = $0 } != nil
+        },
         .init(key: "console.enabled", kind: .boolean, current: { String($0.console.enabled) }) { value, config in
             guard let enabled = Bool(value) else { return false }
             config.console.enabled = enabled
@@ -309,4 +345,24 @@ public struct ConfigurationSource: Sendable {
 private func positive(_ value: String) -> Int? {
     guard let number = Int(value), number > 0 else { return nil }
     return number
+}
+
+extension ExclamationPhrase {
+    /// A phrase of `transcription.exclamations`: `oh no`, or with its spotting threshold as in a
+    /// PocketSphinx keyphrase list, `oh no /1e-20/`. Nil for an empty phrase or a bad threshold.
+    init?(configText: String) {
+        var text = configText.trimmingCharacters(in: .whitespaces).lowercased()
+        var threshold: Double?
+        if text.hasSuffix("/"), let open = text.dropLast().lastIndex(of: "/") {
+            guard let value = Double(text[text.index(after: open)..<text.index(before: text.endIndex)]), value > 0 else { return nil }
+            threshold = value
+            text = String(text[..<open]).trimmingCharacters(in: .whitespaces)
+        }
+        guard !text.isEmpty else { return nil }
+        self.init(text, threshold: threshold)
+    }
+
+    static func configText(_ phrase: ExclamationPhrase) -> String {
+        phrase.threshold.map { "\(phrase.phrase) /\($0)/" } ?? phrase.phrase
+    }
 }

@@ -5,6 +5,8 @@ internal import ConsoleServer
 internal import Foundation
 internal import JournalStorage
 internal import Logging
+internal import SessionModel
+internal import TranscriptionService
 internal import NIOPosix
 internal import ServiceLifecycle
 
@@ -49,6 +51,12 @@ public struct MuEvalDaemon {
             journalLimits: configuration.capture.journal, maxMediaBytes: configuration.capture.maxMediaBytes, counters: counters, tail: liveTail, logger: logger,
             commitObserver: { session, report in router.route(report, of: session) })
         try await registry.recover(now: started)
+        let transcription = TranscriptionService(
+            configuration: configuration.transcription, temporaryDirectory: try Self.scratchDirectory(in: dataDirectory),
+            logger: logger, onTranscript: { session, segments in
+                liveTail.publish(segments.map { TailLine.speech($0, session: session) })
+            })
+        registry.observeStops { transcription.sessionStopped($0, now: Date().timeIntervalSince1970) }
 
         let socketPath = configuration.controlSocket ?? ControlSocketPath.daemonDefault(dataDirectory: dataDirectory)
         let studies = Studies(catalog: catalog, registry: registry)
@@ -69,6 +77,8 @@ public struct MuEvalDaemon {
                                             status: { commands.status() }, dataDirectory: dataDirectory, studies: studies),
             group: group, logger: logger, onReady: { readiness.ready(.console) }) : nil
         if let console { commands.reportConsole { try console.loginLink(now: $0) } }
+        commands.reportTranscription(progress: { transcription.progress(now: $0) },
+                                     enqueue: { try transcription.enqueue($0, now: $1) })
         let capture = CaptureServer(
             settings: settings, registry: registry, connections: connections, counters: counters,
             group: group, logger: logger,
@@ -97,7 +107,8 @@ public struct MuEvalDaemon {
 
         logger.notice("muevald \(MuEvalVersion.current) starting: data in \(dataDirectory), policy for unknown devices: \(configuration.capture.unknownDevicePolicy.rawValue)")
         // Shutdown runs from the last to the first.
-        var services: [any Service] = [JournalService(registry: registry), control, capture]
+        var services: [any Service] = [JournalService(registry: registry),
+                                       TranscriptionWorker(service: transcription, catalog: catalog), control, capture]
         if let console { services.append(console) }
         if let zeroconf { services.append(zeroconf) }
         services.append(reload)
@@ -111,6 +122,20 @@ public struct MuEvalDaemon {
     }
 }
 
+/// Resumes the transcriptions a restart interrupted, and stops the recogniser at shutdown (an
+/// interrupted stream is taken up again at the next start).
+struct TranscriptionWorker: Service {
+    let service: TranscriptionService
+    let catalog: Catalog
+
+    func run() async throws {
+        let sessions = (try? catalog.sessions()) ?? []
+        service.resume(sessions, now: Date().timeIntervalSince1970)
+        try? await gracefulShutdown()
+        service.shutdown()
+    }
+}
+
 /// Holds the journals open for the daemon's lifetime and commits and closes them last.
 struct JournalService: Service {
     let registry: SessionRegistry
@@ -118,5 +143,18 @@ struct JournalService: Service {
     func run() async throws {
         try? await gracefulShutdown()
         await registry.shutdown()
+    }
+}
+
+extension MuEvalDaemon {
+    /// Where the recogniser's copy of a stream is written while it runs: inside the data directory,
+    /// which only muevald can read, since it is a participant's voice (docs/SECURITY.md).
+    static func scratchDirectory(in dataDirectory: String) throws -> String {
+        let path = dataDirectory + "/scratch"
+        // Whatever a stopped muevald left there is a copy of audio that is in its session file.
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        return path
     }
 }

@@ -232,3 +232,21 @@ extension SessionFile {
         try statement.run()
     }
 }
+
+extension MediaStreamRecord {
+    /// The stream's file name when exported (`voice-1.wav`): its name made safe for a file system,
+    /// with the device in front when another device of the session has a stream of the same name.
+    public func fileName(among streams: [MediaStreamRecord]) -> String {
+        func safe(_ text: String) -> String {
+            let mapped = text.unicodeScalars.map { scalar -> Character in
+                scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-" || scalar == "_" || scalar == "."
+                    ? Character(scalar) : "_"
+            }
+            let name = String(mapped).trimmingPrefix(while: { $0 == "." })
+            return name.isEmpty ? "stream" : String(name)
+        }
+        let shared = streams.contains { $0.stream == stream && $0.device != device }
+        let base = shared ? safe(device) + "-" + safe(stream) : safe(stream)
+        return base + "." + (MediaFormat(contentType: contentType)?.fileExtension ?? "bin")
+    }
+}

@@ -59,6 +59,19 @@ public struct TranscriptSegment: Sendable, Equatable, Codable {
     }
 }
 
+extension TranscriptSegment {
+    /// One line: the quote, and the exclamation it was spotted as.
+    public var summary: String {
+        "\"\(text)\"" + (exclamation.map { $0 == text ? " (exclamation)" : " (exclamation: \($0))" } ?? "")
+    }
+
+    /// Whether what was said contains `text`, in any case (`events --grep`, tails, the console's search).
+    public func contains(_ text: String) -> Bool {
+        let text = text.lowercased()
+        return self.text.lowercased().contains(text) || exclamation?.lowercased().contains(text) == true
+    }
+}
+
 /// How far the transcription of one audio stream is: muevald transcribes in the background after a
 /// session stops; `muevalctl status` and the console show this.
 public struct TranscriptionStatus: Sendable, Equatable, Codable {
@@ -90,5 +103,16 @@ public struct TranscriptionStatus: Sendable, Equatable, Codable {
         self.engine = engine
         self.error = error
         self.updated = updated
+    }
+}
+
+/// One stream's transcription with the session it belongs to: what `status` lists while muevald transcribes.
+public struct SessionTranscription: Sendable, Equatable, Codable {
+    public var session: Int64
+    public var status: TranscriptionStatus
+
+    public init(session: Int64, status: TranscriptionStatus) {
+        self.session = session
+        self.status = status
     }
 }

@@ -26,8 +26,33 @@ enum ControlOutput {
             refused             \(c.eventsRejectedNoSession) without session, \(c.malformedMessages) malformed, \(c.eventsFailedStorage) not storable, \(c.repliesDropped) replies dropped
 
             """
+        if !status.transcriptions.isEmpty { text += transcriptions(status.transcriptions) }
         text += status.sessions.isEmpty ? "no open session: start one with `muevalctl start`\n" : "\n" + sessions(status.sessions)
         return text
+    }
+
+    /// What is transcribed now and what waits: `transcribing  session 3 voice-1 42 % (1 more waits)`.
+    static func transcriptions(_ items: [SessionTranscription]) -> String {
+        let running = items.filter { $0.status.state == .running }
+        let waiting = items.count - running.count
+        var parts = running.map { "session \($0.session) \($0.status.stream) \(Int(($0.status.progress * 100).rounded())) %" }
+        if waiting > 0 { parts.append("\(waiting) stream\(waiting == 1 ? "" : "s") waiting") }
+        return "transcribing        \(parts.joined(separator: ", "))\n"
+    }
+
+    static func transcriptionQueued(_ items: [SessionTranscription]) -> String {
+        items.map { "session \($0.session): \($0.status.stream) (\($0.status.device)) queued for transcription\n" }.joined()
+    }
+
+    static func media(_ summary: MediaSummary, directory: String) -> String {
+        guard !summary.files.isEmpty else { return "session \(summary.session) has no media\n" }
+        var table = TextTable(["FILE", "KIND", "TYPE", "START", "DURATION", "BYTES", "MISSING"])
+        for file in summary.files {
+            table.add([directory + "/" + file.file, file.stream.kind, file.stream.contentType, time(file.stream.start, fractional: true),
+                       file.stream.duration.map { String(format: "%.1f s", $0) } ?? "-", String(file.bytes),
+                       file.stream.missingParts == 0 ? "-" : "\(file.stream.missingParts) chunks"])
+        }
+        return table.render(header: true)
     }
 
     /// `status --watch`: the status, and each open session's events per second since the last refresh.
@@ -81,6 +106,17 @@ enum ControlOutput {
     /// column widths, so that a session of any size is printed without holding it.
     struct EventTable {
         private var widths: [Int]?
+
+        /// Transcript segments in the same columns: no id, the device time they were said at.
+        mutating func speech(_ segments: [TranscriptSegment]) -> String {
+            guard !segments.isEmpty else { return "" }
+            var table = TextTable(["ID", "TIME", "DEVICE", "CLASS", "SUMMARY"], widths: widths)
+            for segment in segments {
+                table.add(["-", time(segment.start, fractional: true), segment.device, "speech", segment.summary])
+            }
+            defer { widths = table.columnWidths }
+            return table.render(header: widths == nil)
+        }
 
         mutating func page(_ events: [StoredEvent]) -> String {
             guard !events.isEmpty else { return "" }

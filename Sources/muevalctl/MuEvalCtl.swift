@@ -19,7 +19,7 @@ struct MuEvalCtl: AsyncParsableCommand {
         discussion: "--socket PATH and --json go before or after the command: `muevalctl --json sessions` is `muevalctl sessions --json`.",
         subcommands: [Start.self, Stop.self, Status.self, Top.self, Sessions.self, Devices.self, Events.self, Tail.self, Note.self,
                       Export.self, Delete.self, Discover.self, Report.self, ReportConfig.self, Console.self, StudyCommand.self,
-                      TaskMarkCommand.self, QuestionnaireCommand.self])
+                      TaskMarkCommand.self, QuestionnaireCommand.self, MediaCommand.self, TranscribeCommand.self])
 
     static func main() async {
         // A reader that goes away is an EPIPE that `Output` handles, not a signal death halfway through
@@ -177,9 +177,11 @@ struct Events: AsyncParsableCommand {
     @Argument(help: "Session id or name.") var session: String
     @Option(name: .customLong("class"), help: ArgumentHelp("Only events of this class (repeatable).", valueName: "C")) var classes: [String] = []
     @Option(help: "Show the last N events; 0 shows all.") var limit = 100
+    @Option(help: ArgumentHelp("Only events whose class, device or payload contains TEXT, and the transcript's speech that contains it (any case).", valueName: "TEXT"))
+    var grep: String?
 
     func run() async throws {
-        let request = ControlRequest(command: .events, session: session, classes: classes, limit: limit)
+        let request = ControlRequest(command: .events, session: session, classes: classes, limit: limit, grep: grep)
         var table = ControlOutput.EventTable()
         let summary = try await global.client.call(request, as: EventsSummary.self, onEvents: { page in
             if global.json {
@@ -188,8 +190,25 @@ struct Events: AsyncParsableCommand {
             } else {
                 try Output.standardOutput.write(table.page(page))
             }
+        }, onSpeech: { segments in
+            if global.json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                for segment in segments {
+                    try Output.standardOutput.write(String(decoding: try encoder.encode(SpeechLine(speech: segment)), as: UTF8.self) + "\n")
+                }
+            } else {
+                try Output.standardOutput.write(table.speech(segments))
+            }
         })
-        if summary.events == 0, !global.json { try Output.standardOutput.write("no events\n") }
+        if summary.events == 0, summary.speech == 0, !global.json {
+            try Output.standardOutput.write(grep == nil ? "no events\n" : "nothing matches\n")
+        }
+    }
+
+    /// A transcript segment among `--json`'s event lines, told apart by its key.
+    private struct SpeechLine: Encodable {
+        var speech: TranscriptSegment
     }
 }
 

@@ -19,7 +19,12 @@ struct Output: Sendable {
 
     /// Creates (or truncates) `path` for writing.
     static func create(_ path: String) throws -> Output {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        try create(path, mode: 0o644)
+    }
+
+    /// `mode`: 0o600 for what only its owner should read (a participant's voice).
+    static func create(_ path: String, mode: mode_t) throws -> Output {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw OutputError(name: path, errno: errno) }
         return Output(descriptor: descriptor, name: path)
     }

@@ -68,6 +68,9 @@ struct TailFormatter: Sendable {
     static func human(_ line: TailLine, color: Bool) -> String {
         // Events at the device's time: what the tester did when, even for a burst received at once.
         let time = clock(line.event?.timestamp ?? line.time)
+        if let speech = line.speech {
+            return "\(time)  \(speech.device)  \(paint("speech".padding(toLength: 18, withPad: " ", startingAt: 0), .yellow, color))  \(speech.summary)"
+        }
         guard let event = line.event else {
             return paint("\(time)  ── \(markerText(line))", .bold, color)
         }
@@ -85,7 +88,7 @@ struct TailFormatter: Sendable {
         case .deviceDisconnected: return "device \(line.device ?? "?") disconnected from \(session)\(detail)"
         case .skipped: return "… \(line.count ?? 0) events skipped (this terminal fell behind)"
         case .daemonStopping: return "muevald is stopping"
-        case .event: return ""
+        case .event, .speech: return ""
         }
     }
 
