@@ -280,6 +280,18 @@ public final class ControlCommands: Sendable {
                 }
             }
         }
+        // Media and transcript follow the events, unless only some classes were asked for; a page at a time.
+        if classes.isEmpty {
+            let reader = try SessionReader(path: record.path)
+            var cursor: Int64 = 0
+            while case let page = try reader.mediaPage(afterID: cursor, limit: 64, maxBytes: Self.pageBytes), let last = page.last {
+                for (_, media) in page { chunk += try exporter.encode(media) }
+                try await writer.chunk(String(decoding: chunk, as: UTF8.self))
+                chunk.removeAll(keepingCapacity: true)
+                cursor = last.id
+            }
+            for segment in try reader.transcript() { chunk += try exporter.encode(segment) }
+        }
         try await writer.chunk(String(decoding: chunk + exporter.footer, as: UTF8.self))
         try await writer.succeed(ExportSummary(session: record.id, format: format, events: Int64(count)))
     }

@@ -1,6 +1,7 @@
 public import SessionModel
 internal import Foundation
 internal import WireProtocol
+internal import OrderedCollections
 
 public enum JournalExporterError: Error, CustomStringConvertible {
     case missingBlob(sha256: String, eventID: Int64)
@@ -48,6 +49,71 @@ public struct JournalExporter {
         switch format {
         case .plist: WireEncoder.plistElement(try value(of: event), indent: 1)
         case .jsonl: event.jsonLine()
+        }
+    }
+
+    /// A media chunk after the events: an element (or line) whose one key is `media`, so that no
+    /// reader takes it for an event (those have a `class`). JSON lines carry the bytes as base64.
+    public func encode(_ chunk: StoredMediaChunk) throws -> [UInt8] {
+        switch format {
+        case .plist:
+            var fields: OrderedDictionary<String, PlistValue> = [
+                "device": .string(chunk.device), "stream": .string(chunk.stream), "kind": .string(chunk.kind),
+                "contentType": .string(chunk.contentType), "part": .integer(chunk.part), "start": .real(chunk.start),
+            ]
+            fields["duration"] = chunk.duration.map(PlistValue.real)
+            fields["seq"] = chunk.seq.map(PlistValue.integer)
+            fields["received"] = .real(chunk.received)
+            fields["data"] = .data(chunk.bytes)
+            return WireEncoder.plistElement(.dict(["media": .dict(fields)]), indent: 1)
+        case .jsonl:
+            return try Self.jsonLine(["media": ExportedMedia(chunk)])
+        }
+    }
+
+    /// A transcript segment after the media, likewise under its one key, `speech`.
+    public func encode(_ segment: TranscriptSegment) throws -> [UInt8] {
+        switch format {
+        case .plist:
+            var fields: OrderedDictionary<String, PlistValue> = [
+                "device": .string(segment.device), "stream": .string(segment.stream), "start": .real(segment.start),
+                "end": .real(segment.end), "text": .string(segment.text),
+            ]
+            fields["confidence"] = segment.confidence.map(PlistValue.real)
+            fields["exclamation"] = segment.exclamation.map(PlistValue.string)
+            return WireEncoder.plistElement(.dict(["speech": .dict(fields)]), indent: 1)
+        case .jsonl:
+            return try Self.jsonLine(["speech": segment])
+        }
+    }
+
+    private static func jsonLine<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(value)) + [UInt8(ascii: "\n")]
+    }
+
+    /// A media chunk's JSON line: the columns, and the bytes in base64.
+    private struct ExportedMedia: Encodable {
+        var device, stream, kind, contentType: String
+        var part: Int64
+        var start: Double
+        var duration: Double?
+        var seq: Int64?
+        var received: Double
+        var data: String
+
+        init(_ chunk: StoredMediaChunk) {
+            device = chunk.device
+            stream = chunk.stream
+            kind = chunk.kind
+            contentType = chunk.contentType
+            part = chunk.part
+            start = chunk.start
+            duration = chunk.duration
+            seq = chunk.seq
+            received = chunk.received
+            data = Data(chunk.bytes).base64EncodedString()
         }
     }
 

@@ -250,3 +250,43 @@ extension MediaStreamRecord {
         return base + "." + (MediaFormat(contentType: contentType)?.fileExtension ?? "bin")
     }
 }
+
+/// One row of `media`, as exported (`export` keeps a session's media: docs/STORAGE.md).
+public struct StoredMediaChunk: Sendable, Equatable {
+    public var device: String
+    public var seq: Int64?
+    public var stream: String
+    public var kind: String
+    public var contentType: String
+    public var part: Int64
+    public var start: Double
+    public var duration: Double?
+    public var received: Double
+    public var bytes: [UInt8]
+}
+
+extension SessionReader {
+    /// Up to `limit` media chunks stored after row `afterID`, in storage order, and no more once
+    /// `maxBytes` were read (one chunk at least): a session's media a page at a time.
+    public func mediaPage(afterID: Int64, limit: Int, maxBytes: Int) throws -> [(id: Int64, chunk: StoredMediaChunk)] {
+        guard try hasTable("media") else { return [] }
+        let statement = try database.prepare("""
+            SELECT id, device, seq, stream, kind, content_type, part, start, duration, received, bytes
+            FROM media WHERE id > ? ORDER BY id LIMIT ?
+            """)
+        defer { statement.reset() }
+        statement.bind([.integer(afterID), .integer(Int64(limit))])
+        var result: [(id: Int64, chunk: StoredMediaChunk)] = []
+        var bytes = 0
+        while bytes < maxBytes, try statement.step() {
+            let chunk = StoredMediaChunk(
+                device: statement.string(1) ?? "", seq: statement.isNull(2) ? nil : statement.int64(2),
+                stream: statement.string(3) ?? "", kind: statement.string(4) ?? "", contentType: statement.string(5) ?? "",
+                part: statement.int64(6), start: statement.double(7), duration: optionalDouble(statement, 8),
+                received: statement.double(9), bytes: statement.bytes(10))
+            bytes += chunk.bytes.count
+            result.append((statement.int64(0), chunk))
+        }
+        return result
+    }
+}
