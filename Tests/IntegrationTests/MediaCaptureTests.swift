@@ -177,4 +177,41 @@ final class MediaCaptureTests: XCTestCase {
         XCTAssertEqual(parsed?.count, 3)
         XCTAssertEqual((parsed?[2]["media"] as? [String: Any])?["data"] as? Data, Data(chunks[1].bytes))
     }
+
+    /// `events --grep` finds what the tester said, in time order with the events that match.
+    func testEventsGrepFindsSpeechInTimeOrder() async throws {
+        let daemon = try await TestDaemon.start()
+        defer { daemon.cleanUp() }
+        let session = try await start(daemon)
+        let device = try await connect(daemon)
+        let t0 = 1_700_000_000.0
+        try await device.send(WireEncoder.event(["class": .string("UserInterfaceEvent"), "timestamp": .real(t0 + 1),
+                                                 "seq": .integer(1), "view": .string("PublishViewController")]))
+        try await device.send(WireEncoder.event(["class": .string("UserInputEvent"), "timestamp": .real(t0 + 5),
+                                                 "seq": .integer(2), "view": .string("PublishViewController")]))
+        try await device.waitForAck(2)
+        await device.close()
+        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        let file = try SessionFile(path: session.path, synchronous: .full, indexed: true)
+        try file.writeTranscript(device: "phone-1", stream: "voice-1", segments: [
+            TranscriptSegment(device: "phone-1", stream: "voice-1", start: t0 + 3, end: t0 + 4, text: "where is the publish button",
+                              confidence: 0.8, exclamation: "where is"),
+            TranscriptSegment(device: "phone-1", stream: "voice-1", start: t0 + 6, end: t0 + 7, text: "okay that works"),
+        ])
+        try file.finish(buildingIndexes: false)
+
+        let found = try daemon.muevalctl(["events", String(session.id), "--grep", "Where Is"])
+        XCTAssertEqual(found.status, 0, found.stderr)
+        XCTAssertTrue(found.stdout.contains("speech  \"where is the publish button\" (exclamation: where is)"), found.stdout)
+        XCTAssertFalse(found.stdout.contains("okay that works"), found.stdout)
+
+        let mixed = try daemon.muevalctl(["events", String(session.id), "--grep", "ublish", "--json"])
+        XCTAssertEqual(mixed.status, 0, mixed.stderr)
+        let lines = mixed.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        XCTAssertEqual(lines.map { $0["speech"] != nil ? "speech" : ($0["class"] as? String ?? "?") },
+                       ["UserInterfaceEvent", "speech", "UserInputEvent"], "in time order")
+
+        let none = try daemon.muevalctl(["events", String(session.id), "--grep", "no such words"])
+        XCTAssertEqual(none.stdout, "nothing matches\n")
+    }
 }
