@@ -214,4 +214,28 @@ final class MediaCaptureTests: XCTestCase {
         let none = try daemon.muevalctl(["events", String(session.id), "--grep", "no such words"])
         XCTAssertEqual(none.stdout, "nothing matches\n")
     }
+
+    /// Media beyond the session's limit are refused chunk by chunk, naming the setting; events go on.
+    func testMediaBeyondTheSessionLimitAreRefusedAndEventsGoOn() async throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("media-\(UUID().uuidString.prefix(8)).toml").path
+        try "[limits]\nmax_media_bytes_per_session = 40000\n".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let daemon = try await TestDaemon.start(arguments: ["--config", config])
+        defer { daemon.cleanUp() }
+        let session = try await start(daemon)
+        let device = try await connect(daemon)
+        // 16,044 + 16,000 bytes fit in 40,000; the third chunk does not.
+        let chunks = TestAudio(seconds: 2).chunks(stream: "voice-1", start: 1_700_000_000, chunkSeconds: 0.5, firstSeq: 1)
+        for chunk in chunks { try await device.send(WireEncoder.media(chunk)) }
+        try await device.send(event(seq: 5, at: 1_700_000_002))
+        try await device.waitForAck(5)
+        XCTAssertEqual(device.errors.map(\.seq), [3, 4])
+        XCTAssertTrue(device.errors.first?.reason.contains("limits.max_media_bytes_per_session") == true, "\(device.errors)")
+        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        XCTAssertEqual(status.counters.mediaRefused, 2)
+        await device.close()
+        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        XCTAssertEqual(try SessionReader(path: session.path).mediaStreams().first?.parts, 2)
+        XCTAssertEqual(try SessionReader(path: session.path).eventCount(), 1)
+    }
 }
