@@ -21,6 +21,10 @@ final class MediaCaptureTests: XCTestCase {
         return device
     }
 
+    private func stop(_ daemon: TestDaemon, _ session: SessionRecord) async throws {
+        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+    }
+
     private func event(seq: Int64, at time: Double) -> [UInt8] {
         WireEncoder.event(["class": .string("UserInputEvent"), "timestamp": .real(time), "seq": .integer(seq)])
     }
@@ -53,7 +57,7 @@ final class MediaCaptureTests: XCTestCase {
         XCTAssertEqual(device.errors, [])
         try await device.goodbye()
         await device.close()
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        try await stop(daemon, session)
 
         let rows = try runProcess("/usr/bin/sqlite3", [session.path, "SELECT COUNT(*), COUNT(DISTINCT part), SUM(length(bytes)) FROM media"])
         XCTAssertEqual(rows.stdout, "10|10|\(audio.pcm.count + 44)\n", rows.stderr)
@@ -118,7 +122,7 @@ final class MediaCaptureTests: XCTestCase {
         try await device.send(event(seq: 3, at: 1_700_000_001))
         try await device.waitForAck(3)
         await device.close()
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        try await stop(daemon, session)
         XCTAssertEqual(try SessionReader(path: session.path).mediaStreams(), [])
     }
 
@@ -144,7 +148,7 @@ final class MediaCaptureTests: XCTestCase {
         try await slow.waitForAck(1)
         await slow.close()
         await fast.close()
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        try await stop(daemon, session)
         XCTAssertEqual(try SessionReader(path: session.path).mediaStreams().first?.bytes, Int64(big.bytes.count))
     }
 
@@ -159,7 +163,7 @@ final class MediaCaptureTests: XCTestCase {
         try await device.send(event(seq: 3, at: 1_700_000_000.5))
         try await device.waitForAck(3)
         await device.close()
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        try await stop(daemon, session)
 
         let export = try daemon.muevalctl(["export", String(session.id), "--format", "jsonl"])
         XCTAssertEqual(export.status, 0, export.stderr)
@@ -191,7 +195,7 @@ final class MediaCaptureTests: XCTestCase {
                                                  "seq": .integer(2), "view": .string("PublishViewController")]))
         try await device.waitForAck(2)
         await device.close()
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        try await stop(daemon, session)
         let file = try SessionFile(path: session.path, synchronous: .full, indexed: true)
         try file.writeTranscript(device: "phone-1", stream: "voice-1", segments: [
             TranscriptSegment(device: "phone-1", stream: "voice-1", start: t0 + 3, end: t0 + 4, text: "where is the publish button",
@@ -234,7 +238,7 @@ final class MediaCaptureTests: XCTestCase {
         let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
         XCTAssertEqual(status.counters.mediaRefused, 2)
         await device.close()
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        try await stop(daemon, session)
         XCTAssertEqual(try SessionReader(path: session.path).mediaStreams().first?.parts, 2)
         XCTAssertEqual(try SessionReader(path: session.path).eventCount(), 1)
     }

@@ -22,13 +22,7 @@ struct MediaMessageTests {
         let reference = decodeAll(stream)
         #expect(summary(reference) == ["event UserInputEvent", "media voice-1 0", "event UserInputEvent"])
         for offset in 0...stream.count {
-            var decoder = WireDecoder()
-            var results: [Result<WireMessage, WireError>] = []
-            decoder.append(stream[..<offset])
-            while let result = decoder.next() { results.append(result) }
-            decoder.append(stream[offset...])
-            while let result = decoder.next() { results.append(result) }
-            #expect(results == reference, "split at \(offset)")
+            #expect(decodeSplit(stream, at: offset) == reference, "split at \(offset)")
         }
     }
 

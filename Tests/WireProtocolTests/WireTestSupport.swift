@@ -22,6 +22,18 @@ func decodeAll(_ text: String, chunkSize: Int? = nil, limits: WireLimits = .init
     decodeAll(Array(text.utf8), chunkSize: chunkSize, limits: limits)
 }
 
+/// Decodes `stream` appended in two parts, split at `offset`, as a socket may deliver it.
+func decodeSplit(_ stream: [UInt8], at offset: Int) -> [Result<WireMessage, WireError>] {
+    var decoder = WireDecoder()
+    var results: [Result<WireMessage, WireError>] = []
+    decoder.append(stream[..<offset])
+    while let result = decoder.next() { results.append(result) }
+    decoder.append(stream[offset...])
+    while let result = decoder.next() { results.append(result) }
+    if let error = decoder.finish() { results.append(.failure(error)) }
+    return results
+}
+
 /// One line per result, for compact assertions: `event <class>`, `hello <id>`, or the error kind.
 func summary(_ results: [Result<WireMessage, WireError>]) -> [String] {
     results.map { result in
