@@ -48,6 +48,7 @@ let package = Package(
         // Journal storage: the catalog and one SQLite file per evaluation session (schema, reading, exporting).
         .target(name: "JournalStorage", dependencies: [
             "CSQLite", "SessionModel", "WireProtocol",
+            .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // Group commit: the single writer of each session file, with a bounded queue (the daemon's write path).
@@ -71,7 +72,14 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Offline speech recognition of think-aloud audio (PocketSphinx): transcripts and exclamations.
-        .target(name: "SpeechRecognition"),
+        .systemLibrary(name: "CPocketSphinx", pkgConfig: "pocketsphinx", providers: [.apt(["libpocketsphinx-dev"])]),
+        // Any audio file to 16 kHz mono for the recogniser, over Debian's libavformat/libavcodec/libswresample.
+        .target(name: "CAudioDecode", linkerSettings: [
+            .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swresample"), .linkedLibrary("avutil"),
+        ]),
+        .target(name: "SpeechRecognition", dependencies: [
+            "CAudioDecode", "CPocketSphinx",
+        ]),
         // muevald's background transcription of stopped sessions' audio.
         .target(name: "TranscriptionService", dependencies: [
             "JournalStorage", "SessionModel", "SpeechRecognition",
@@ -189,6 +197,9 @@ let package = Package(
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         // Times analysis and report of a synthetic one-hour session (`make bench`).
+        .executableTarget(name: "SpeechBenchmark", dependencies: [
+            "SpeechRecognition",
+        ]),
         .executableTarget(name: "ReportBenchmark", dependencies: [
             "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel",
         ]),

@@ -346,23 +346,3 @@ private func positive(_ value: String) -> Int? {
     guard let number = Int(value), number > 0 else { return nil }
     return number
 }
-
-extension ExclamationPhrase {
-    /// A phrase of `transcription.exclamations`: `oh no`, or with its spotting threshold as in a
-    /// PocketSphinx keyphrase list, `oh no /1e-20/`. Nil for an empty phrase or a bad threshold.
-    init?(configText: String) {
-        var text = configText.trimmingCharacters(in: .whitespaces).lowercased()
-        var threshold: Double?
-        if text.hasSuffix("/"), let open = text.dropLast().lastIndex(of: "/") {
-            guard let value = Double(text[text.index(after: open)..<text.index(before: text.endIndex)]), value > 0 else { return nil }
-            threshold = value
-            text = String(text[..<open]).trimmingCharacters(in: .whitespaces)
-        }
-        guard !text.isEmpty else { return nil }
-        self.init(text, threshold: threshold)
-    }
-
-    static func configText(_ phrase: ExclamationPhrase) -> String {
-        phrase.threshold.map { "\(phrase.phrase) /\($0)/" } ?? phrase.phrase
-    }
-}

@@ -1,0 +1,104 @@
+// Audio decoding for the recogniser: libavformat/libavcodec read what phones record (PCM WAV, AAC
+// in MP4) and libswresample turns it into the 16 kHz mono 16-bit PocketSphinx expects. In C because
+// libav's API is macros and pointer-heavy structs that Swift calls badly; this file is only glue.
+#include "mueval_audio_decode.h"
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/opt.h>
+#include <libswresample/swresample.h>
+#include <stdio.h>
+
+enum { OUTPUT_RATE = 16000, OUTPUT_BLOCK = 8192 };
+
+static int fail(char *error, size_t size, const char *what, int code) {
+    char reason[128] = "";
+    if (code < 0) av_strerror(code, reason, sizeof reason);
+    snprintf(error, size, "%s%s%s", what, reason[0] ? ": " : "", reason);
+    return -1;
+}
+
+/// Converts and delivers what `frame` holds (NULL: what the resampler still buffers).
+static int deliver(SwrContext *resampler, const AVFrame *frame, int16_t *out, mueval_audio_block block, void *context) {
+    const uint8_t **input = frame ? (const uint8_t **)frame->extended_data : NULL;
+    int count = frame ? frame->nb_samples : 0;
+    do {
+        uint8_t *output = (uint8_t *)out;
+        int converted = swr_convert(resampler, &output, OUTPUT_BLOCK, input, count);
+        if (converted < 0) return converted;
+        if (converted > 0 && block(context, out, (size_t)converted) != 0) return 1;
+        if (converted < OUTPUT_BLOCK) break;
+        input = NULL;
+        count = 0;
+    } while (1);
+    return 0;
+}
+
+int mueval_decode_audio(const char *path, mueval_audio_block block, void *context, double *duration,
+                        char *error, size_t error_size) {
+    AVFormatContext *format = NULL;
+    AVCodecContext *codec = NULL;
+    SwrContext *resampler = NULL;
+    AVPacket *packet = av_packet_alloc();
+    AVFrame *frame = av_frame_alloc();
+    int16_t *out = av_malloc(OUTPUT_BLOCK * sizeof(int16_t));
+    int result = 0, code;
+    *duration = 0;
+    if (!packet || !frame || !out) { result = fail(error, error_size, "out of memory", 0); goto done; }
+
+    if ((code = avformat_open_input(&format, path, NULL, NULL)) < 0) { result = fail(error, error_size, "cannot open the audio", code); goto done; }
+    if ((code = avformat_find_stream_info(format, NULL)) < 0) { result = fail(error, error_size, "cannot read the audio's format", code); goto done; }
+    const AVCodec *decoder = NULL;
+    int stream = av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0);
+    if (stream < 0 || !decoder) { result = fail(error, error_size, "the file holds no audio muEval can decode", stream); goto done; }
+    if (format->duration > 0) *duration = (double)format->duration / AV_TIME_BASE;
+
+    codec = avcodec_alloc_context3(decoder);
+    if (!codec) { result = fail(error, error_size, "out of memory", 0); goto done; }
+    if ((code = avcodec_parameters_to_context(codec, format->streams[stream]->codecpar)) < 0
+        || (code = avcodec_open2(codec, decoder, NULL)) < 0) { result = fail(error, error_size, "cannot start the audio decoder", code); goto done; }
+
+    AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO;
+    if (codec->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC) av_channel_layout_default(&codec->ch_layout, codec->ch_layout.nb_channels);
+    if ((code = swr_alloc_set_opts2(&resampler, &mono, AV_SAMPLE_FMT_S16, OUTPUT_RATE,
+                                    &codec->ch_layout, codec->sample_fmt, codec->sample_rate, 0, NULL)) < 0
+        || (code = swr_init(resampler)) < 0) { result = fail(error, error_size, "cannot convert the audio to 16 kHz mono", code); goto done; }
+
+    int flushing = 0;
+    while (result == 0) {
+        if (!flushing) {
+            code = av_read_frame(format, packet);
+            if (code == AVERROR_EOF) { flushing = 1; code = avcodec_send_packet(codec, NULL); }
+            else if (code < 0) { result = fail(error, error_size, "cannot read the audio", code); break; }
+            else if (packet->stream_index != stream) { av_packet_unref(packet); continue; }
+            else { code = avcodec_send_packet(codec, packet); av_packet_unref(packet); }
+            // A damaged packet (a lost chunk's neighbour) is skipped, not fatal: the rest still decodes.
+            if (code < 0 && code != AVERROR(EAGAIN) && code != AVERROR_EOF && code != AVERROR_INVALIDDATA) {
+                result = fail(error, error_size, "cannot decode the audio", code);
+                break;
+            }
+        }
+        while ((code = avcodec_receive_frame(codec, frame)) >= 0) {
+            int delivered = deliver(resampler, frame, out, block, context);
+            av_frame_unref(frame);
+            if (delivered != 0) { result = delivered > 0 ? 1 : fail(error, error_size, "cannot convert the audio", delivered); break; }
+        }
+        if (result != 0) break;
+        if (code == AVERROR_EOF) {
+            int delivered = deliver(resampler, NULL, out, block, context);
+            if (delivered != 0) result = delivered > 0 ? 1 : fail(error, error_size, "cannot convert the audio", delivered);
+            break;
+        }
+        if (code != AVERROR(EAGAIN) && code != AVERROR_INVALIDDATA) { result = fail(error, error_size, "cannot decode the audio", code); break; }
+    }
+
+done:
+    swr_free(&resampler);
+    avcodec_free_context(&codec);
+    avformat_close_input(&format);
+    av_frame_free(&frame);
+    av_packet_free(&packet);
+    av_free(out);
+    return result;
+}

@@ -1,0 +1,97 @@
+internal import Foundation
+
+/// A phrase that hints at a usability problem when a tester says it ("oh no", "where is"), and the
+/// PocketSphinx keyphrase threshold it is spotted with: lower finds more, and more wrongly.
+public struct ExclamationPhrase: Sendable, Equatable, Codable {
+    public var phrase: String
+    /// Nil: `SpeechConfiguration.defaultThreshold`.
+    public var threshold: Double?
+
+    public init(_ phrase: String, threshold: Double? = nil) {
+        self.phrase = phrase.lowercased()
+        self.threshold = threshold
+    }
+}
+
+/// What the recogniser uses: the models (Debian's pocketsphinx-en-us by default), the exclamations
+/// to spot, and how many threads one stream is recognised on.
+public struct SpeechConfiguration: Sendable, Equatable {
+    public var acousticModel: String
+    public var languageModel: String
+    public var dictionary: String
+    public var exclamations: [ExclamationPhrase]
+    public var workers: Int
+
+    public static let modelDirectory = "/usr/share/pocketsphinx/model/en-us"
+
+    public init(acousticModel: String = SpeechConfiguration.modelDirectory + "/en-us",
+                languageModel: String = SpeechConfiguration.modelDirectory + "/en-us.lm.bin",
+                dictionary: String = SpeechConfiguration.modelDirectory + "/cmudict-en-us.dict",
+                exclamations: [ExclamationPhrase] = SpeechConfiguration.defaultExclamations, workers: Int = 2) {
+        self.acousticModel = acousticModel
+        self.languageModel = languageModel
+        self.dictionary = dictionary
+        self.exclamations = exclamations
+        self.workers = max(1, workers)
+    }
+
+    /// The keyphrase threshold of a phrase that names none.
+    public static let defaultThreshold = 1e-20
+
+    /// The exclamations of the issue and the thesis's scenario, with thresholds tuned on synthetic
+    /// think-aloud speech (docs/SPEECH.md has the sweep and its figures).
+    public static let defaultExclamations: [ExclamationPhrase] = [
+        ExclamationPhrase("oh no"),
+        ExclamationPhrase("what happened"),
+        ExclamationPhrase("where is"),
+        ExclamationPhrase("i can't"),
+        ExclamationPhrase("why did"),
+    ]
+}
+
+/// Why speech could not be recognised, in a sentence a user can act on.
+public struct SpeechError: Error, CustomStringConvertible, Equatable {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// A stretch of recognised speech, in seconds from the start of the audio file.
+public struct RecognisedSegment: Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    public var text: String
+    public var confidence: Double?
+    /// The exclamation phrase this segment is, or nil for ordinary speech.
+    public var exclamation: String?
+
+    public init(start: Double, end: Double, text: String, confidence: Double? = nil, exclamation: String? = nil) {
+        self.start = start
+        self.end = end
+        self.text = text
+        self.confidence = confidence
+        self.exclamation = exclamation
+    }
+}
+
+extension ExclamationPhrase {
+    /// A phrase of `transcription.exclamations`: `oh no`, or with its spotting threshold as in a
+    /// PocketSphinx keyphrase list, `oh no /1e-20/`. Nil for an empty phrase or a bad threshold.
+    public init?(configText: String) {
+        var text = configText.trimmingCharacters(in: .whitespaces).lowercased()
+        var threshold: Double?
+        if text.hasSuffix("/"), let open = text.dropLast().lastIndex(of: "/") {
+            guard let value = Double(text[text.index(after: open)..<text.index(before: text.endIndex)]), value > 0 else { return nil }
+            threshold = value
+            text = String(text[..<open]).trimmingCharacters(in: .whitespaces)
+        }
+        guard !text.isEmpty else { return nil }
+        self.init(text, threshold: threshold)
+    }
+
+    public static func configText(_ phrase: ExclamationPhrase) -> String {
+        phrase.threshold.map { "\(phrase.phrase) /\($0)/" } ?? phrase.phrase
+    }
+}

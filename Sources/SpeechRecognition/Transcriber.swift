@@ -1,0 +1,128 @@
+internal import CAudioDecode
+internal import Foundation
+
+/// Transcribes think-aloud audio on the lab machine: ordinary speech into timed segments, and the
+/// configured exclamations spotted as such (docs/SPEECH.md).
+///
+/// The file is decoded as it is read and cut at quiet moments into pieces of about a minute, which
+/// `workers` threads recognise at once, each with decoders of its own (PocketSphinx decoders are
+/// not thread-safe). The queue between them holds a few pieces, so memory stays bounded whatever
+/// the recording's length.
+public final class Transcriber: Sendable {
+    public let configuration: SpeechConfiguration
+    public let engine: String
+
+    /// Samples per piece handed to a worker (60 s), and how far back from its end a cut is sought.
+    static let pieceSamples = 60 * 16_000
+    static let cutWindow = 10 * 16_000
+
+    public init(configuration: SpeechConfiguration) throws(SpeechError) {
+        for (path, what, package) in [(configuration.acousticModel, "acoustic model", "pocketsphinx-en-us"),
+                                      (configuration.languageModel, "language model", "pocketsphinx-en-us"),
+                                      (configuration.dictionary, "pronunciation dictionary", "pocketsphinx-en-us")] {
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw SpeechError("the \(what) \(path) is missing: install \(package) or set [transcription] in muevald's configuration")
+            }
+        }
+        guard !configuration.exclamations.isEmpty else { throw SpeechError("no exclamations to spot: [transcription] exclamations is empty") }
+        self.configuration = configuration
+        engine = "pocketsphinx 5prealpha (\((configuration.acousticModel as NSString).lastPathComponent))"
+        // Loads both searches once, so that a bad model or phrase fails here, with its reason.
+        _ = try Recogniser(configuration)
+    }
+
+    public func transcribe(path: String, progress: (Double) -> Void, isCancelled: () -> Bool) throws(SpeechError)
+        -> [RecognisedSegment]
+    {
+        let pool = try WorkerPool(configuration: configuration)
+        defer { pool.finish() }
+        var pending: [Int16] = []
+        var consumed = 0  // samples before `pending`
+        var duration = 0.0
+        var reported = -1.0
+        var decodeFailure: SpeechError?
+        func report() {
+            let total = max(duration, Double(consumed + pending.count) / 16_000)
+            let fraction = total > 0 ? min(1, pool.secondsDone / total) : 0
+            if fraction - reported >= 0.01 {
+                reported = fraction
+                progress(fraction)
+            }
+        }
+        let status = withoutActuallyEscaping({ (samples: UnsafeBufferPointer<Int16>, total: Double) -> Bool in
+            if isCancelled() { return false }
+            duration = total
+            pending.append(contentsOf: samples)
+            while pending.count >= Self.pieceSamples + Self.cutWindow {
+                let cut = SpeechRegions.quietestCut(in: pending[..<(Self.pieceSamples + Self.cutWindow)], window: 2 * Self.cutWindow)
+                pool.submit(Piece(offset: consumed, samples: Array(pending[..<cut])))
+                pending.removeFirst(cut)
+                consumed += cut
+                report()
+            }
+            if let failure = pool.failure { decodeFailure = failure; return false }
+            return true
+        }) { block in
+            AudioFile.decode(path: path, block: block)
+        }
+        switch status {
+        case .failure(let error): throw error
+        case .stopped where decodeFailure != nil: throw decodeFailure!
+        case .stopped: return []
+        case .done: break
+        }
+        if !pending.isEmpty { pool.submit(Piece(offset: consumed, samples: pending)) }
+        consumed += pending.count
+        pending = []
+        duration = Double(consumed) / 16_000
+        let segments = try pool.wait { report() }
+        progress(1)
+        return segments.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
+    }
+}
+
+/// A stretch of the recording for one worker, with where it starts (in samples).
+struct Piece: Sendable {
+    var offset: Int
+    var samples: [Int16]
+}
+
+/// The decoding of an audio file through CAudioDecode.
+enum AudioFile {
+    enum Status {
+        case done
+        case stopped
+        case failure(SpeechError)
+    }
+
+    private final class Context {
+        let block: (UnsafeBufferPointer<Int16>, Double) -> Bool
+        /// Written by the C decoder before the first block, read by each block: memory of its own,
+        /// not a Swift property (which the decoder's inout access would hold for the whole call).
+        let duration = UnsafeMutablePointer<Double>.allocate(capacity: 1)
+        init(_ block: @escaping (UnsafeBufferPointer<Int16>, Double) -> Bool) {
+            self.block = block
+            duration.initialize(to: 0)
+        }
+        deinit { duration.deallocate() }
+    }
+
+    /// Hands the file's audio, 16 kHz mono, to `block` in pieces with the file's duration in seconds
+    /// (0 when the container does not say); `block` returns false to stop.
+    static func decode(path: String, block: @escaping (UnsafeBufferPointer<Int16>, Double) -> Bool) -> Status {
+        let context = Context(block)
+        var error = [CChar](repeating: 0, count: 256)
+        let result = withExtendedLifetime(context) {
+            mueval_decode_audio(path, { opaque, samples, count in
+                guard let opaque, let samples else { return 0 }
+                let context = Unmanaged<Context>.fromOpaque(opaque).takeUnretainedValue()
+                return context.block(UnsafeBufferPointer(start: samples, count: count), context.duration.pointee) ? 0 : 1
+            }, Unmanaged.passUnretained(context).toOpaque(), context.duration, &error, error.count)
+        }
+        switch result {
+        case 0: return .done
+        case 1: return .stopped
+        default: return .failure(SpeechError("\(path): \(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))"))
+        }
+    }
+}
