@@ -60,13 +60,17 @@ public enum BuiltinScenarios {
       ],
       "tasks": [
         { "name": "Open the blog", "steps": [
+          { "do": "say", "text": "okay, I am on the list of blogs now" },
           { "do": "tap", "on": "blogs", "row": 0, "push": "PostsViewController" },
+          { "do": "say", "text": "let me look at the posts first" },
           { "do": "scroll", "on": "posts", "direction": "up", "distance": 180 },
           { "do": "scroll", "on": "posts", "direction": "down", "distance": 180 },
           { "do": "miss" },
+          { "do": "say", "text": "oh no, what happened" },
           { "do": "custom", "name": "BlogOpened" }
         ]},
         { "name": "Edit blog posting", "steps": [
+          { "do": "say", "text": "now I want to write a new post" },
           { "do": "tap", "on": "compose", "modal": "EditPostViewController" },
           { "do": "type", "on": "titleField", "text": "A weekend in the mountains" },
           { "do": "type", "on": "tagsField", "text": "travel, alps" },
@@ -80,14 +84,18 @@ public enum BuiltinScenarios {
           { "do": "rotate", "orientation": "portrait" },
           { "do": "tap", "on": "photo" },
           { "do": "exception", "name": "NSInvalidArgumentException", "text": "Source type 1 not available" },
+          { "do": "say", "text": "why did the photo not open" },
           { "do": "tap", "on": "titleLabel" },
           { "do": "custom", "name": "PostDrafted" }
         ]},
         { "name": "Publish blog posting", "steps": [
+          { "do": "say", "text": "where is the publish button" },
           { "do": "tap", "on": "publish", "dismiss": true },
           { "do": "swipe", "on": "posts", "direction": "left", "name": "showDeleteConfirmation" },
           { "do": "miss" },
+          { "do": "say", "text": "I can't see my new post in the list" },
           { "do": "tap", "on": "back", "pop": true },
+          { "do": "say", "text": "good, that is done" },
           { "do": "custom", "name": "PostPublished" }
         ]}
       ]
@@ -116,9 +124,11 @@ public enum BuiltinScenarios {
       ],
       "tasks": [
         { "name": "Write a note", "steps": [
+          { "do": "say", "text": "I will add a note for the office" },
           { "do": "tap", "on": "add", "push": "NoteViewController" },
           { "do": "type", "on": "text", "text": "Buy milk, bread and coffee for the office" },
           { "do": "miss" },
+          { "do": "say", "text": "where is the save button" },
           { "do": "tap", "on": "save", "pop": true },
           { "do": "custom", "name": "NoteSaved" }
         ]},

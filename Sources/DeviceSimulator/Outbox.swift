@@ -63,7 +63,8 @@ struct Outbox {
     func unsettled(selectedBy welcome: Welcome?) -> (awaited: Int, notSelected: Int) {
         let selection = SensorSelection(welcome?.sensors ?? [])
         let notSelected = events.reduce(0) { count, event in
-            selection.selects(eventClass: event.eventClass.rawValue, sensor: event.sensor) ? count : count + 1
+            let selected = event.media.map(selection.selects) ?? selection.selects(eventClass: event.eventClass.rawValue, sensor: event.sensor)
+            return selected ? count : count + 1
         }
         return (events.count - notSelected, notSelected)
     }

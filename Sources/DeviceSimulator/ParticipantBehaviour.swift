@@ -26,6 +26,12 @@ public struct ParticipantBehaviour: Sendable, Equatable {
     public var misclickRate = 0.0
     /// Multiplies the think time before each step (`--think-scale`): 2 is a participant who takes twice as long.
     public var thinkScale = 1.0
+    /// The participant thinks aloud (`--think-aloud`): the scenario's `say` steps are said, and a failed or
+    /// abandoned task gets an exclamation. Off, `say` steps take no time and nothing is said.
+    public var thinksAloud = false
+
+    /// What a participant says when a task goes wrong, in turn.
+    static let exclamations = ["oh no, what happened", "I can't find it", "where is the button", "why did it do that"]
 
     public init() {}
 

@@ -121,6 +121,8 @@ public struct TaskSpec: Codable, Sendable, Equatable {
 public struct Step: Codable, Sendable, Equatable {
     public enum Action: String, Codable, Sendable, CaseIterable {
         case tap, type, swipe, scroll, drag, miss, navigate, custom, wait, rotate, background, exception
+        /// The tester thinks aloud: `text` is said (recorded with `muevalsim --think-aloud`, else skipped).
+        case say
     }
 
     public var `do`: Action
@@ -128,7 +130,7 @@ public struct Step: Codable, Sendable, Equatable {
     public var on: String?
     /// `tap` on a table view: the row touched (from 0); without it the touch lands anywhere in the table.
     public var row: Int?
-    /// `type`: the text entered.
+    /// `type`: the text entered; `say`: what the tester says.
     public var text: String?
     /// `swipe`, `scroll`, `drag`: `left`, `right`, `up` or `down`.
     public var direction: Direction?

@@ -96,6 +96,7 @@ public enum ScenarioLoader {
                     throw .inconsistent("\(place): says which element with \"on\"")
                 }
                 if step.do == .type, step.text == nil { throw .inconsistent("\(place): says what is typed with \"text\"") }
+                if step.do == .say, step.text?.isEmpty != false { throw .inconsistent("\(place): says what is said with \"text\"") }
                 if [.custom, .exception].contains(step.do), step.name == nil { throw .inconsistent("\(place): needs a \"name\"") }
                 if step.do == .rotate, SensorModel.orientations.contains(step.orientation ?? "") == false {
                     throw .inconsistent("\(place): \"orientation\" is one of \(SensorModel.orientations.joined(separator: ", "))")

@@ -20,6 +20,9 @@ public struct ScenarioPlayer {
     /// Content offsets of scroll views, per view and element id.
     private var scrolled: [String: [String: Double]] = [:]
     private var events: [SimulatedEvent] = []
+    /// What the tester said in the pass, on the simulated clock (with `behaviour.thinksAloud`).
+    public private(set) var spoken: [SpokenLine] = []
+    private var exclaimed = 0
 
     public init(scenario: Scenario, random: SeededGenerator, behaviour: ParticipantBehaviour = .ideal) {
         self.scenario = scenario
@@ -32,6 +35,7 @@ public struct ScenarioPlayer {
     /// The events of the next pass through the scenario, in time order.
     public mutating func nextPass() -> [SimulatedEvent] {
         events = []
+        spoken = []
         stack = [Presented(view: scenario.view(named: scenario.initialView)!, modal: false)]
         typed = [:]
         scrolled = [:]
@@ -56,6 +60,10 @@ public struct ScenarioPlayer {
                 detour(avoiding: task, next: nil)
                 think()
                 missTap()
+                if behaviour.thinksAloud {
+                    say(ParticipantBehaviour.exclamations[exclaimed % ParticipantBehaviour.exclamations.count])
+                    exclaimed += 1
+                }
                 clock += random.uniform(0.2...0.6)
                 if outcome == .failed { marker("end", task.name) }
                 // After the task, not within it: its target view is not reached while it runs.
@@ -120,6 +128,13 @@ public struct ScenarioPlayer {
     }
 
     private mutating func play(_ step: Step) {
+        if step.do == .say {
+            if behaviour.thinksAloud {
+                think()
+                say(step.text!)
+            }
+            return
+        }
         if step.do == .wait { clock += step.seconds ?? 3 } else { think() }
         let element = step.on.flatMap(top.element)
         switch step.do {
@@ -141,7 +156,7 @@ public struct ScenarioPlayer {
                     duration: random.uniform(0.5...1.0), recognizer: "UIPanGestureRecognizer", handled: step.name)
         case .miss:
             missTap()
-        case .navigate, .wait:
+        case .navigate, .wait, .say:
             break
         case .custom:
             emit(.custom, ["name": .string(step.name!)])
@@ -341,6 +356,13 @@ public struct ScenarioPlayer {
     }
 
     /// Time to look at the screen and decide, before the next step.
+    /// A line said now; the tester goes on once it is said (about 2.6 words a second, as espeak-ng speaks at 155).
+    private mutating func say(_ text: String) {
+        let duration = 0.4 + Double(text.split(separator: " ").count) * 0.38
+        spoken.append(SpokenLine(time: clock, duration: duration, text: text))
+        clock += duration + 0.3
+    }
+
     private mutating func think() {
         clock += random.uniform(0.6...2.4) * behaviour.thinkScale
     }
@@ -369,4 +391,12 @@ extension [Presented] {
         case .pop, .dismiss: removeLast()
         }
     }
+}
+
+/// A line the tester said, on the simulated clock (seconds since the run's start).
+public struct SpokenLine: Sendable, Equatable {
+    public var time: Double
+    /// How long the tester takes to say it (the clock moves on by this much); the audio is as long as espeak-ng makes it.
+    public var duration: Double
+    public var text: String
 }

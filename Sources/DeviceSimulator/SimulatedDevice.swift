@@ -18,6 +18,9 @@ struct SimulatedDevice {
     private var outbox: Outbox
     private var report: DeviceReport
     private var welcome: Welcome?
+    /// The microphone, when the tester thinks aloud.
+    private var recorder: ThinkAloudRecorder?
+    private var thinkAloudProblem: String?
 
     init(index: Int, options: SimulationOptions, server: ServerAddress) {
         self.options = options
@@ -25,17 +28,32 @@ struct SimulatedDevice {
         stream = EventStream(options, device: index)
         outbox = Outbox(capacity: options.bufferCapacity)
         report = DeviceReport(deviceId: stream.profile.deviceId, deviceName: stream.profile.hello.deviceName ?? "")
+        if options.behaviour.thinksAloud {
+            do {
+                recorder = try ThinkAloudRecorder(options: options.thinkAloud, epoch: stream.epoch, device: stream.profile.deviceId)
+            } catch {
+                thinkAloudProblem = error.description
+            }
+        }
     }
 
     mutating func run() async -> DeviceReport {
+        if let thinkAloudProblem {
+            report.lastProblem = thinkAloudProblem
+            return report
+        }
         let clock = ContinuousClock()
         let start = clock.now
         let stopGenerating = options.duration.map { start + .seconds($0) }
-        var next: OutgoingEvent? = stream.next()
+        // Events are numbered when they go into the outbox (`stream.next()`), not ahead, so that media
+        // chunks recorded meanwhile take their seqs in order.
+        var generating = true
+        var eventsGenerated = 0
         var connection: DeviceConnection?
         var backoff = Backoff(options.reconnectDelays)
         var nextAttempt = start
         var drainDeadline: ContinuousClock.Instant?
+        var lastEventTime = 0.0
 
         while !Task.isCancelled {
             // The connection: notice its loss, or make one when it is time.
@@ -63,15 +81,21 @@ struct SimulatedDevice {
             // Generate what is due, while the buffer has room.
             if drainDeadline == nil {
                 var made = 0
-                while let event = next, made < Self.batchSize, outbox.hasRoom, due(event, start: start) <= clock.now {
+                while generating, made < Self.batchSize, outbox.hasRoom,
+                      due(time: stream.nextTime(), index: eventsGenerated, start: start) <= clock.now {
+                    let event = stream.next()
                     outbox.append(event)
                     report.generated += 1
                     report.perClass[event.eventClass.rawValue, default: 0] += 1
+                    lastEventTime = event.time
                     made += 1
-                    next = generationComplete ? nil : stream.next()
+                    eventsGenerated += 1
+                    generating = !generationComplete(eventsGenerated)
                 }
-                if next == nil || stopGenerating.map({ clock.now >= $0 }) == true {
-                    next = nil
+                record(until: scenarioTime(since: start, now: clock.now), final: false)
+                if !generating || stopGenerating.map({ clock.now >= $0 }) == true {
+                    generating = false
+                    record(until: max(lastEventTime, scenarioTime(since: start, now: clock.now)), final: true)
                     drainDeadline = clock.now + .seconds(options.ackTimeout)
                 }
             }
@@ -95,7 +119,7 @@ struct SimulatedDevice {
             }
 
             var wake = clock.now + Self.pollInterval
-            if let event = next, outbox.hasRoom { wake = min(wake, due(event, start: start)) }
+            if generating, outbox.hasRoom { wake = min(wake, due(time: stream.nextTime(), index: eventsGenerated, start: start)) }
             try? await Task.sleep(until: wake, clock: clock)
         }
 
@@ -106,17 +130,48 @@ struct SimulatedDevice {
         return report
     }
 
-    /// When the event is to be generated, on the run's clock.
-    private func due(_ event: OutgoingEvent, start: ContinuousClock.Instant) -> ContinuousClock.Instant {
+    /// The simulated clock (seconds since the run's start) at `now`: the scenario's time at its speed.
+    private func scenarioTime(since start: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Double {
+        let elapsed = now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if case .scenario(let speed) = options.pacing { return seconds * speed }
+        return seconds
+    }
+
+    /// Puts the microphone's chunks that are due into the outbox (with `final`, all the rest: the run ends).
+    private mutating func record(until now: Double, final: Bool) {
+        guard var recorder else { return }
+        defer { self.recorder = recorder }
+        do {
+            try recorder.add(stream.takeSpoken())
+        } catch {
+            report.lastProblem = error.description
+        }
+        var chunks: [WireMedia] = []
+        if final {
+            chunks = recorder.remaining(through: now)
+        } else {
+            while outbox.hasRoom, let chunk = recorder.nextChunk(until: now) { chunks.append(chunk) }
+        }
+        for chunk in chunks {
+            outbox.append(stream.media({ $0 = chunk }, time: chunk.start - stream.epoch))
+            report.generated += 1
+            report.perClass["media", default: 0] += 1
+        }
+    }
+
+    /// When the event at `time` on the simulated clock, the `index`-th of the run (from 0), is to be
+    /// generated, on the run's clock.
+    private func due(time: Double, index: Int, start: ContinuousClock.Instant) -> ContinuousClock.Instant {
         switch options.pacing {
-        case .scenario(let speed): start + .seconds(event.time / speed)
-        case .rate(let perSecond): start + .seconds(Double(event.seq - 1) / perSecond)
+        case .scenario(let speed): start + .seconds(time / speed)
+        case .rate(let perSecond): start + .seconds(Double(index) / perSecond)
         case .unlimited: start
         }
     }
 
-    private var generationComplete: Bool {
-        if let limit = options.events { return report.generated >= limit }
+    private func generationComplete(_ generated: Int) -> Bool {
+        if let limit = options.events { return generated >= limit }
         // Neither a count nor a duration: one pass of the scenario.
         return options.duration == nil && stream.passFinished
     }

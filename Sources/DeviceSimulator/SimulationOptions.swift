@@ -32,6 +32,8 @@ public struct SimulationOptions: Sendable {
     /// How the simulated tester departs from the scenario (failed and abandoned tasks, detours, misclicks, pace);
     /// every device of the run behaves alike. Check it with `ParticipantBehaviour.validate(for:)`.
     public var behaviour = ParticipantBehaviour.ideal
+    /// With `behaviour.thinksAloud`: how the tester's voice is made and streamed.
+    public var thinkAloud = ThinkAloudOptions()
 
     public init(scenario: Scenario, epoch: Double) {
         self.scenario = scenario

@@ -79,7 +79,21 @@ struct MuEvalSim: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Multiplies the think time before each step: 2 is a participant who takes twice as long.", valueName: "FACTOR"))
     var thinkScale = 1.0
 
+    @Flag(help: "The tester thinks aloud: the scenario's lines (and an exclamation when a task goes wrong) are spoken with espeak-ng and streamed as the microphone's audio.")
+    var thinkAloud = false
+
+    @Option(help: ArgumentHelp("espeak-ng's voice for --think-aloud.", valueName: "VOICE"))
+    var voice = "en-us"
+
+    @Option(help: ArgumentHelp("With --think-aloud, append one JSON line per line said (device, stream, start, end, text; device time) to FILE.", valueName: "FILE"))
+    var speechLog: String?
+
+    @Option(help: ArgumentHelp("Seconds of audio per <media> chunk with --think-aloud.", valueName: "SECONDS"))
+    var audioChunk = 1.0
+
     func validate() throws {
+        guard !thinkAloud || rate == nil else { throw ValidationError("--think-aloud follows the scenario's own timing: leave out --rate") }
+        guard audioChunk > 0, audioChunk <= 10 else { throw ValidationError("--audio-chunk must be between 0 and 10 seconds") }
         guard devices >= 1 else { throw ValidationError("--devices must be at least 1") }
         guard speed > 0 else { throw ValidationError("--speed must be positive") }
         guard events.map({ $0 >= 1 }) ?? true else { throw ValidationError("--events must be at least 1") }
@@ -105,6 +119,10 @@ struct MuEvalSim: AsyncParsableCommand {
         options.behaviour.wander = wander
         options.behaviour.misclickRate = misclickRate
         options.behaviour.thinkScale = thinkScale
+        options.behaviour.thinksAloud = thinkAloud
+        options.thinkAloud.voice = voice
+        options.thinkAloud.speechLog = speechLog
+        options.thinkAloud.chunkSeconds = audioChunk
         do {
             try options.behaviour.validate(for: options.scenario)
         } catch {
