@@ -158,6 +158,7 @@ struct ConsoleAPI: Sendable {
             return try encode(try await reports.generate(record, choice: choice))
         }
         registerStudies(on: api)
+        registerMedia(on: api)
     }
 
     // MARK: Helpers
@@ -167,7 +168,7 @@ struct ConsoleAPI: Sendable {
         return key
     }
 
-    private func find(_ context: ConsoleContext) async throws -> SessionRecord {
+    func find(_ context: ConsoleContext) async throws -> SessionRecord {
         let key = try sessionKey(context)
         return try await mapped { try await blocking { try environment.registry.find(key) } }
     }

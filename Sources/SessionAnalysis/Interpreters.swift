@@ -20,6 +20,7 @@ public enum Interpreters {
             UnresponsiveTapDetector(options: options),
             RageTapDetector(options: options),
             NavigationLoopDetector(options: options),
+            SpeechInterpreter(),
         ]
     }
 }

@@ -8,7 +8,7 @@ struct ProblemGrouping {
         switch kind {
         case .freeze: 4
         case .unresponsiveTap, .rageTap: 3
-        case .navigationLoop, .smallHitTarget: 2
+        case .navigationLoop, .smallHitTarget, .exclamation: 2
         case .missingPlaceholder: 1
         }
     }

@@ -242,4 +242,54 @@ final class MediaCaptureTests: XCTestCase {
         XCTAssertEqual(try SessionReader(path: session.path).mediaStreams().first?.parts, 2)
         XCTAssertEqual(try SessionReader(path: session.path).eventCount(), 1)
     }
+
+    /// The console serves a stream as one file in byte ranges (what <audio> asks for), its transcript with it.
+    func testConsoleServesTheStreamInRanges() async throws {
+        let daemon = try await TestDaemon.start()
+        defer { daemon.cleanUp() }
+        let session = try await start(daemon)
+        let device = try await connect(daemon)
+        let audio = TestAudio(seconds: 3)
+        for chunk in audio.chunks(stream: "voice-1", start: 1_700_000_000, chunkSeconds: 0.5, firstSeq: 1) {
+            try await device.send(WireEncoder.media(chunk))
+        }
+        try await device.waitForAck(6)
+        await device.close()
+        try await stop(daemon, session)
+        let file = try SessionFile(path: session.path, synchronous: .full, indexed: true)
+        try file.writeTranscript(device: "phone-1", stream: "voice-1", segments: [
+            TranscriptSegment(device: "phone-1", stream: "voice-1", start: 1_700_000_001, end: 1_700_000_002,
+                              text: "<b>where is</b> it", exclamation: "where is"),
+        ])
+        try file.finish(buildingIndexes: false)
+
+        let link = try await daemon.consoleLink()
+        let console = ConsoleClient(link: link.url)
+        _ = try await console.login(link.url)
+        let overview = try await console.request("GET", "/api/sessions/\(session.id)/media")
+        XCTAssertEqual(overview.status, 200, overview.text)
+        let json = try XCTUnwrap(overview.json() as? [String: Any])
+        let streams = try XCTUnwrap(json["streams"] as? [[String: Any]])
+        let url = try XCTUnwrap(streams.first?["url"] as? String)
+        XCTAssertEqual(url, "/api/sessions/\(session.id)/media/phone-1/voice-1")
+        XCTAssertEqual((json["transcript"] as? [[String: Any]])?.first?["text"] as? String, "<b>where is</b> it")
+
+        let expected = audio.file
+        // Across the first chunk's end (44 + 16,000 bytes): the bytes of the exported file.
+        let range = try await console.request("GET", url, headers: ["Range": "bytes=15990-16100"])
+        XCTAssertEqual(range.status, 206)
+        XCTAssertEqual(range.header("Content-Range"), "bytes 15990-16100/\(expected.count)")
+        XCTAssertEqual(Array(range.body), Array(expected[15990...16100]))
+        let tail = try await console.request("GET", url, headers: ["Range": "bytes=-100"])
+        XCTAssertEqual(Array(tail.body), Array(expected.suffix(100)))
+        let whole = try await console.request("GET", url)
+        XCTAssertEqual(whole.status, 200)
+        XCTAssertEqual(whole.header("Accept-Ranges"), "bytes")
+        XCTAssertEqual(Array(whole.body), expected, "the header's sizes set, the chunks in order")
+        let beyond = try await console.request("GET", url, headers: ["Range": "bytes=\(expected.count)-"])
+        XCTAssertEqual(beyond.status, 416)
+        XCTAssertEqual(beyond.header("Content-Range"), "bytes */\(expected.count)")
+        let missing = try await console.request("GET", "/api/sessions/\(session.id)/media/phone-1/nothing")
+        XCTAssertEqual(missing.status, 404)
+    }
 }

@@ -9,6 +9,10 @@
 // #events: a window of rows div.ev[data-testid=event-row][data-index][data-event-id][data-t]
 // (.current = the event at the playhead; click seeks there), #class-filter (select),
 // #event-detail (the clicked event as JSON), note box as on the live page.
+// Media (think-aloud): #media shown when the session has streams; <audio id=voice> and <video id=face>
+// play in sync with the playhead (media time = device time - the stream's start; data-offset on each
+// element is that start minus t0), #caption (data-exclamation) the transcript segment at the playhead,
+// #transcription the transcription's progress until it is done.
 
 import {
   api, dataSHA, el, formatClock, formatDuration, isTyping, me, run, sessionIDFromPath, setChildren,
@@ -51,6 +55,54 @@ let playing = false;
 let lastFrame = 0;
 let currentEvent = -1;       // index of the last event at or before the playhead
 let scrubbing = false;
+let media = null;            // { voice: {element, start}, face: {element, start}, transcript: [] }
+
+/** Keeps `<audio>`/`<video>` where the playhead is: seeks when they drifted more than a quarter second. */
+function syncMedia(force = false) {
+  if (!media) return;
+  for (const stream of [media.voice, media.face]) {
+    if (!stream) continue;
+    const wanted = t0 + playhead - stream.start;
+    const element = stream.element;
+    const inside = wanted >= 0 && (!Number.isFinite(element.duration) || wanted <= element.duration);
+    if (!inside) {
+      if (!element.paused) element.pause();
+      continue;
+    }
+    if (force || Math.abs(element.currentTime - wanted) > 0.25) element.currentTime = wanted;
+    element.playbackRate = Number(speedSelect.value);
+    if (playing && element.paused) element.play().catch(() => {});
+    if (!playing && !element.paused) element.pause();
+  }
+  const now = t0 + playhead;
+  const caption = document.getElementById("caption");
+  const segment = media.transcript.findLast((s) => s.start <= now && now <= s.end + 1.5);
+  caption.textContent = segment ? `“${segment.text}”` : "";
+  caption.dataset.exclamation = segment?.exclamation ?? "";
+  caption.classList.toggle("exclamation", Boolean(segment?.exclamation));
+}
+
+async function loadMedia() {
+  const overview = await api(`/api/sessions/${encodeURIComponent(sessionID)}/media`);
+  if (!overview.streams.length) return;
+  const pick = (kind) => overview.streams.find((s) => s.stream.kind === kind);
+  const attach = (entry, id) => {
+    if (!entry) return null;
+    const element = document.getElementById(id);
+    element.src = entry.url;
+    element.dataset.offset = String(entry.stream.start - t0);
+    element.classList.remove("hidden");
+    return { element, start: entry.stream.start };
+  };
+  media = { voice: attach(pick("audio"), "voice"), face: attach(pick("video"), "face"), transcript: overview.transcript };
+  const unfinished = overview.transcription.filter((t) => t.state !== "done");
+  document.getElementById("transcription").textContent = unfinished.map((t) =>
+    t.state === "failed" ? `Transcription of ${t.stream} failed: ${t.error ?? ""}`
+      : `Transcription of ${t.stream}: ${t.state} ${Math.round(t.progress * 100)} %`).join(" · ");
+  document.getElementById("media").classList.remove("hidden");
+  for (const stream of [media.voice, media.face]) stream?.element.addEventListener("loadedmetadata", () => syncMedia(true));
+  syncMedia(true);
+}
 
 /** First index whose value is greater than x (arrays ascending). */
 function upperBound(values, x, count = values.length, at = (i) => values[i]) {
@@ -83,6 +135,7 @@ function renderMoment() {
   timeLabel.textContent = `${formatDuration(playhead, true)} / ${formatDuration(duration, true)}`;
   timeLabel.dataset.t = playhead.toFixed(3);
   if (!scrubbing) scrubber.value = String(playhead);
+  syncMedia();
 
   const current = upperBound(eventT, now) - 1;
   if (current !== currentEvent) {
@@ -94,6 +147,7 @@ function renderMoment() {
 function seek(seconds, { updateURL = true } = {}) {
   playhead = Math.min(Math.max(0, seconds), duration);
   renderMoment();
+  syncMedia(true);
   if (updateURL) rememberPlayhead();
 }
 
@@ -116,6 +170,7 @@ function setPlaying(on) {
   } else {
     rememberPlayhead();
   }
+  syncMedia(true);
 }
 
 function frame(time) {
@@ -289,6 +344,7 @@ async function load() {
   document.getElementById("event-total").textContent = `${eventT.length.toLocaleString("en-US")} events`;
   scrubber.max = String(duration);
   renderMarks();
+  await loadMedia().catch((error) => showError(`Cannot load the session's audio: ${error.message}`));
 
   const parameters = new URLSearchParams(location.search);
   const requested = Number(parameters.get("t"));

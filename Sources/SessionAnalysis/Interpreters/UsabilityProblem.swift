@@ -7,6 +7,8 @@ public struct UsabilityProblem: Equatable, Sendable {
         case rageTap = "rage taps"
         case freeze = "freeze"
         case navigationLoop = "navigation loop"
+        /// The tester said an exclamation of the configured list while thinking aloud.
+        case exclamation = "exclamation"
     }
 
     public var kind: Kind

@@ -48,6 +48,15 @@ public final class SessionJournal {
         }
     }
 
+    /// What the tester said, from the transcription (empty before it, and in files without audio).
+    public func transcript() throws -> [TranscriptSegment] {
+        try reader.transcript()
+    }
+
+    public func mediaStreams() throws -> [MediaStreamRecord] {
+        try reader.mediaStreams()
+    }
+
     public func blob(sha256: String) throws -> [UInt8]? {
         try reader.blob(sha256: sha256)
     }

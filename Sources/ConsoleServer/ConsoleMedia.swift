@@ -1,0 +1,113 @@
+internal import Foundation
+internal import HTTPTypes
+internal import Hummingbird
+internal import JournalStorage
+internal import NIOCore
+internal import SessionModel
+
+/// An HTTP `Range: bytes=…` request against a file of `total` bytes (RFC 9110, one range): what the
+/// media endpoint serves. At most `limit` bytes per answer, so that no request holds a whole stream:
+/// a browser asks again from where the answer ended.
+struct ByteRangeRequest: Equatable {
+    enum Answer: Equatable {
+        /// 200: the whole file (no Range header, or one this server does not take apart).
+        case whole
+        /// 206 with `Content-Range: bytes lower-(upper-1)/total`.
+        case partial(Range<Int64>)
+        /// 416: nothing of the file is in the range.
+        case unsatisfiable
+    }
+
+    static func answer(_ header: String?, total: Int64, limit: Int64) -> Answer {
+        guard let header else { return .whole }
+        let spec = header.trimmingCharacters(in: .whitespaces)
+        // Anything but one byte range is answered with the whole file, as RFC 9110 allows.
+        guard spec.hasPrefix("bytes="), !spec.contains(",") else { return .whole }
+        let parts = spec.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return .whole }
+        let first = Int64(parts[0].trimmingCharacters(in: .whitespaces))
+        let last = Int64(parts[1].trimmingCharacters(in: .whitespaces))
+        let range: Range<Int64>
+        switch (first, last) {
+        case (let first?, let last?) where first <= last: range = first..<min(last + 1, total)
+        case (let first?, nil) where parts[1].isEmpty: range = first..<total
+        case (nil, let suffix?) where parts[0].isEmpty && suffix > 0: range = max(0, total - suffix)..<total
+        default: return .whole
+        }
+        guard range.lowerBound < total, !range.isEmpty else { return .unsatisfiable }
+        return .partial(range.lowerBound..<min(range.upperBound, range.lowerBound + limit))
+    }
+}
+
+/// The media calls of the JSON API (docs/CONSOLE.md, "Media"): a session's streams with its transcript,
+/// and each stream as one playable file, in byte ranges for the replay's <audio> and <video>.
+extension ConsoleAPI {
+    /// Bytes per answer to a range request (about 30 s of 16 kHz WAV).
+    static let mediaPieceBytes: Int64 = 1 << 20
+
+    struct MediaOverview: Encodable {
+        struct Stream: Encodable {
+            let stream: MediaStreamRecord
+            /// Where the file is served.
+            let url: String
+        }
+
+        let streams: [Stream]
+        let transcript: [TranscriptSegment]
+        let transcription: [TranscriptionStatus]
+    }
+
+    func registerMedia(on api: RouterGroup<ConsoleContext>) {
+        api.get("sessions/:session/media") { _, context in
+            let record = try await find(context)
+            let overview = try await blocking { () throws -> MediaOverview in
+                let reader = try SessionReader(path: record.path)
+                let streams = try reader.mediaStreams()
+                return MediaOverview(
+                    streams: streams.map { stream in
+                        let device = stream.device.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? ""
+                        let name = stream.stream.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? ""
+                        return .init(stream: stream, url: "/api/sessions/\(record.id)/media/\(device)/\(name)")
+                    },
+                    transcript: try reader.transcript(), transcription: try reader.transcriptionStatus())
+            }
+            return try encode(overview)
+        }
+        api.get("sessions/:session/media/:device/:stream") { request, context in
+            let record = try await find(context)
+            let device = context.parameters.get("device", as: String.self)?.removingPercentEncoding ?? ""
+            let stream = context.parameters.get("stream", as: String.self)?.removingPercentEncoding ?? ""
+            let rangeHeader = request.headers[.range]
+            let layout = try await blocking { () throws -> MediaStreamLayout in
+                guard let layout = try SessionReader(path: record.path).mediaLayout(device: device, stream: stream) else {
+                    throw ConsoleError.notFound("session \(record.id) has no stream \(stream) of device \(device)")
+                }
+                return layout
+            }
+            let total = layout.totalBytes
+            var headers: HTTPFields = [.contentType: layout.stream.contentType, .acceptRanges: "bytes", .cacheControl: "private, no-cache"]
+            switch ByteRangeRequest.answer(rangeHeader, total: total, limit: Self.mediaPieceBytes) {
+            case .unsatisfiable:
+                headers[.contentRange] = "bytes */\(total)"
+                return Response(status: .rangeNotSatisfiable, headers: headers)
+            case .partial(let range):
+                let bytes = try await blocking { try SessionReader(path: record.path).mediaBytes(layout, range: range) }
+                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(total)"
+                return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+            case .whole:
+                // The whole file, read and written a piece at a time: memory holds one piece, whatever the length.
+                let path = record.path
+                return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: Int(total)) { writer in
+                    var offset: Int64 = 0
+                    while offset < total {
+                        let range = offset..<min(total, offset + Self.mediaPieceBytes)
+                        let bytes = try await blocking { try SessionReader(path: path).mediaBytes(layout, range: range) }
+                        try await writer.write(ByteBuffer(bytes: bytes))
+                        offset = range.upperBound
+                    }
+                    try await writer.finish(nil)
+                })
+            }
+        }
+    }
+}
