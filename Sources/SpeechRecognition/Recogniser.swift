@@ -5,41 +5,63 @@ internal import Foundation
 /// then used by its worker thread only: hence unchecked.
 final class Recogniser: @unchecked Sendable {
     private let words: PocketSphinxDecoder
-    private let keyphrases: PocketSphinxDecoder
+    /// One keyphrase search per exclamation: in one search several phrases compete, and lowering one
+    /// phrase's threshold changed what the others found (docs/SPEECH.md).
+    private let keyphrases: [(phrase: ExclamationPhrase, decoder: PocketSphinxDecoder)]
 
     init(_ configuration: SpeechConfiguration) throws(SpeechError) {
         let model = ["-hmm", configuration.acousticModel, "-dict", configuration.dictionary]
         words = try PocketSphinxDecoder(arguments: model + ["-lm", configuration.languageModel])
-        let list = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-kws-\(UUID().uuidString).list").path
-        let text = configuration.exclamations.map { "\($0.phrase) /\($0.threshold ?? SpeechConfiguration.defaultThreshold)/\n" }.joined()
-        guard FileManager.default.createFile(atPath: list, contents: Data(text.utf8)) else {
-            throw SpeechError("cannot write the keyphrase list to \(list)")
+        var keyphrases: [(ExclamationPhrase, PocketSphinxDecoder)] = []
+        for exclamation in configuration.exclamations {
+            let threshold = exclamation.threshold ?? SpeechConfiguration.defaultThreshold
+            do {
+                keyphrases.append((exclamation, try PocketSphinxDecoder(
+                    arguments: model + ["-keyphrase", exclamation.phrase, "-kws_threshold", String(threshold)])))
+            } catch {
+                throw SpeechError("the exclamation \"\(exclamation.phrase)\" cannot be spotted (is every word in the dictionary?): \(error)")
+            }
         }
-        defer { try? FileManager.default.removeItem(atPath: list) }
-        do {
-            keyphrases = try PocketSphinxDecoder(arguments: model + ["-kws", list])
-        } catch {
-            throw SpeechError("an exclamation has a word the dictionary does not know (\(configuration.exclamations.map(\.phrase).joined(separator: ", "))): \(error)")
-        }
+        self.keyphrases = keyphrases
     }
 
-    /// The segments of one piece, in seconds from the recording's start.
+    /// The segments of one piece, in seconds from the recording's start: each speech region decoded as
+    /// one utterance by the language model and by each keyphrase search.
     func recognise(_ piece: Piece) throws(SpeechError) -> [RecognisedSegment] {
         let base = Double(piece.offset) / 16_000
         return try piece.samples.withUnsafeBufferPointer { (samples) throws(SpeechError) -> [RecognisedSegment] in
             var segments: [RecognisedSegment] = []
             for region in SpeechRegions.find(in: samples) {
                 let audio = UnsafeBufferPointer(rebasing: samples[region])
-                let start = base + Double(region.lowerBound) / 16_000
                 let said = try words.decode(audio)
-                let spotted = try keyphrases.decode(audio)
-                segments += Self.segments(said: said, spotted: spotted, at: start)
+                var spotted: [PocketSphinxDecoder.Word] = []
+                for (phrase, decoder) in keyphrases {
+                    for var hit in try decoder.decode(audio) where !phrase.confirmed || Self.confirms(said, phrase: phrase.phrase, around: hit) {
+                        hit.text = phrase.phrase
+                        spotted.append(hit)
+                    }
+                }
+                segments += Self.segments(said: said, spotted: spotted, at: base + Double(region.lowerBound) / 16_000)
             }
             return segments
         }
     }
 
-    /// An utterance as segments: ordinary speech, and from each spotted exclamation on, a segment
+    /// Words that carry no phrase alone: "i can't" is confirmed by "can't", not by "i".
+    static let weakWords: Set<String> = ["i", "is", "a", "the", "it", "to"]
+
+    /// Whether the language model heard one of the phrase's words (or its start: "can" for "can't")
+    /// where the keyphrase search spotted it: a spotted phrase the other search does not back is most
+    /// often a false alarm (the figures are in docs/SPEECH.md).
+    static func confirms(_ said: [PocketSphinxDecoder.Word], phrase: String, around hit: PocketSphinxDecoder.Word) -> Bool {
+        let keys = phrase.split(separator: " ").map(String.init).filter { !weakWords.contains($0) }
+        return said.contains { word in
+            word.end >= hit.start - 0.3 && word.start <= hit.end + 0.3
+                && keys.contains { $0 == word.text || (word.text.count >= 3 && $0.hasPrefix(word.text)) }
+        }
+    }
+
+/// An utterance as segments: ordinary speech, and from each spotted exclamation on, a segment
     /// marked with it (its text what the language model heard there, or the phrase when it heard nothing).
     static func segments(said: [PocketSphinxDecoder.Word], spotted: [PocketSphinxDecoder.Word], at start: Double) -> [RecognisedSegment] {
         func segment(_ words: ArraySlice<PocketSphinxDecoder.Word>) -> RecognisedSegment? {
