@@ -6,14 +6,18 @@ SWIFT        ?= swift
 DATA_DIR     ?= ./mueval-data
 ARGS         ?=
 # What building and running need: the system libraries the Swift targets link (pkg-config finds
-# sqlite3's flags), and avahi-daemon, through which muevald announces itself to devices.
-RUN_PACKAGES  := libsqlite3-dev libavahi-client-dev libavahi-common-dev zlib1g-dev pkg-config avahi-daemon
+# sqlite3's and PocketSphinx's flags), avahi-daemon, through which muevald announces itself to devices,
+# PocketSphinx's US English model, which transcribes think-aloud audio, and libav* to decode it.
+RUN_PACKAGES  := libsqlite3-dev libavahi-client-dev libavahi-common-dev zlib1g-dev pkg-config avahi-daemon \
+                 libpocketsphinx-dev pocketsphinx-en-us libavformat-dev libavcodec-dev libswresample-dev libavutil-dev
 # What only the tests drive: the sqlite3 shell reads session files, python3's plistlib is the
 # independent plist writer, dbus, avahi-utils and iproute2 give the Zeroconf tests their own daemons
 # in network namespaces, chromium renders reports and (driven by chromium-driver through Debian's Selenium)
 # tests the web console, systemd checks the unit, netcat as in docs/CONTROL.md, curl and openssl
-# reach the console over TLS.
-TEST_PACKAGES := sqlite3 python3 dbus avahi-utils iproute2 chromium chromium-driver python3-selenium systemd netcat-openbsd curl openssl
+# reach the console over TLS, espeak-ng gives simulated testers a voice and ffmpeg (ffprobe) checks
+# exported media and makes AAC.
+TEST_PACKAGES := sqlite3 python3 dbus avahi-utils iproute2 chromium chromium-driver python3-selenium systemd netcat-openbsd curl openssl \
+                 espeak-ng ffmpeg
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -72,7 +76,7 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run.sh
 
-## bench: release build, then the end-to-end, console, micro, report and study report benchmarks; prints the figures and writes
+## bench: release build, then the end-to-end, console, micro, report, study report and speech benchmarks; prints the figures and writes
 ## docs/BENCHMARKS.md (a few minutes; loopback only). Its own scratch path and package (Benchmarks/), so
 ## that `make build` and `make test` never compile the benchmark library.
 BENCH_SCRATCH ?= .build-bench
@@ -85,6 +89,8 @@ bench: deps
 	-$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product ReportBenchmark \
 		&& $(BENCH_SCRATCH)/release/ReportBenchmark > $(BENCH_SCRATCH)/report.txt \
 		&& $(BENCH_SCRATCH)/release/ReportBenchmark study > $(BENCH_SCRATCH)/study.txt
+	-$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product SpeechBenchmark \
+		&& $(BENCH_SCRATCH)/release/SpeechBenchmark hour >> $(BENCH_SCRATCH)/report.txt
 	$(BENCH_SCRATCH)/benchmarks/release/muevalbench run --muevald $(BENCH_SCRATCH)/release/muevald \
 		--micro $(BENCH_SCRATCH)/micro.md --report $(BENCH_SCRATCH)/report.txt --study $(BENCH_SCRATCH)/study.txt \
 		--replay-script Benchmarks/replay_first_frame.py \

@@ -204,6 +204,9 @@ let package = Package(
             "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel",
         ]),
 
+        .testTarget(name: "SpeechRecognitionTests", dependencies: [
+            "SpeechRecognition",
+        ]),
         .testTarget(name: "WireProtocolTests", dependencies: [
             "WireProtocol",
             .product(name: "OrderedCollections", package: "swift-collections"),
