@@ -56,6 +56,9 @@ public final class JournalBuilder {
         batch.append(JournalRecord(device: device.id, received: event.timestamp ?? 0, event: event, origin: 1))
     }
 
+    /// What the tester said (as muevald's transcription writes it), written with the session's description.
+    public var transcript: [TranscriptSegment] = []
+
     /// Hands the events added so far to the writer; the benchmark calls it now and then to bound memory.
     public func commit() async throws {
         _ = writer.append(batch)
@@ -66,11 +69,14 @@ public final class JournalBuilder {
     /// Writes the session's description and closes the file: it is then a complete, stopped session file.
     public func finish() async throws {
         try await commit()
-        let session = session, device = device, studyContext = studyContext
+        let session = session, device = device, studyContext = studyContext, transcript = transcript
         try await writer.perform { file in
             try file.writeMetadata(session)
             try file.writeDevice(device)
             if let studyContext { try file.writeStudyContext(studyContext) }
+            for (stream, segments) in Dictionary(grouping: transcript, by: \.stream) {
+                try file.writeTranscript(device: device.id, stream: stream, segments: segments)
+            }
         }
         try await writer.close()
     }
