@@ -181,6 +181,8 @@ enum ReportAssets {
                 var tr = document.createElement('tr'), className = data.classes[row[2]];
                 tr.setAttribute('data-class', className);
                 tr.setAttribute('data-shot', row[6]);
+                tr.setAttribute('data-t', String(row[1]));
+                tr.setAttribute('data-user', String(row[0]));
                 if (comparing) { cell(tr, data.users[row[0]]); }
                 cell(tr, clock(row[1]), 'num');
                 cell(tr, className, 'class');
@@ -210,6 +212,13 @@ enum ReportAssets {
               shot.hidden = !file;
               if (file) { shot.src = file; }
               caption.textContent = file ? 'The screen at ' + tr.cells[comparing ? 1 : 0].textContent : 'No screenshot before this event.';
+              // The tester's voice from this moment (media time = report time + where time 0 is in the file).
+              var player = byId('tl-audio'), voice = data.audio && data.audio[Number(tr.getAttribute('data-user'))];
+              if (player && voice) {
+                if (player.getAttribute('src') !== voice[0]) { player.setAttribute('src', voice[0]); }
+                player.currentTime = Math.max(0, Number(tr.getAttribute('data-t')) + voice[1]);
+                player.play().catch(function () {});
+              }
             });
             more.addEventListener('click', function () { limit += pageSize; render(); });
             classSelect.addEventListener('change', function () { fillTypes(); apply(); });

@@ -11,6 +11,8 @@ struct ReportedSession {
     let shotFiles: [String]
     /// Session start (first event): times in the report count from here.
     let start: Double
+    /// The session's voice in the report directory, and where the report's time 0 is in it (seconds).
+    var audio: (file: String, offset: Double)? = nil
 
     func result<R: InterpretationResult>(_ type: R.Type) -> R? { analysis.results.first(type) }
 

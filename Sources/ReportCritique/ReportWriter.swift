@@ -1,3 +1,4 @@
+internal import Foundation
 public import SessionAnalysis
 
 /// Writes the report directory: index.html, report.css, report.js and each distinct screenshot once,
@@ -15,15 +16,29 @@ public struct ReportWriter {
     public func write(_ sessions: [AnalyzedSession], to directory: String) throws -> String {
         let shots = try ReportDirectory.create(directory)
         var written: Set<String> = []
-        let reported = try sessions.map { analysis in
-            ReportedSession(analysis: analysis, label: analysis.journal.session.testUser ?? analysis.journal.session.name,
-                            shotFiles: try writeScreenshots(of: analysis, into: shots, written: &written),
-                            start: analysis.results.first(Overview.self)?.start ?? 0)
+        let reported = try sessions.enumerated().map { index, analysis in
+            var session = ReportedSession(analysis: analysis, label: analysis.journal.session.testUser ?? analysis.journal.session.name,
+                                          shotFiles: try writeScreenshots(of: analysis, into: shots, written: &written),
+                                          start: analysis.results.first(Overview.self)?.start ?? 0)
+            session.audio = try writeAudio(of: analysis, number: index, into: directory, start: session.start)
+            return session
         }
         let context = ReportContext(sessions: reported, options: configuration.options)
         let index = directory + "/index.html"
         try ReportDirectory.write(page(context), to: index)
         return index
+    }
+
+    /// The session's first audio stream, copied into `media/` so that the report plays it offline.
+    private func writeAudio(of analysis: AnalyzedSession, number: Int, into directory: String, start: Double) throws
+        -> (file: String, offset: Double)?
+    {
+        guard let stream = analysis.results.first(Speech.self)?.streams.first(where: { $0.kind == "audio" }) else { return nil }
+        let extensionName = stream.contentType == "audio/wav" ? "wav" : "m4a"
+        try FileManager.default.createDirectory(atPath: directory + "/media", withIntermediateDirectories: true)
+        let file = "media/session-\(number + 1).\(extensionName)"
+        try analysis.journal.writeMedia(stream, to: directory + "/" + file)
+        return (file, start - stream.start)
     }
 
     private func writeScreenshots(of analysis: AnalyzedSession, into directory: String, written: inout Set<String>) throws -> [String] {

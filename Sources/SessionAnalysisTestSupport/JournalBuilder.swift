@@ -34,6 +34,14 @@ public final class JournalBuilder {
                                 state: .stopped, created: 0, path: path, assignment: studyContext?.assignment)
     }
 
+    /// Adds a media chunk (think-aloud audio), numbered in the device's sequence with the events.
+    public func add(media: WireMedia) {
+        seq += 1
+        var chunk = media
+        chunk.seq = seq
+        batch.append(JournalRecord(device: device.id, received: media.start, content: .media(chunk), origin: 1))
+    }
+
     /// Adds one event; `fields` are everything but `class`, `timestamp` and `seq`.
     public func add(_ eventClass: String, at time: Double, _ fields: OrderedDictionary<String, PlistValue>) {
         seq += 1

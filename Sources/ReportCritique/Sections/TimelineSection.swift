@@ -10,20 +10,40 @@ struct TimelineSection: ReportSection {
         var classes: [String] = []
         var classIndex: [String: Int] = [:]
         var rows = ""
+        func classNumber(_ name: String) -> Int {
+            if let index = classIndex[name] { return index }
+            classes.append(name)
+            classIndex[name] = classes.count - 1
+            return classes.count - 1
+        }
+        func row(_ session: Int, _ time: Double, _ eventClass: String, _ type: String, _ view: String?, _ summary: String, _ shot: String?) {
+            if !rows.isEmpty { rows += ",\n" }
+            rows += "[\(session),\(jsonNumber(time)),\(classNumber(eventClass)),\(jsonString(type)),"
+            rows += "\(jsonString(view ?? "")),\(jsonString(summary)),\(jsonString(shot ?? ""))]"
+        }
         for (sessionIndex, session) in context.sessions.enumerated() {
-            for entry in session.result(Timeline.self)?.entries ?? [] {
-                let index = classIndex[entry.eventClass] ?? {
-                    classes.append(entry.eventClass)
-                    classIndex[entry.eventClass] = classes.count - 1
-                    return classes.count - 1
-                }()
-                if !rows.isEmpty { rows += ",\n" }
-                rows += "[\(sessionIndex),\(jsonNumber(entry.time - session.start)),\(index),\(jsonString(entry.type)),"
-                rows += "\(jsonString(entry.view ?? "")),\(jsonString(entry.summary)),\(jsonString(session.shotFile(entry.screenshot) ?? ""))]"
+            // What the tester said, among the events at its time (class "speech").
+            var quotes = (session.result(Speech.self)?.quotes ?? [])[...]
+            func quotesBefore(_ time: Double) {
+                while let quote = quotes.first, quote.segment.start <= time {
+                    row(sessionIndex, quote.segment.start - session.start, "speech", quote.segment.exclamation ?? "speech", quote.view,
+                        "\u{201C}\(quote.segment.text)\u{201D}", session.shotFile(quote.screenshot))
+                    quotes.removeFirst()
+                }
             }
+            for entry in session.result(Timeline.self)?.entries ?? [] {
+                quotesBefore(entry.time)
+                row(sessionIndex, entry.time - session.start, entry.eventClass, entry.type, entry.view, entry.summary,
+                    session.shotFile(entry.screenshot))
+            }
+            quotesBefore(.infinity)
         }
         let users = context.sessions.map { jsonString($0.label) }.joined(separator: ",")
-        let data = "{\"users\":[\(users)],\"classes\":[\(classes.map(jsonString).joined(separator: ","))],\"rows\":[\n\(rows)]}"
+        // Per session, its voice's file and where time 0 is in it: a click on a row plays from there.
+        let audio = context.sessions.map { $0.audio.map { "[\(jsonString($0.file)),\(jsonNumber($0.offset))]" } ?? "null" }
+        let data = "{\"users\":[\(users)],\"classes\":[\(classes.map(jsonString).joined(separator: ","))],\"audio\":[\(audio.joined(separator: ","))],\"rows\":[\n\(rows)]}"
+        let player = context.sessions.contains { $0.audio != nil }
+            ? "<audio id=\"tl-audio\" controls preload=\"metadata\" aria-label=\"the tester's voice\"></audio>" : ""
         return """
             <div class="timeline" id="timeline-events" data-ready="0">
             <form class="filters">
@@ -33,6 +53,7 @@ struct TimelineSection: ReportSection {
             <label>Search <input id="tl-search" type="search" placeholder="view, element, text…"></label>
             <span id="tl-count"></span>
             </form>
+            \(player)
             <div class="timeline-body"><div class="timeline-rows"><table><thead><tr>\(context.isComparison ? "<th>User</th>" : "")<th>Time</th><th>Class</th><th>Type</th><th>View</th><th>Details</th></tr></thead><tbody id="tl-rows"></tbody></table>
             <button id="tl-more" type="button" hidden>Show more</button></div>
             <figure class="timeline-shot"><img id="tl-shot" alt="the screen at the selected event" hidden><figcaption id="tl-shot-caption">Select an event to see the screen at its time.</figcaption></figure></div>

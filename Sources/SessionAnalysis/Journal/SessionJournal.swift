@@ -57,6 +57,16 @@ public final class SessionJournal {
         try reader.mediaStreams()
     }
 
+    /// Writes a stream as one playable file at `path` (the report's copy of the voice), chunk by chunk.
+    public func writeMedia(_ stream: MediaStreamRecord, to path: String) throws {
+        guard let layout = try reader.mediaLayout(device: stream.device, stream: stream.stream) else { return }
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw AnalysisError.fileNotFound(path)
+        }
+        defer { try? handle.close() }
+        try reader.writeMedia(layout) { try handle.write(contentsOf: $0) }
+    }
+
     public func blob(sha256: String) throws -> [UInt8]? {
         try reader.blob(sha256: sha256)
     }
