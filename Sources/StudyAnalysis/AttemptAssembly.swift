@@ -23,14 +23,16 @@ struct AttemptAssembly {
                 let hit = problems.filter { group in
                     group.sightings.contains { $0.session == session && run.span.contains($0.time) }
                 }
-                attempts.append(TaskAttempt(
+                var attempt = TaskAttempt(
                     session: session, iteration: participation.iteration, participant: participation.participant, task: task.name,
                     start: run.span.start, end: run.span.end, outcome: outcome, derivedOutcome: run.derived,
                     overridden: run.verdict != nil, reason: reason,
                     seq: seq[AttemptKey(iteration: participation.iteration, participant: participation.participant, task: task.name)],
                     misclicks: run.misclicks, unresponsiveTaps: run.unresponsiveTaps, views: run.views, extraViews: run.extraViews,
                     backtracks: run.backtracks, problems: hit.map(\.id),
-                    runs: sessions.reduce(0) { $0 + ($1.runCounts[task.name] ?? 0) }))
+                    runs: sessions.reduce(0) { $0 + ($1.runCounts[task.name] ?? 0) })
+                attempt.quotes = sessions.first { $0.session.id == session }?.quotes.filter { run.span.contains($0.start) } ?? []
+                attempts.append(attempt)
             }
         }
         self.attempts = attempts

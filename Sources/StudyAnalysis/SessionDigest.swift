@@ -16,6 +16,8 @@ struct SessionDigest: Sendable {
     var touches: [ViewTouches]
     /// Observer notes that are not task marks, in time order.
     var notes: [(time: Double, note: ObserverNote)]
+    /// What the participant said while thinking aloud (the transcript), in time order.
+    var quotes: [TranscriptSegment]
 
     /// Analyses the session file at `record.path` (one pass of the standard interpreters) and reduces it.
     init(_ record: SessionRecord, study: Study, options: AnalysisOptions) throws(StudyAnalysisError) {
@@ -40,6 +42,7 @@ struct SessionDigest: Sendable {
             throw .unreadableSession(id: record.id, path: record.path, reason: "its analysis has no interactions")
         }
         let noteEntries = results.first(ObserverNotes.self)?.notes ?? []
+        quotes = results.first(Speech.self)?.quotes.map(\.segment) ?? []
         let tasks = Dictionary(study.tasks.map { ($0.name, $0) }) { first, _ in first }
         spans = TaskSpans.merge(appRuns: results.first(Tasks.self)?.runs ?? [], notes: noteEntries, tasks: Set(tasks.keys))
         let unresponsive = (try? UnresponsiveTapDetector.unresponsiveTaps(in: results, options: options)) ?? []

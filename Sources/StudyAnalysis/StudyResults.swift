@@ -134,6 +134,8 @@ public struct TaskAttempt: Sendable, Equatable {
     public var problems: [String]
     /// How many runs of this task the iteration's sessions hold (the first is this attempt).
     public var runs: Int
+    /// What the participant said during the attempt (think-aloud), exclamations marked.
+    public var quotes: [TranscriptSegment] = []
 
     public init(session: Int64, iteration: Int, participant: String, task: String, start: Double, end: Double?,
                 outcome: TaskOutcome, derivedOutcome: TaskOutcome, overridden: Bool, reason: String, seq: Int?,

@@ -167,6 +167,14 @@ import WireProtocol
         #expect(results.notes.allSatisfy { $0.session == 1 && $0.participant == "P1" })
     }
 
+    @Test func quotesAreListedUnderTheTaskTheyWereSaidIn() async throws {
+        let results = try await analysed()
+        let publish = try attempt(results, "P1", F.publish)
+        #expect(publish.quotes.map(\.text) == ["where is the send button"])
+        let others = results.attempts.filter { $0.task != F.publish }
+        #expect(others.allSatisfy { $0.quotes.isEmpty })
+    }
+
     @Test func heatmapsPerViewForEveryoneAndPerParticipant() async throws {
         let results = try await analysed()
         let compose = results.heatmaps.filter { $0.iteration == 1 && $0.view == "ComposeView" }

@@ -104,6 +104,12 @@ struct StudyFixture {
             journal.custom(at: t0 + 105, name: "Invited")
             journal.marker(at: t0 + 115, "end", task: Self.invite)
             journal.note(try Self.mark(.outcome, Self.invite, .assisted), at: t0 + 120)
+            // Think-aloud: one quote within Publish (8…42), one between tasks (ordinary speech: no problem, so that
+            // the problem counts above stay as worked out).
+            journal.transcript = [
+                TranscriptSegment(device: "d", stream: "voice-1", start: t0 + 21, end: t0 + 22, text: "where is the send button"),
+                TranscriptSegment(device: "d", stream: "voice-1", start: t0 + 96, end: t0 + 97, text: "okay next one"),
+            ]
         }
         let p2 = try await session(id: 2, iteration: 1, participant: "P2", placed: false) { journal in
             journal.viewDidAppear(at: t0, view: "FeedView", transition: "launch", stack: ["FeedView"], screenshot: Self.image("feed"),

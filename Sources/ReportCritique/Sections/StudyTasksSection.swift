@@ -26,9 +26,23 @@ struct StudyTasksSection: StudyReportSection {
                     + "<td class=\"num\">\(Format.mean(row.extraViews))</td><td class=\"num\">\(Format.mean(row.backtracks))</td>"
                     + "<td class=\"num\">\(row.problemsHit)</td></tr>"
             }
-            html += "</table></div>" + charts(task, rows, context)
+            html += "</table></div>" + charts(task, rows, context) + quotes(task, context)
         }
         return html
+    }
+
+    /// What participants said during their attempts (think-aloud), exclamations first marked.
+    private func quotes(_ task: String, _ context: StudyReportContext) -> String {
+        let said = context.results.attempts.filter { $0.task == task }.flatMap { attempt in
+            attempt.quotes.map { (attempt, $0) }
+        }
+        guard !said.isEmpty else { return "" }
+        let items = said.map { attempt, quote in
+            "<li class=\"quote\(quote.exclamation == nil ? "" : " exclamation")\">\(esc(attempt.participant)), "
+                + "\(context.iterationTitle(attempt.iteration)), \(Format.duration(quote.start - attempt.start)) into the task: "
+                + "\u{201C}\(esc(quote.text))\u{201D}\(quote.exclamation.map { " <span class=\"badge\">\(esc($0))</span>" } ?? "")</li>"
+        }
+        return "<h4>What participants said</h4><ul class=\"quotes\">" + items.joined() + "</ul>"
     }
 
     private func charts(_ task: String, _ rows: [TaskMetrics], _ context: StudyReportContext) -> String {
