@@ -198,14 +198,14 @@ let package = Package(
         ]),
         // Times analysis and report of a synthetic one-hour session (`make bench`).
         .executableTarget(name: "SpeechBenchmark", dependencies: [
-            "SpeechRecognition",
+            "SpeechRecognition", "WireProtocol",
         ]),
         .executableTarget(name: "ReportBenchmark", dependencies: [
             "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel",
         ]),
 
         .testTarget(name: "SpeechRecognitionTests", dependencies: [
-            "SpeechRecognition",
+            "SpeechRecognition", "WireProtocol",
         ]),
         .testTarget(name: "WireProtocolTests", dependencies: [
             "WireProtocol",

@@ -26,11 +26,7 @@ public struct TestAudio: Sendable {
 
     /// The RIFF/WAVE header; `dataBytes` nil writes the 0xFFFFFFFF sizes of a stream still recording.
     public func header(dataBytes: Int?) -> [UInt8] {
-        func u32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
-        func u16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
-        let unknown = 0xFFFF_FFFF
-        return Array("RIFF".utf8) + u32(dataBytes.map { $0 + 36 } ?? unknown) + Array("WAVEfmt ".utf8) + u32(16) + u16(1) + u16(1)
-            + u32(sampleRate) + u32(sampleRate * 2) + u16(2) + u16(16) + Array("data".utf8) + u32(dataBytes ?? unknown)
+        WAVFile.header(sampleRate: sampleRate, dataBytes: dataBytes)
     }
 
     public var pcm: [UInt8] {

@@ -105,12 +105,7 @@ struct ThinkAloudRecorder {
     }
 
     /// A RIFF/WAVE header for 16-bit mono at `sampleRate` whose sizes are unknown while recording.
-    static let header: [UInt8] = {
-        func u32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
-        func u16(_ v: Int) -> [UInt8] { (0..<2).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
-        return Array("RIFF".utf8) + u32(0xFFFF_FFFF) + Array("WAVEfmt ".utf8) + u32(16) + u16(1) + u16(1) + u32(sampleRate)
-            + u32(sampleRate * 2) + u16(2) + u16(16) + Array("data".utf8) + u32(0xFFFF_FFFF)
-    }()
+    static let header = WAVFile.header(sampleRate: sampleRate, dataBytes: nil)
 
     /// The line's samples as espeak-ng speaks it; each text is synthesised once per run.
     private mutating func synthesise(_ text: String) throws(ThinkAloudError) -> [Int16] {

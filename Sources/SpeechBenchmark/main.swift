@@ -1,5 +1,6 @@
 internal import Foundation
 internal import SpeechRecognition
+internal import WireProtocol
 
 // Times the transcription of think-aloud audio (issue 17: an hour of audio within 10 minutes on the
 // project's 2-core machine, both passes: what was said and the exclamations).
@@ -41,13 +42,6 @@ func speak(_ text: String, voice: String) -> [UInt8] {
     let wav = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return Array(wav.dropFirst(44))
-}
-
-func wavHeader(dataBytes: Int, rate: Int) -> [UInt8] {
-    func u32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
-    func u16(_ v: Int) -> [UInt8] { (0..<2).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
-    return Array("RIFF".utf8) + u32(dataBytes + 36) + Array("WAVEfmt ".utf8) + u32(16) + u16(1) + u16(1) + u32(rate)
-        + u32(rate * 2) + u16(2) + u16(16) + Array("data".utf8) + u32(dataBytes)
 }
 
 func run(_ path: String, seconds: Double?) {
@@ -99,7 +93,7 @@ case "hour", nil:
         index += 1
     }
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-speech-hour.wav").path
-    guard FileManager.default.createFile(atPath: path, contents: Data(wavHeader(dataBytes: pcm.count, rate: rate) + pcm)) else {
+    guard FileManager.default.createFile(atPath: path, contents: Data(WAVFile.header(sampleRate: rate, dataBytes: pcm.count) + pcm)) else {
         fail("cannot write \(path)")
     }
     defer { try? FileManager.default.removeItem(atPath: path) }

@@ -55,6 +55,19 @@ public enum MediaFormat: String, Sendable, CaseIterable, Codable {
     }
 }
 
+/// The 44-byte RIFF/WAVE header of 16-bit mono PCM: what recording devices (the simulator, tests,
+/// the speech benchmark) write before their samples. `dataBytes` nil writes the 0xFFFFFFFF sizes of a
+/// stream still recording, which muevald sets when it writes the stream out.
+public enum WAVFile {
+    public static func header(sampleRate: Int, dataBytes: Int?) -> [UInt8] {
+        func u32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func u16(_ value: Int) -> [UInt8] { (0..<2).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        let unknown = 0xFFFF_FFFF
+        return Array("RIFF".utf8) + u32(dataBytes.map { $0 + 36 } ?? unknown) + Array("WAVEfmt ".utf8) + u32(16) + u16(1) + u16(1)
+            + u32(sampleRate) + u32(sampleRate * 2) + u16(2) + u16(16) + Array("data".utf8) + u32(dataBytes ?? unknown)
+    }
+}
+
 /// One `<media>` message: a chunk of a stream a device records, stored in the session file and
 /// acknowledged and de-duplicated like events (its `seq` is of the device's one sequence).
 public struct WireMedia: Sendable, Equatable {

@@ -157,9 +157,10 @@ final class ScenarioPlaybackTests: XCTestCase {
 
     func testAnInconsistentScenarioSaysWhereAndWhat() throws {
         var scenario = BuiltinScenarios.named("plainnote")!
-        scenario.tasks[0].steps[1].on = "body"
+        // Step 3: the first is a line said, the second opens the note.
+        scenario.tasks[0].steps[2].on = "body"
         XCTAssertThrowsError(try ScenarioLoader.validate(scenario)) { error in
-            XCTAssertEqual("\(error)", #"scenario is inconsistent: task "Write a note", step 2 (type): view "NoteViewController" has no element "body"; its elements: back, save, text"#)
+            XCTAssertEqual("\(error)", #"scenario is inconsistent: task "Write a note", step 3 (type): view "NoteViewController" has no element "body"; its elements: back, save, text"#)
         }
         scenario = BuiltinScenarios.named("plainnote")!
         scenario.tasks[1].steps.insert(Step(.navigate), at: 0)

@@ -46,10 +46,8 @@ final class SpeechTests: AnalysisTestCase {
             journal.viewDidAppear(at: t0 + 10, view: "EditPostViewController", transition: "push", stack: ["Posts", "Edit"],
                                   screenshot: image("edit"))
             // The recording began 2 s before the first event: the report's 0:00 is at 2 s in the file.
-            var header = Array("RIFF".utf8) + [0xFF, 0xFF, 0xFF, 0xFF] + Array("WAVEfmt ".utf8)
-            header += [16, 0, 0, 0, 1, 0, 1, 0, 0x80, 0x3E, 0, 0, 0, 0x7D, 0, 0, 2, 0, 16, 0] + Array("data".utf8) + [0xFF, 0xFF, 0xFF, 0xFF]
             journal.add(media: WireMedia(stream: "voice-1", format: .wav, part: 0, start: t0 - 2, duration: 20, seq: nil,
-                                         bytes: header + [UInt8](repeating: 0, count: 20 * 32_000)))
+                                         bytes: WAVFile.header(sampleRate: 16_000, dataBytes: nil) + [UInt8](repeating: 0, count: 20 * 32_000)))
             journal.transcript = [TranscriptSegment(device: "d", stream: "voice-1", start: t0 + 12, end: t0 + 13,
                                                     text: "where is the <b>publish</b> button", exclamation: "where is")]
         }

@@ -1,5 +1,6 @@
 import Foundation
 import SpeechRecognition
+import WireProtocol
 import Testing
 
 /// The recogniser on real speech: espeak-ng says scripted think-aloud lines, PocketSphinx hears them.
@@ -17,7 +18,7 @@ struct TranscriberTests {
         ("typing the title now, this keyboard is okay", nil), ("oh no, it closed", "oh no"),
     ]
 
-    /// 16 kHz… no: espeak-ng's own 22,050 Hz mono WAV of the script with pauses, and when each line was said.
+    /// espeak-ng's own 22,050 Hz mono WAV of the script with pauses, and when each line was said.
     static func speak(_ lines: [(text: String, exclamation: String?)], to path: String) throws -> [(start: Double, end: Double, exclamation: String?)] {
         var pcm: [UInt8] = []
         var said: [(Double, Double, String?)] = []
@@ -36,10 +37,7 @@ struct TranscriberTests {
             said.append((start, Double(pcm.count / 2) / 22_050, line.exclamation))
         }
         pcm += [UInt8](repeating: 0, count: 22_050 * 2)
-        func u32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
-        let header = Array("RIFF".utf8) + u32(pcm.count + 36) + Array("WAVEfmt ".utf8) + u32(16) + [1, 0, 1, 0] + u32(22_050)
-            + u32(44_100) + [2, 0, 16, 0] + Array("data".utf8) + u32(pcm.count)
-        try Data(header + pcm).write(to: URL(fileURLWithPath: path))
+        try Data(WAVFile.header(sampleRate: 22_050, dataBytes: pcm.count) + pcm).write(to: URL(fileURLWithPath: path))
         return said
     }
 

@@ -3,8 +3,7 @@ import WireProtocol
 
 /// `<media>`: think-aloud audio and face video chunks (docs/PROTOCOL.md, "Media").
 struct MediaMessageTests {
-    static let wavHeader: [UInt8] = Array("RIFF".utf8) + [0xFF, 0xFF, 0xFF, 0xFF] + Array("WAVEfmt ".utf8)
-        + [16, 0, 0, 0, 1, 0, 1, 0, 0x80, 0x3E, 0, 0, 0, 0x7D, 0, 0, 2, 0, 16, 0] + Array("data".utf8) + [0xFF, 0xFF, 0xFF, 0xFF]
+    static let wavHeader = WAVFile.header(sampleRate: 16_000, dataBytes: nil)
 
     static let chunk = WireMedia(stream: "voice-1", format: .wav, part: 0, start: 1_700_000_000.25, duration: 0.5, seq: 7,
                                  bytes: wavHeader + (0..<2000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
