@@ -191,9 +191,10 @@ public func eventually<T>(timeout: Double = 10, _ what: @autoclosure () -> Strin
 
 /// Runs a program to completion, capturing its output; kills it when it runs longer than `timeout` seconds
 /// (then the status is that of the kill), so a stuck tool fails a test instead of hanging it.
-public func runProcess(_ executable: String, _ arguments: [String], input: Data? = nil,
+public func runProcess(_ executable: String, _ arguments: [String], input: Data? = nil, environment: [String: String] = [:],
                        timeout: Double = 60) throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     let out = Pipe()

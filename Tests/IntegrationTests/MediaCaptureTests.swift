@@ -292,4 +292,39 @@ final class MediaCaptureTests: XCTestCase {
         let missing = try await console.request("GET", "/api/sessions/\(session.id)/media/phone-1/nothing")
         XCTAssertEqual(missing.status, 404)
     }
+
+    /// In Chromium, the replay's <audio> follows the playhead, and the caption shows what was said.
+    func testReplayAudioFollowsThePlayheadInTheBrowser() async throws {
+        if let missing = try BrowserRequirement.missing() { throw XCTSkip(missing) }
+        let daemon = try await TestDaemon.start()
+        defer { daemon.cleanUp() }
+        let session = try await start(daemon)
+        let device = try await connect(daemon)
+        // The recording starts 1 s before the first event: media time = playhead + 1.
+        let t0 = 1_700_000_000.0
+        for chunk in TestAudio(seconds: 12).chunks(stream: "voice-1", start: t0 - 1, chunkSeconds: 1, firstSeq: 100) {
+            try await device.send(WireEncoder.media(chunk))
+        }
+        for seq in Int64(1)...8 { try await device.send(event(seq: seq, at: t0 + Double(seq))) }
+        try await device.waitForAck(111)
+        await device.close()
+        try await stop(daemon, session)
+        let file = try SessionFile(path: session.path, synchronous: .full, indexed: true)
+        try file.writeTranscript(device: "phone-1", stream: "voice-1", segments: [
+            TranscriptSegment(device: "phone-1", stream: "voice-1", start: t0 + 4, end: t0 + 6, text: "where is the <i>menu</i>",
+                              exclamation: "where is"),
+        ])
+        try file.finish(buildingIndexes: false)
+
+        let link = try await daemon.consoleLink()
+        let script = try runProcess(BrowserRequirement.python, [
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Browser/replay_audio_browser.py").path,
+        ], environment: ["CONSOLE_LOGIN_URL": link.url, "SESSION_ID": String(session.id), "CAPTION_T": "4.5",
+                         // The replay's 0 is the first event (t0 + 1): 4.5 s is device time t0 + 5.5, 6.5 s into the audio.
+                         "MEDIA_T": "6.5",
+                         "CAPTION_TEXT": "where is the <i>menu</i>"], timeout: 180)
+        print(script.stdout)
+        XCTAssertEqual(script.status, 0, script.stdout + script.stderr)
+    }
 }
