@@ -2,7 +2,7 @@
 """Opens a stopped session's replay in Debian's headless Chromium and checks that the tester's voice
 follows the playhead: after seeking (by ?t= and by clicking an event row) the <audio> element's
 currentTime is the event's device time minus the stream's start (within 0.25 s), and the caption
-shows what was said then. Run by Tests/IntegrationTests/MediaCaptureTests.swift with CONSOLE_LOGIN_URL,
+shows what was said then; on the live page, Listen plays the stream. Run by Tests/IntegrationTests/MediaCaptureTests.swift with CONSOLE_LOGIN_URL,
 SESSION_ID, CAPTION_T (playhead seconds inside the transcript segment), MEDIA_T (the audio's time
 there) and CAPTION_TEXT; exits 1 on a failure."""
 
@@ -65,6 +65,15 @@ def main():
                 print(f"after clicking the last event: audio at {state['current']:.3f} s, wanted {state['wanted']:.3f} s", flush=True)
             except Exception:
                 check(False, f"the audio did not follow a clicked event: {driver.execute_script(POSITIONS)}")
+        # The live page's Listen button plays the stream's last seconds (and would follow it while recording).
+        driver.get(f"{base}/sessions/{session}/live")
+        WebDriverWait(driver, 30).until(lambda d: d.find_element(By.ID, "listen").is_displayed())
+        driver.find_element(By.ID, "listen").click()
+        try:
+            WebDriverWait(driver, 30).until(lambda d: int(d.find_element(By.ID, "listen").get_attribute("data-bytes") or 0) > 0)
+            print("live: played " + driver.find_element(By.ID, "listen").get_attribute("data-bytes") + " bytes of the voice", flush=True)
+        except Exception:
+            check(False, "the live page's Listen played nothing")
         errors = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
         check(not errors, f"script errors: {errors}")
     finally:
