@@ -91,6 +91,8 @@ bench: deps
 		&& $(BENCH_SCRATCH)/release/ReportBenchmark study > $(BENCH_SCRATCH)/study.txt
 	-$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product SpeechBenchmark \
 		&& $(BENCH_SCRATCH)/release/SpeechBenchmark hour >> $(BENCH_SCRATCH)/report.txt
+	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product muevalctl
+	-python3 Benchmarks/media_latency.py --muevald $(BENCH_SCRATCH)/release/muevald >> $(BENCH_SCRATCH)/report.txt
 	$(BENCH_SCRATCH)/benchmarks/release/muevalbench run --muevald $(BENCH_SCRATCH)/release/muevald \
 		--micro $(BENCH_SCRATCH)/micro.md --report $(BENCH_SCRATCH)/report.txt --study $(BENCH_SCRATCH)/study.txt \
 		--replay-script Benchmarks/replay_first_frame.py \
