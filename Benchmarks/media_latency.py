@@ -10,6 +10,7 @@ import argparse
 import base64
 import os
 import re
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -143,6 +144,7 @@ def main():
     finally:
         daemon.terminate()
         daemon.wait(10)
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 if __name__ == "__main__":
