@@ -90,7 +90,8 @@ bench: deps
 		&& $(BENCH_SCRATCH)/release/ReportBenchmark > $(BENCH_SCRATCH)/report.txt \
 		&& $(BENCH_SCRATCH)/release/ReportBenchmark study > $(BENCH_SCRATCH)/study.txt
 	-$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product SpeechBenchmark \
-		&& $(BENCH_SCRATCH)/release/SpeechBenchmark hour >> $(BENCH_SCRATCH)/report.txt
+		&& $(BENCH_SCRATCH)/release/SpeechBenchmark hour >> $(BENCH_SCRATCH)/report.txt \
+		&& $(BENCH_SCRATCH)/release/SpeechBenchmark exclamations >> $(BENCH_SCRATCH)/report.txt
 	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product muevalctl
 	-python3 Benchmarks/media_latency.py --muevald $(BENCH_SCRATCH)/release/muevald >> $(BENCH_SCRATCH)/report.txt
 	$(BENCH_SCRATCH)/benchmarks/release/muevalbench run --muevald $(BENCH_SCRATCH)/release/muevald \

@@ -5,6 +5,8 @@ internal import WireProtocol
 // Times the transcription of think-aloud audio (issue 17: an hour of audio within 10 minutes on the
 // project's 2-core machine, both passes: what was said and the exclamations).
 //   SpeechBenchmark hour [--minutes 60] [--workers 2]   one hour of espeak-ng speech with pauses
+//   SpeechBenchmark exclamations [--voice en-us+f2]     the corpus of Corpus.swift: exclamations found
+//                                                        within ±1 s, and false ones per 10 minutes
 //   SpeechBenchmark transcribe FILE [--workers 2]        any audio file: its segments as JSON lines
 // Release mode: `swift build -c release --product SpeechBenchmark` (make bench runs it).
 
@@ -32,10 +34,10 @@ let lines = [
 ]
 
 /// 16-bit mono PCM of one line, as espeak-ng speaks it (22,050 Hz).
-func speak(_ text: String, voice: String) -> [UInt8] {
+func speak(_ text: String, voice: String, wordsPerMinute: Int = 155) -> [UInt8] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/espeak-ng")
-    process.arguments = ["--stdout", "-v", voice, "-s", "155", text]
+    process.arguments = ["--stdout", "-v", voice, "-s", String(wordsPerMinute), text]
     let pipe = Pipe()
     process.standardOutput = pipe
     do { try process.run() } catch { fail("espeak-ng is needed for the synthetic hour (apt install espeak-ng): \(error)") }
@@ -44,7 +46,17 @@ func speak(_ text: String, voice: String) -> [UInt8] {
     return Array(wav.dropFirst(44))
 }
 
-func run(_ path: String, seconds: Double?) {
+/// Writes 16-bit mono PCM at 22,050 Hz as a temporary WAV file.
+func writeWAV(_ pcm: [UInt8], name: String) -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
+    guard FileManager.default.createFile(atPath: path, contents: Data(WAVFile.header(sampleRate: 22_050, dataBytes: pcm.count) + pcm)) else {
+        fail("cannot write \(path)")
+    }
+    return path
+}
+
+/// The file's segments, and the seconds transcribing took.
+func transcribe(_ path: String) -> (segments: [RecognisedSegment], wall: Double) {
     let transcriber: Transcriber
     do { transcriber = try Transcriber(configuration: SpeechConfiguration(exclamations: exclamations, workers: workers)) } catch { fail("\(error)") }
     let clock = ContinuousClock()
@@ -56,7 +68,11 @@ func run(_ path: String, seconds: Double?) {
             fail("\(error)")
         }
     }
-    let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return (segments, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+}
+
+func run(_ path: String, seconds: Double?) {
+    let (segments, wall) = transcribe(path)
     if let seconds {
         let exclamations = segments.filter { $0.exclamation != nil }.count
         print(String(format: "%.0f min of think-aloud audio transcribed in %.1f s with %d workers: %.3f × real time (%.1f min per hour); %d segments, %d exclamations",
@@ -77,6 +93,42 @@ switch arguments.dropFirst().first {
 case "transcribe":
     guard arguments.count > 2 else { fail("usage: SpeechBenchmark transcribe FILE [--workers N]") }
     run(arguments[2], seconds: nil)
+case "exclamations":
+    let voice = option("--voice") ?? "en-us+f2"
+    // As the simulator speaks (140 words a minute), with pauses of 1 to 3 s.
+    var pcm: [UInt8] = []
+    var said: [(start: Double, end: Double, text: String, phrase: String?)] = []
+    for (index, line) in Corpus.session.enumerated() {
+        pcm += [UInt8](repeating: 0, count: (index % 3 + 1) * 22_050 * 2)
+        let start = Double(pcm.count / 2) / 22_050
+        pcm += speak(line.text, voice: voice, wordsPerMinute: 140)
+        said.append((start, Double(pcm.count / 2) / 22_050, line.text, line.phrase))
+    }
+    pcm += [UInt8](repeating: 0, count: 22_050 * 2)
+    let path = writeWAV(pcm, name: "mueval-speech-exclamations.wav")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let (segments, _) = transcribe(path)
+    let spoken = said.filter { $0.phrase != nil }
+    var report: [String] = []
+    for (phrase, _) in Corpus.exclamations {
+        let lines = spoken.filter { $0.phrase == phrase }
+        let found = lines.filter { line in segments.contains { $0.exclamation == phrase && abs($0.start - line.start) <= 1 } }
+        report.append("\(phrase) \(found.count)/\(lines.count)")
+        for line in lines where !found.contains(where: { $0.start == line.start }) {
+            let heard = segments.filter { abs($0.start - line.start) <= 2 }.map(\.text).joined(separator: " ")
+            FileHandle.standardError.write(Data("missed \"\(line.text)\": heard \"\(heard)\"\n".utf8))
+        }
+    }
+    let found = spoken.filter { line in segments.contains { $0.exclamation == line.phrase && abs($0.start - line.start) <= 1 } }
+    let falseAlarms = segments.filter { segment in
+        segment.exclamation != nil && !spoken.contains { $0.phrase == segment.exclamation && abs(segment.start - $0.start) <= 1 }
+    }
+    for alarm in falseAlarms { FileHandle.standardError.write(Data("false: \(alarm.exclamation!) in \"\(alarm.text)\" at \(alarm.start) s\n".utf8)) }
+    // Ordinary speech: the whole recording but the exclamation lines themselves.
+    let minutes = (Double(pcm.count / 2) / 22_050 - spoken.reduce(0) { $0 + $1.end - $1.start }) / 60
+    print(String(format: "exclamations (%@, 140 words/min): %d of %d found within ±1 s (%.0f %%; %@), %d false in %.1f min of ordinary speech (%.1f per 10 min)",
+                 voice, found.count, spoken.count, 100 * Double(found.count) / Double(spoken.count), report.joined(separator: ", "),
+                 falseAlarms.count, minutes, Double(falseAlarms.count) / minutes * 10))
 case "hour", nil:
     let minutes = option("--minutes").flatMap(Double.init) ?? 60
     let voices = ["en-us", "en-us+m3", "en-us+f2"]
@@ -92,12 +144,9 @@ case "hour", nil:
         pcm += spoken[index % spoken.count]
         index += 1
     }
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-speech-hour.wav").path
-    guard FileManager.default.createFile(atPath: path, contents: Data(WAVFile.header(sampleRate: rate, dataBytes: pcm.count) + pcm)) else {
-        fail("cannot write \(path)")
-    }
+    let path = writeWAV(pcm, name: "mueval-speech-hour.wav")
     defer { try? FileManager.default.removeItem(atPath: path) }
     run(path, seconds: Double(pcm.count / 2) / Double(rate))
 default:
-    fail("usage: SpeechBenchmark [hour [--minutes M]] | transcribe FILE [--workers N]")
+    fail("usage: SpeechBenchmark [hour [--minutes M]] | exclamations [--voice V] | transcribe FILE [--workers N]")
 }

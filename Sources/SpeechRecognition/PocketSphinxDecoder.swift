@@ -69,6 +69,13 @@ final class PocketSphinxDecoder {
         return words
     }
 
+    /// Whether the dictionary has `word` (a phrase with a word it lacks could never be heard).
+    func knows(_ word: String) -> Bool {
+        guard let pronunciation = ps_lookup_word(decoder, word) else { return false }
+        free(pronunciation)  // allocated by the library for the caller
+        return true
+    }
+
     /// A word as the dictionary writes it, without its pronunciation variant (`what(2)`); empty for
     /// silence, sentence marks and noise fillers.
     static func word(_ raw: String) -> String {

@@ -6,6 +6,8 @@ import Testing
 /// The recogniser on real speech: espeak-ng says scripted think-aloud lines, PocketSphinx hears them.
 struct TranscriberTests {
     static let espeak = "/usr/bin/espeak-ng"
+    /// The simulated tester's voice (muevalsim's default): PocketSphinx hears it best of espeak-ng's (docs/SPEECH.md).
+    static let voice = "en-us+f2"
     static let ffmpeg = "/usr/bin/ffmpeg"
 
     /// Lines as a tester says them; which ones are exclamations of the default list.
@@ -26,7 +28,7 @@ struct TranscriberTests {
             pcm += [UInt8](repeating: 0, count: (index % 3 + 1) * 22_050 * 2)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: espeak)
-            process.arguments = ["--stdout", "-v", "en-us", "-s", "140", line.text]
+            process.arguments = ["--stdout", "-v", voice, "-s", "140", line.text]
             let pipe = Pipe()
             process.standardOutput = pipe
             try process.run()
@@ -60,11 +62,11 @@ struct TranscriberTests {
         let false_ = segments.filter { segment in
             segment.exclamation != nil && !expected.contains { abs(segment.start - $0.start) <= 1 && segment.exclamation == $0.exclamation }
         }
-        // The issue asks for 80 %; PocketSphinx on espeak-ng speech does not reach it (docs/SPEECH.md: 19 of 40
-        // on the sweep, 3 of these 6 when written, "oh no" and "why did" missed most). This guards what it does.
-        #expect(Double(found.count) >= 0.5 * Double(expected.count),
+        // The issue's target: 80 % found, fewer than one false alarm per 10 minutes (none in this minute).
+        // Measured when written: 5 of 6, none false (SpeechBenchmark exclamations: 35 of 40, none in 8.7 min).
+        #expect(Double(found.count) >= 0.8 * Double(expected.count),
                 "found \(found.count) of \(expected.count) exclamations within ±1 s; segments: \(segments)")
-        #expect(false_.count <= 1, "false exclamations: \(false_)")
+        #expect(false_.isEmpty, "false exclamations: \(false_)")
         #expect(segments.contains { $0.exclamation == nil && !$0.text.isEmpty }, "ordinary speech is transcribed too")
         #expect(progress.last == 1)
         #expect(segments == segments.sorted { $0.start < $1.start })
@@ -100,6 +102,34 @@ struct TranscriberTests {
         #expect(throws: SpeechError.self) {
             try Transcriber(configuration: SpeechConfiguration()).transcribe(path: path, progress: { _ in }, isCancelled: { false })
         }
+    }
+
+    /// A line the language model mishears ("i can stroll elliot") is found by the keyphrase search a
+    /// threshold switches on.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: espeak), "CANNOT RUN HERE: espeak-ng is missing (make test-deps installs it)"))
+    func aThresholdAddsTheKeyphraseSearch() throws {
+        let path = Self.temporary("line.wav")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let said = try Self.speak([("I can't scroll down", "i can't")], to: path)
+        func found(_ phrase: ExclamationPhrase) throws -> Bool {
+            let segments = try Transcriber(configuration: SpeechConfiguration(exclamations: [phrase]))
+                .transcribe(path: path, progress: { _ in }, isCancelled: { false })
+            return segments.contains { $0.exclamation == "i can't" && abs($0.start - said[0].start) <= 1 }
+        }
+        #expect(try !found(ExclamationPhrase("i can't")), "the transcript alone hears it now: pick another line the model mishears")
+        #expect(try found(ExclamationPhrase("i can't", threshold: 1e-30, confirmed: false)))
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: espeak), "CANNOT RUN HERE: espeak-ng is missing (make test-deps installs it)"))
+    func aPhraseWithAWordNotInTheDictionaryIsRefusedByName() throws {
+        let path = Self.temporary("line.wav")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = try Self.speak([("oh no", "oh no")], to: path)
+        let configuration = SpeechConfiguration(exclamations: [ExclamationPhrase("oh no"), ExclamationPhrase("oh qwxzv")])
+        let error = #expect(throws: SpeechError.self) {
+            try Transcriber(configuration: configuration).transcribe(path: path, progress: { _ in }, isCancelled: { false })
+        }
+        #expect(error?.description.contains("qwxzv is not in the dictionary") == true, "\(String(describing: error))")
     }
 
     @Test(arguments: [("oh no", "oh no", nil as Double?, true), ("where is /1e-30/", "where is", 1e-30, true),
