@@ -57,7 +57,43 @@ extension ConsoleAPI {
         let transcription: [TranscriptionStatus]
     }
 
+    /// Quotes one search answers with: enough to pick from, bounded however many sessions match.
+    static let searchLimit = 100
+
+    /// One quote a search found: what was said, when, in which session.
+    struct Quote: Encodable {
+        let session: Int64
+        let name: String
+        let user: String?
+        let segment: TranscriptSegment
+    }
+
+    struct SearchAnswer: Encodable {
+        let query: String
+        let quotes: [Quote]
+        /// More quotes matched than `searchLimit`.
+        let truncated: Bool
+    }
+
     func registerMedia(on api: RouterGroup<ConsoleContext>) {
+        // What testers said, across sessions, newest session first: the sessions page's search.
+        api.get("search") { request, _ in
+            let query = (request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespaces)
+            guard !query.isEmpty else { throw ConsoleError.badRequest("search for what? (?q=TEXT)") }
+            let answer = try await blocking { () throws -> SearchAnswer in
+                var quotes: [Quote] = []
+                for record in try environment.registry.sessions().sorted(by: { $0.id > $1.id }) {
+                    // A session whose file is gone or unreadable has nothing to find: the others still answer.
+                    guard let transcript = try? SessionReader(path: record.path).transcript() else { continue }
+                    for segment in transcript where segment.contains(query) {
+                        guard quotes.count < Self.searchLimit else { return SearchAnswer(query: query, quotes: quotes, truncated: true) }
+                        quotes.append(Quote(session: record.id, name: record.name, user: record.testUser, segment: segment))
+                    }
+                }
+                return SearchAnswer(query: query, quotes: quotes, truncated: false)
+            }
+            return try encode(answer)
+        }
         api.get("sessions/:session/media") { _, context in
             let record = try await find(context)
             let overview = try await blocking { () throws -> MediaOverview in

@@ -2,7 +2,8 @@
 """Opens a stopped session's replay in Debian's headless Chromium and checks that the tester's voice
 follows the playhead: after seeking (by ?t= and by clicking an event row) the <audio> element's
 currentTime is the event's device time minus the stream's start (within 0.25 s), and the caption
-shows what was said then; on the live page, Listen plays the stream. Run by Tests/IntegrationTests/MediaCaptureTests.swift with CONSOLE_LOGIN_URL,
+shows what was said then; on the live page, Listen plays the stream; the sessions page's search finds
+the quote (as text, never markup) and its link opens the replay there. Run by Tests/IntegrationTests/MediaCaptureTests.swift with CONSOLE_LOGIN_URL,
 SESSION_ID, CAPTION_T (playhead seconds inside the transcript segment), MEDIA_T (the audio's time
 there) and CAPTION_TEXT; exits 1 on a failure."""
 
@@ -74,6 +75,22 @@ def main():
             print("live: played " + driver.find_element(By.ID, "listen").get_attribute("data-bytes") + " bytes of the voice", flush=True)
         except Exception:
             check(False, "the live page's Listen played nothing")
+        # The sessions page's search finds what the tester said; its link opens the replay at that moment.
+        driver.get(base + "/")
+        WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "tr[data-testid=session-row]"))
+        driver.find_element(By.ID, "search").send_keys(caption_text.split("<")[0].strip())  # "where is the": the words before the markup
+        try:
+            quote = WebDriverWait(driver, 30).until(
+                lambda d: d.find_elements(By.CSS_SELECTOR, f"li[data-testid=quote][data-session-id='{session}'] a[data-testid=quote-replay]"))[0]
+            check(caption_text in quote.text, f"the quote reads {quote.text!r}, not {caption_text!r} as text")
+            check(not driver.find_elements(By.CSS_SELECTOR, "#quotes-list i"), "the quote's markup was parsed")
+            quote.click()
+            state = WebDriverWait(driver, 30).until(
+                lambda d: d.execute_script("return document.body.dataset.ready") == "true" and in_sync(d))
+            print(f"after the search's link: audio at {state['current']:.3f} s, caption {state['caption']!r}", flush=True)
+            check(caption_text in state["caption"], f"the search's link opened the replay at {state}")
+        except Exception as error:
+            check(False, f"the sessions page's search did not find the quote and open it: {error!r}")
         errors = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
         check(not errors, f"script errors: {errors}")
     finally:

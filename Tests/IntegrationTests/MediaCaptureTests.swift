@@ -14,6 +14,15 @@ final class MediaCaptureTests: XCTestCase {
                                   as: SessionRecord.self)
     }
 
+    /// A daemon that leaves transcripts to the test: its own transcription of the test's tone would
+    /// replace the segments the test writes into the file.
+    private func daemonWithoutTranscription() async throws -> TestDaemon {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("media-\(UUID().uuidString.prefix(8)).toml").path
+        try "[transcription]\nenabled = false\n".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        return try await TestDaemon.start(arguments: ["--config", config])
+    }
+
     private func connect(_ daemon: TestDaemon) async throws -> TestDevice {
         let device = try await daemon.connectDevice()
         try await device.hello(DeviceHello(deviceId: "phone-1"))
@@ -245,7 +254,7 @@ final class MediaCaptureTests: XCTestCase {
 
     /// The console serves a stream as one file in byte ranges (what <audio> asks for), its transcript with it.
     func testConsoleServesTheStreamInRanges() async throws {
-        let daemon = try await TestDaemon.start()
+        let daemon = try await daemonWithoutTranscription()
         defer { daemon.cleanUp() }
         let session = try await start(daemon)
         let device = try await connect(daemon)
@@ -273,6 +282,17 @@ final class MediaCaptureTests: XCTestCase {
         let url = try XCTUnwrap(streams.first?["url"] as? String)
         XCTAssertEqual(url, "/api/sessions/\(session.id)/media/phone-1/voice-1")
         XCTAssertEqual((json["transcript"] as? [[String: Any]])?.first?["text"] as? String, "<b>where is</b> it")
+        // The sessions page's search: what testers said, across sessions.
+        let search = try await console.request("GET", "/api/search?q=WHERE%20is")
+        XCTAssertEqual(search.status, 200, search.text)
+        let quotes = try XCTUnwrap((search.json() as? [String: Any])?["quotes"] as? [[String: Any]])
+        XCTAssertEqual(quotes.count, 1, search.text)
+        XCTAssertEqual(quotes.first?["session"] as? Int, Int(session.id))
+        XCTAssertEqual((quotes.first?["segment"] as? [String: Any])?["start"] as? Double, 1_700_000_001)
+        let none = try await console.request("GET", "/api/search?q=publish")
+        XCTAssertEqual(((try none.json() as? [String: Any])?["quotes"] as? [Any])?.count, 0, none.text)
+        let empty = try await console.request("GET", "/api/search?q=")
+        XCTAssertEqual(empty.status, 400, empty.text)
 
         let expected = audio.file
         // Across the first chunk's end (44 + 16,000 bytes): the bytes of the exported file.
@@ -296,7 +316,7 @@ final class MediaCaptureTests: XCTestCase {
     /// In Chromium, the replay's <audio> follows the playhead, and the caption shows what was said.
     func testReplayAudioFollowsThePlayheadInTheBrowser() async throws {
         if let missing = try BrowserRequirement.missing() { throw XCTSkip(missing) }
-        let daemon = try await TestDaemon.start()
+        let daemon = try await daemonWithoutTranscription()
         defer { daemon.cleanUp() }
         let session = try await start(daemon)
         let device = try await connect(daemon)

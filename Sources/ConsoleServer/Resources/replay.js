@@ -347,8 +347,9 @@ async function load() {
   await loadMedia().catch((error) => showError(`Cannot load the session's audio: ${error.message}`));
 
   const parameters = new URLSearchParams(location.search);
-  const requested = Number(parameters.get("t"));
-  seek(Number.isFinite(requested) ? requested : 0, { updateURL: false });
+  // `?t=` is seconds into the replay; `?at=` a device time (a quote found by the sessions page's search).
+  const requested = parameters.has("at") ? Number(parameters.get("at")) - t0 : Number(parameters.get("t"));
+  seek(Number.isFinite(requested) ? Math.max(0, requested) : 0, { updateURL: false });
   // `?play=1` plays from there at once: a link that says "watch from here".
   if (parameters.get("play") === "1") setPlaying(true);
   document.body.dataset.ready = "true";

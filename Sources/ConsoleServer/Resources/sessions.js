@@ -3,7 +3,8 @@
 // Test hooks: form #start-form (#start-name, #start-user, #start-notes, #start-device,
 // #start-sensors checkboxes, #start-pairing, #start-study/#start-iteration/#start-participant), button #start-button [data-testid=start-session],
 // #start-result (the new session: data-session-id, and data-pairing-code when asked for);
-// #search, #state-filter; table #sessions > tbody#sessions-body with one
+// #search, #state-filter; #quotes (what testers said that matches #search: li[data-testid=quote]
+// [data-session-id] each with a link a[data-testid=quote-replay] to the replay at that moment); table #sessions > tbody#sessions-body with one
 // tr[data-testid=session-row][data-session-id=ID][data-state=STATE] per session, whose buttons are
 // [data-testid=stop] and [data-testid=delete] and links [data-testid=live|replay|details].
 
@@ -172,7 +173,39 @@ async function start() {
   }
 }
 
-search.addEventListener("input", render);
+// What testers said: the transcripts of every session, searched by the server (they are not in the
+// session list), a moment after typing stops; an older answer never replaces a newer one.
+const quotesSection = document.getElementById("quotes");
+let quotesAsked = 0;
+let quotesTimer;
+
+async function searchQuotes() {
+  const query = search.value.trim();
+  const asked = ++quotesAsked;
+  if (query.length < 2) {
+    quotesSection.classList.add("hidden");
+    return;
+  }
+  const answer = await api(`/api/search?q=${encodeURIComponent(query)}`);
+  if (asked !== quotesAsked) return;
+  setChildren(document.getElementById("quotes-list"), answer.quotes.map((quote) => {
+    const replay = `/sessions/${encodeURIComponent(String(quote.session))}/replay?at=${quote.segment.start}`;
+    return el("li", { dataset: { testid: "quote", sessionId: String(quote.session) }, class: quote.segment.exclamation ? "exclamation" : "" },
+      el("a", { href: replay, dataset: { testid: "quote-replay" } }, `“${quote.segment.text}”`),
+      el("span", { class: "muted" }, ` ${quote.name}${quote.user ? ` · ${quote.user}` : ""} · ${formatTime(quote.segment.start)}`
+        + (quote.segment.exclamation ? ` · exclamation “${quote.segment.exclamation}”` : "")));
+  }));
+  document.getElementById("quotes-note").textContent = answer.quotes.length === 0
+    ? "No tester said that (transcripts are made after a session stops)."
+    : answer.truncated ? `The first ${answer.quotes.length} quotes: search for more words to narrow it.` : "";
+  quotesSection.classList.remove("hidden");
+}
+
+search.addEventListener("input", () => {
+  render();
+  clearTimeout(quotesTimer);
+  quotesTimer = setTimeout(() => run(searchQuotes()), 300);
+});
 stateFilter.addEventListener("change", render);
 
 // Durations of recording sessions tick locally; the server pushes everything else.
