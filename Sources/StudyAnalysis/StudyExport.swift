@@ -28,6 +28,9 @@ internal import WireProtocol
 /// - `sus`: the participant's SUS score in the iteration.
 /// - The task's numbers in the iteration, the same on each of its rows: `completion_rate` with `completion_low` and
 ///   `completion_high` (adjusted Wald), `time_geomean_s` with `time_low` and `time_high`, and `seq_mean`.
+/// - `quotes`: what the participant said during the attempt (think-aloud transcript segments), in order,
+///   joined by ` | `; `exclamations`: the exclamations among them ("oh no"), in order, joined by `;`.
+///   Last, so that the columns before keep their places.
 public enum StudyExport {
     /// The header, in order (docs/STUDIES.md documents each column).
     public static let columns: [String] = [
@@ -35,6 +38,7 @@ public enum StudyExport {
         "outcome", "derived_outcome", "overridden", "reason", "time_s", "seq",
         "misclicks", "unresponsive_taps", "extra_views", "backtracks", "views", "problems", "sus",
         "completion_rate", "completion_low", "completion_high", "time_geomean_s", "time_low", "time_high", "seq_mean",
+        "quotes", "exclamations",
     ]
 
     /// What the outcome column says of a task never begun.
@@ -63,7 +67,7 @@ public enum StudyExport {
                         seq[key].map(String.init) ?? "",
                     ] + measureFields(attempts[key]) + [
                         ExportNumber.text(iteration.susScores[participant]),
-                    ] + aggregateFields(numbers))
+                    ] + aggregateFields(numbers) + speechFields(attempts[key]))
                 }
             }
         }
@@ -82,6 +86,12 @@ public enum StudyExport {
         guard let attempt else { return ["", "", "", "", "", ""] }
         return ["\(attempt.misclicks)", "\(attempt.unresponsiveTaps)", attempt.extraViews.map(String.init) ?? "", "\(attempt.backtracks)",
                 attempt.views.joined(separator: ">"), attempt.problems.joined(separator: ";")]
+    }
+
+    /// quotes, exclamations.
+    private static func speechFields(_ attempt: TaskAttempt?) -> [String] {
+        let quotes = attempt?.quotes ?? []
+        return [quotes.map(\.text).joined(separator: " | "), quotes.compactMap(\.exclamation).joined(separator: ";")]
     }
 
     /// completion_rate … seq_mean.
