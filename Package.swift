@@ -162,7 +162,7 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .executableTarget(name: "muevalsim", dependencies: [
-            "DeviceSimulator",
+            "DeviceSimulator", "WireProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Starts a real muevald on a temporary directory, for integration tests.

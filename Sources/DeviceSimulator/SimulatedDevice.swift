@@ -138,20 +138,28 @@ struct SimulatedDevice {
         return seconds
     }
 
-    /// Puts the microphone's chunks that are due into the outbox (with `final`, all the rest: the run ends).
+    /// Puts the microphone's (and camera's) parts that are due into the outbox (with `final`, all the rest: the run ends).
     private mutating func record(until now: Double, final: Bool) {
         guard var recorder else { return }
-        defer { self.recorder = recorder }
+        // After the last parts, or once an encoder failed, there is nothing more to record.
+        var recording = !final
+        defer { self.recorder = recording ? recorder : nil }
         do {
             try recorder.add(stream.takeSpoken())
         } catch {
             report.lastProblem = error.description
         }
         var chunks: [WireMedia] = []
-        if final {
-            chunks = recorder.remaining(through: now)
-        } else {
-            while outbox.hasRoom, let chunk = recorder.nextChunk(until: now) { chunks.append(chunk) }
+        do {
+            if final {
+                chunks = try recorder.remaining(through: now)
+            } else {
+                while outbox.hasRoom, let parts = try recorder.advance(until: now) { chunks += parts }
+            }
+        } catch {
+            // The encoder is gone: what was recorded is sent, the rest of the run goes on without the recording.
+            report.lastProblem = error.description
+            recording = false
         }
         for chunk in chunks {
             outbox.append(stream.media({ $0 = chunk }, time: chunk.start - stream.epoch))

@@ -5,7 +5,7 @@ internal import WireProtocol
 // Times the transcription of think-aloud audio (issue 17: an hour of audio within 10 minutes on the
 // project's 2-core machine, both passes: what was said and the exclamations).
 //   SpeechBenchmark hour [--minutes 60] [--workers 2]   one hour of espeak-ng speech with pauses
-//   SpeechBenchmark exclamations [--voice en-us+f2]     the corpus of Corpus.swift: exclamations found
+//   SpeechBenchmark exclamations [--voice en-us+f2] [--wpm 160]   the corpus of Corpus.swift: exclamations found
 //                                                        within ±1 s, and false ones per 10 minutes
 //   SpeechBenchmark transcribe FILE [--workers 2]        any audio file: its segments as JSON lines
 // Release mode: `swift build -c release --product SpeechBenchmark` (make bench runs it).
@@ -95,13 +95,14 @@ case "transcribe":
     run(arguments[2], seconds: nil)
 case "exclamations":
     let voice = option("--voice") ?? "en-us+f2"
-    // As the simulator speaks (140 words a minute), with pauses of 1 to 3 s.
+    let wordsPerMinute = option("--wpm").flatMap(Int.init) ?? 160
+    // As the simulator speaks, with pauses of 1 to 3 s.
     var pcm: [UInt8] = []
     var said: [(start: Double, end: Double, text: String, phrase: String?)] = []
     for (index, line) in Corpus.session.enumerated() {
         pcm += [UInt8](repeating: 0, count: (index % 3 + 1) * 22_050 * 2)
         let start = Double(pcm.count / 2) / 22_050
-        pcm += speak(line.text, voice: voice, wordsPerMinute: 140)
+        pcm += speak(line.text, voice: voice, wordsPerMinute: wordsPerMinute)
         said.append((start, Double(pcm.count / 2) / 22_050, line.text, line.phrase))
     }
     pcm += [UInt8](repeating: 0, count: 22_050 * 2)
@@ -126,8 +127,8 @@ case "exclamations":
     for alarm in falseAlarms { FileHandle.standardError.write(Data("false: \(alarm.exclamation!) in \"\(alarm.text)\" at \(alarm.start) s\n".utf8)) }
     // Ordinary speech: the whole recording but the exclamation lines themselves.
     let minutes = (Double(pcm.count / 2) / 22_050 - spoken.reduce(0) { $0 + $1.end - $1.start }) / 60
-    print(String(format: "exclamations (%@, 140 words/min): %d of %d found within ±1 s (%.0f %%; %@), %d false in %.1f min of ordinary speech (%.1f per 10 min)",
-                 voice, found.count, spoken.count, 100 * Double(found.count) / Double(spoken.count), report.joined(separator: ", "),
+    print(String(format: "exclamations (%@, %d words/min): %d of %d found within ±1 s (%.0f %%; %@), %d false in %.1f min of ordinary speech (%.1f per 10 min)",
+                 voice, wordsPerMinute, found.count, spoken.count, 100 * Double(found.count) / Double(spoken.count), report.joined(separator: ", "),
                  falseAlarms.count, minutes, Double(falseAlarms.count) / minutes * 10))
 case "hour", nil:
     let minutes = option("--minutes").flatMap(Double.init) ?? 60

@@ -115,24 +115,29 @@ final class Recogniser: @unchecked Sendable {
     }
 }
 
-/// `workers` threads, each with its own `Recogniser`, taking pieces from a short queue.
+/// `workers` threads, each with its own `Recogniser` and a short queue of pieces: piece `n` goes to
+/// worker `n % workers`. A decoder carries state from one utterance to the next (its running
+/// cepstral mean, its dither's random numbers), so what it hears depends on what it heard before:
+/// fixed queues make a transcript the same on every run, whichever thread is quicker.
 final class WorkerPool: @unchecked Sendable {
     private let condition = NSCondition()
-    private var queue: [Piece] = []
+    private var queues: [[Piece]]
+    private var submitted = 0
     private var closed = false
     private var running = 0
     private var results: [RecognisedSegment] = []
     private var seconds = 0.0
     private(set) var failure: SpeechError?
-    private let capacity: Int
+    /// Pieces that may wait for each worker (the decoder is faster than recognition).
+    private static let capacity = 1
 
     init(configuration: SpeechConfiguration) throws(SpeechError) {
-        capacity = configuration.workers
         var recognisers: [Recogniser] = []
         for _ in 0..<configuration.workers { recognisers.append(try Recogniser(configuration)) }
+        queues = Array(repeating: [], count: recognisers.count)
         running = recognisers.count
-        for recogniser in recognisers {
-            let thread = Thread { [self] in work(recogniser) }
+        for (index, recogniser) in recognisers.enumerated() {
+            let thread = Thread { [self] in work(index, recogniser) }
             thread.name = "mueval-speech"
             thread.start()
         }
@@ -145,11 +150,13 @@ final class WorkerPool: @unchecked Sendable {
         return seconds
     }
 
-    /// Queues a piece; waits while `capacity` pieces wait already (the decoder is faster than recognition).
+    /// Queues a piece for its worker; waits while that worker's queue is full.
     func submit(_ piece: Piece) {
         condition.lock()
-        while queue.count >= capacity, failure == nil { condition.wait() }
-        queue.append(piece)
+        let worker = submitted % queues.count
+        submitted += 1
+        while queues[worker].count >= Self.capacity, failure == nil { condition.wait() }
+        queues[worker].append(piece)
         condition.broadcast()
         condition.unlock()
     }
@@ -174,22 +181,22 @@ final class WorkerPool: @unchecked Sendable {
     func finish() {
         condition.lock()
         closed = true
-        queue.removeAll()
+        for index in queues.indices { queues[index].removeAll() }
         condition.broadcast()
         condition.unlock()
     }
 
-    private func work(_ recogniser: Recogniser) {
+    private func work(_ index: Int, _ recogniser: Recogniser) {
         while true {
             condition.lock()
-            while queue.isEmpty, !closed { condition.wait() }
-            guard !queue.isEmpty, failure == nil else {
+            while queues[index].isEmpty, !closed { condition.wait() }
+            guard !queues[index].isEmpty, failure == nil else {
                 running -= 1
                 condition.broadcast()
                 condition.unlock()
                 return
             }
-            let piece = queue.removeFirst()
+            let piece = queues[index].removeFirst()
             condition.broadcast()
             condition.unlock()
             let outcome = Result { () throws(SpeechError) in try recogniser.recognise(piece) }

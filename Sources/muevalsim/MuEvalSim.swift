@@ -1,6 +1,7 @@
 internal import ArgumentParser
 internal import DeviceSimulator
 internal import Foundation
+internal import WireProtocol
 
 /// muevalsim: simulated phones that play usability-test scenarios against muevald (docs/SIMULATOR.md).
 @main
@@ -82,8 +83,14 @@ struct MuEvalSim: AsyncParsableCommand {
     @Flag(help: "The tester thinks aloud: the scenario's lines (and an exclamation when a task goes wrong) are spoken with espeak-ng and streamed as the microphone's audio.")
     var thinkAloud = false
 
-    @Option(help: ArgumentHelp("espeak-ng's voice for --think-aloud.", valueName: "VOICE"))
-    var voice = "en-us"
+    @Option(help: ArgumentHelp("espeak-ng's voice for --think-aloud (en-us+f2: the one the lab machine's recogniser hears best, docs/SPEECH.md).", valueName: "VOICE"))
+    var voice = ThinkAloudOptions().voice
+
+    @Option(help: ArgumentHelp("With --think-aloud, the microphone's format: wav (PCM) or aac (AAC in fragmented MP4, encoded by ffmpeg).", valueName: "FORMAT"))
+    var audioFormat: AudioFormat = .wav
+
+    @Flag(help: "With --think-aloud, also stream the front camera: a drawn face whose mouth moves while the tester speaks, H.264 in fragmented MP4 (encoded by ffmpeg), sent when the session selects faceCamera.")
+    var faceVideo = false
 
     @Option(help: ArgumentHelp("With --think-aloud, append one JSON line per line said (device, stream, start, end, text; device time) to FILE.", valueName: "FILE"))
     var speechLog: String?
@@ -93,6 +100,7 @@ struct MuEvalSim: AsyncParsableCommand {
 
     func validate() throws {
         guard !thinkAloud || rate == nil else { throw ValidationError("--think-aloud follows the scenario's own timing: leave out --rate") }
+        guard thinkAloud || (!faceVideo && audioFormat == .wav) else { throw ValidationError("--face-video and --audio-format record the tester: add --think-aloud") }
         guard audioChunk > 0, audioChunk <= 10 else { throw ValidationError("--audio-chunk must be between 0 and 10 seconds") }
         guard devices >= 1 else { throw ValidationError("--devices must be at least 1") }
         guard speed > 0 else { throw ValidationError("--speed must be positive") }
@@ -123,6 +131,8 @@ struct MuEvalSim: AsyncParsableCommand {
         options.thinkAloud.voice = voice
         options.thinkAloud.speechLog = speechLog
         options.thinkAloud.chunkSeconds = audioChunk
+        options.thinkAloud.audioFormat = audioFormat.mediaFormat
+        options.thinkAloud.faceVideo = faceVideo
         do {
             try options.behaviour.validate(for: options.scenario)
         } catch {
@@ -177,6 +187,18 @@ enum Rate: ExpressibleByArgument {
             self = .perSecond(value)
         } else {
             return nil
+        }
+    }
+}
+
+/// `--audio-format`.
+enum AudioFormat: String, ExpressibleByArgument, CaseIterable {
+    case wav, aac
+
+    var mediaFormat: MediaFormat {
+        switch self {
+        case .wav: .wav
+        case .aac: .aacMP4
         }
     }
 }

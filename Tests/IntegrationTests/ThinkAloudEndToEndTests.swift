@@ -56,11 +56,15 @@ final class ThinkAloudEndToEndTests: XCTestCase {
         let falseAlarms = transcript.filter { segment in
             segment.exclamation != nil && !exclamations.contains { abs(segment.start - $0.start) <= 1 }
         }
+        let missed = exclamations.filter { line in !found.contains { $0.start == line.start } }.map { line in
+            "\(line.phrase) at \(line.start) (heard: \(transcript.filter { abs($0.start - line.start) <= 2 }.map(\.text).joined(separator: " / ")))"
+        }
         let figures = "\(found.count) of \(exclamations.count) scripted exclamations found within ±1 s, \(falseAlarms.count) false, in \(Int(sent)) s of audio"
+            + (missed.isEmpty ? "" : "; missed: " + missed.joined(separator: "; "))
         print("think-aloud end to end: \(figures)")
-        // The 80 % is not reached by PocketSphinx on synthetic speech (docs/SPEECH.md); this keeps what is.
-        XCTAssertGreaterThanOrEqual(Double(found.count), 0.4 * Double(exclamations.count), figures)
-        XCTAssertLessThanOrEqual(Double(falseAlarms.count), max(1, sent / 600), figures)
+        // The targets: 80 % found within ±1 s, fewer than one false alarm per 10 minutes of audio.
+        XCTAssertGreaterThanOrEqual(Double(found.count), 0.8 * Double(exclamations.count), figures)
+        XCTAssertLessThan(Double(falseAlarms.count), max(1, sent / 600), figures)
 
         // Found by `events --grep`, as problems in the analysis, and the audio plays (ffprobe) at its length.
         if let quote = transcript.first(where: { $0.exclamation != nil }) {

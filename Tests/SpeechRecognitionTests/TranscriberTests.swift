@@ -6,7 +6,7 @@ import Testing
 /// The recogniser on real speech: espeak-ng says scripted think-aloud lines, PocketSphinx hears them.
 struct TranscriberTests {
     static let espeak = "/usr/bin/espeak-ng"
-    /// The simulated tester's voice (muevalsim's default): PocketSphinx hears it best of espeak-ng's (docs/SPEECH.md).
+    /// The simulated tester's voice and pace (muevalsim's defaults): PocketSphinx hears them best of espeak-ng's (docs/SPEECH.md).
     static let voice = "en-us+f2"
     static let ffmpeg = "/usr/bin/ffmpeg"
 
@@ -28,7 +28,7 @@ struct TranscriberTests {
             pcm += [UInt8](repeating: 0, count: (index % 3 + 1) * 22_050 * 2)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: espeak)
-            process.arguments = ["--stdout", "-v", voice, "-s", "140", line.text]
+            process.arguments = ["--stdout", "-v", voice, "-s", "160", line.text]
             let pipe = Pipe()
             process.standardOutput = pipe
             try process.run()
