@@ -56,6 +56,16 @@ final class SimulatorMediaFormatsTests: XCTestCase {
         print("simulator media: voice \(voice.parts) parts, \(sent) s sent, ffprobe \(audio.codec) \(audio.duration) s; face \(face.parts) parts, \(video) s sent, ffprobe \(camera.codec) \(camera.duration) s")
         XCTAssertEqual(camera.codec, "h264")
         XCTAssertEqual(camera.duration, video, accuracy: max(0.2, video * 0.01))
+
+        // The Mobile Monitor's replay plays both, in sync with the playhead, in Chromium.
+        if let missing = try BrowserRequirement.missing() { throw XCTSkip(missing) }
+        let link = try await daemon.consoleLink()
+        let script = try runProcess(BrowserRequirement.python, [
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Browser/replay_face_browser.py").path,
+        ], environment: ["CONSOLE_LOGIN_URL": link.url, "SESSION_ID": String(session.id), "REPLAY_T": "30"], timeout: 180)
+        print(script.stdout)
+        XCTAssertEqual(script.status, 0, script.stdout + script.stderr)
     }
 
     func testFaceVideoNeedsThinkAloud() throws {
