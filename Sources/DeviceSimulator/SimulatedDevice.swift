@@ -39,7 +39,7 @@ struct SimulatedDevice {
 
     mutating func run() async -> DeviceReport {
         if let thinkAloudProblem {
-            report.lastProblem = thinkAloudProblem
+            report.recordingProblem = thinkAloudProblem
             return report
         }
         let clock = ContinuousClock()
@@ -147,7 +147,7 @@ struct SimulatedDevice {
         do {
             try recorder.add(stream.takeSpoken())
         } catch {
-            report.lastProblem = error.description
+            report.recordingProblem = error.description
         }
         var chunks: [WireMedia] = []
         do {
@@ -158,7 +158,7 @@ struct SimulatedDevice {
             }
         } catch {
             // The encoder is gone: what was recorded is sent, the rest of the run goes on without the recording.
-            report.lastProblem = error.description
+            report.recordingProblem = error.description
             recording = false
         }
         for chunk in chunks {

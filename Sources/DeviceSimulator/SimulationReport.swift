@@ -27,14 +27,18 @@ public struct DeviceReport: Codable, Sendable, Equatable {
     public var sessions: [String] = []
     /// The last connection failure or server error, when there was one.
     public var lastProblem: String?
+    /// Why the tester's recording (`--think-aloud`: voice, face) stopped or never started: a run asked
+    /// to record that did not is not complete.
+    public var recordingProblem: String?
 
     public init(deviceId: String, deviceName: String) {
         self.deviceId = deviceId
         self.deviceName = deviceName
     }
 
-    /// Every event ended acknowledged (or was one the session does not record).
-    public var isComplete: Bool { unacknowledged == 0 && rejected == 0 }
+    /// Every event ended acknowledged (or was one the session does not record), and the recording
+    /// asked for was made.
+    public var isComplete: Bool { unacknowledged == 0 && rejected == 0 && recordingProblem == nil }
 }
 
 /// The whole run: the server, the scenario, and each device.
@@ -60,6 +64,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
             total.disconnects += device.disconnects
             total.sessions += device.sessions
             total.lastProblem = device.lastProblem ?? total.lastProblem
+            total.recordingProblem = device.recordingProblem ?? total.recordingProblem
         }
         return total
     }
@@ -80,7 +85,8 @@ public struct SimulationReport: Codable, Sendable, Equatable {
                 lines.append("  \(device.deviceName) (\(device.deviceId)): \(device.generated) generated, \(device.acknowledged) acknowledged, \(device.resent) re-sent")
             }
         }
-        if !total.isComplete, let problem = total.lastProblem { lines.append("  last problem: \(problem)") }
+        if let problem = total.recordingProblem { lines.append("  recording failed: \(problem)") }
+        if total.unacknowledged > 0 || total.rejected > 0, let problem = total.lastProblem { lines.append("  last problem: \(problem)") }
         return lines.joined(separator: "\n")
     }
 }

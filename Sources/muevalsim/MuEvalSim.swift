@@ -112,6 +112,8 @@ struct MuEvalSim: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // ffmpeg encodes the recording through pipes: one that exits must not kill the run with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         if listScenarios {
             for name in BuiltinScenarios.names { print("\(name)\t\(BuiltinScenarios.named(name)?.description ?? "")") }
             return

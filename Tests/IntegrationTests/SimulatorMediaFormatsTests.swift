@@ -68,6 +68,30 @@ final class SimulatorMediaFormatsTests: XCTestCase {
         XCTAssertEqual(script.status, 0, script.stdout + script.stderr)
     }
 
+    /// An encoder that dies mid-run: the events still arrive, muevalsim says why the recording failed and exits 1 (no SIGPIPE).
+    func testAFailingEncoderEndsTheRecordingNotTheRun() async throws {
+        if !FileManager.default.isExecutableFile(atPath: "/usr/bin/espeak-ng") {
+            throw XCTSkip("CANNOT RUN HERE: /usr/bin/espeak-ng is missing (make test-deps installs espeak-ng)")
+        }
+        let daemon = try await TestDaemon.start()
+        defer { daemon.cleanUp() }
+        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "broken encoder"), as: SessionRecord.self)
+        // An "ffmpeg" first on PATH that reads a little and exits with status 3.
+        let bin = daemon.directory + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try "#!/bin/sh\nhead -c 1000 > /dev/null\nexit 3\n".write(toFile: bin + "/ffmpeg", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/ffmpeg")
+        let path = bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let run = try runProcess(TestDaemon.executable("muevalsim"), [
+            "--connect", "127.0.0.1:\(daemon.port)", "--scenario", "wordpress", "--seed", "3", "--speed", "8",
+            "--events", "40", "--think-aloud", "--audio-format", "aac",
+        ], environment: ["PATH": path], timeout: 120)
+        XCTAssertEqual(run.status, 1, "a run whose recording failed is not complete: " + run.stderr + run.stdout)
+        XCTAssertTrue((run.stdout + run.stderr).contains("recording failed: ffmpeg"), run.stdout + run.stderr)
+        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        XCTAssertEqual(try SessionReader(path: session.path).eventCount(), 40, "every event arrived")
+    }
+
     func testFaceVideoNeedsThinkAloud() throws {
         let run = try runProcess(TestDaemon.executable("muevalsim"), ["--connect", "127.0.0.1:1", "--face-video"], timeout: 30)
         XCTAssertNotEqual(run.status, 0)
