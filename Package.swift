@@ -57,6 +57,12 @@ let package = Package(
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
+        // Import of sessions recorded elsewhere: IMUT logs, GPX tracks, muEval's own exports (docs/IMPORT.md).
+        .target(name: "SessionImport", dependencies: [
+            "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "OrderedCollections", package: "swift-collections"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // The control socket's protocol, which both sides use: requests, replies, tail lines, counters, line limits, where the socket is.
         .target(name: "ControlProtocol", dependencies: [
             "SessionModel", "WireProtocol",
@@ -210,6 +216,9 @@ let package = Package(
         .testTarget(name: "WireProtocolTests", dependencies: [
             "WireProtocol",
             .product(name: "OrderedCollections", package: "swift-collections"),
+        ]),
+        .testTarget(name: "SessionImportTests", dependencies: [
+            "SessionImport",
         ]),
         .testTarget(name: "JournalStorageTests", dependencies: [
             "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",

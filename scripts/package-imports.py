@@ -22,7 +22,7 @@ PRODUCTS = {
     'HummingbirdWSClient': 'hummingbird-websocket', 'Metrics': 'swift-metrics', 'Prometheus': 'swift-prometheus',
 }
 # The toolchain's own modules need no declaration.
-SYSTEM = {'Foundation', 'FoundationNetworking', 'Glibc', 'Musl', 'Dispatch', 'Synchronization', 'XCTest', 'Testing', 'Darwin'}
+SYSTEM = {'Foundation', 'FoundationNetworking', 'FoundationXML', 'Glibc', 'Musl', 'Dispatch', 'Synchronization', 'XCTest', 'Testing', 'Darwin'}
 # Executables the integration tests start: declared so that `swift test` builds them.
 STARTED = {'IntegrationTests': ['muevald', 'muevalctl', 'muevalsim']}
 IMPORT = re.compile(r'^(?:@testable )?(?:(?:public|internal|package|private|fileprivate) )?import (\w+)\s*$', re.M)

@@ -270,6 +270,7 @@ public final class ControlCommands: Sendable {
     private func export(_ record: SessionRecord, format: ExportFormat, classes: [String], writer: ControlReplyWriter) async throws {
         let exporter = try JournalExporter(path: record.path, format: format)
         var chunk = exporter.header
+        if let session = try exporter.exportedSession() { chunk += try exporter.encode(session) }
         let count = try await forEachPage(of: record, classes: classes, last: nil) { page in
             for event in page {
                 chunk += try exporter.encode(event)
@@ -291,6 +292,16 @@ public final class ControlCommands: Sendable {
                 cursor = last.id
             }
             for segment in try reader.transcript() { chunk += try exporter.encode(segment) }
+            // A jsonl export names its data values by SHA-256: their bytes follow, so that it imports whole.
+            if format == .jsonl {
+                var cursor = ""
+                while case let page = try reader.blobPage(after: cursor, limit: 64, maxBytes: Self.pageBytes), let last = page.last {
+                    for blob in page { chunk += try exporter.encodeBlob(sha256: blob.sha256, bytes: blob.bytes) }
+                    try await writer.chunk(String(decoding: chunk, as: UTF8.self))
+                    chunk.removeAll(keepingCapacity: true)
+                    cursor = last.sha256
+                }
+            }
         }
         try await writer.chunk(String(decoding: chunk + exporter.footer, as: UTF8.self))
         try await writer.succeed(ExportSummary(session: record.id, format: format, events: Int64(count)))

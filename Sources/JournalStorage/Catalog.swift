@@ -118,7 +118,74 @@ public final class Catalog: @unchecked Sendable {
             record.participant = row.string(19)
             result.append(record)
         }
+        guard !result.isEmpty else { return result }
+        // Few sessions are imported: one query for all of them, rather than one per session.
+        var imports: [Int64: [SessionImportRecord]] = [:]
+        let sources = try database.prepare(
+            "SELECT session, file, format, sha256, imported, events, cut_short FROM session_imports ORDER BY rowid")
+        try sources.forEachRow { row in
+            imports[row.int64(0), default: []].append(SessionImportRecord(
+                file: row.string(1) ?? "", format: ImportFormat(rawValue: row.string(2) ?? "") ?? .jsonl,
+                sha256: row.string(3) ?? "", imported: row.double(4), events: row.int64(5), cutShort: row.string(6)))
+        }
+        if !imports.isEmpty {
+            for index in result.indices { result[index].imports = imports[result[index].id] }
+        }
         return result
+    }
+
+    /// The session a file with this content was imported into, if any.
+    public func session(importedFrom sha256: String) throws -> SessionRecord? {
+        try lock.withLock {
+            try sessions(where: "WHERE id IN (SELECT session FROM session_imports WHERE sha256 = ?)", [.text(sha256)]).first
+        }
+    }
+
+    /// Adds an imported session: in one catalog transaction, takes the next id, lets `place` put the
+    /// finished file at the session's path (it writes the session's own row into the file and renames
+    /// it there), and records the session with its source. If `place` throws, the catalog is as before.
+    public func addImportedSession(_ draft: SessionRecord, source: SessionImportRecord,
+                                   place: (SessionRecord) throws -> Void) throws -> SessionRecord {
+        try lock.withLock {
+            try database.transaction {
+                if let assignment = draft.assignment { _ = try context(of: assignment) }
+                let next = try database.prepare("SELECT COALESCE(MAX(id), 0) + 1 FROM sessions")
+                _ = try next.step()
+                let id = next.int64(0)
+                next.reset()
+                var record = draft
+                record.id = id
+                record.path = "\(directory)/\(Self.sessionsFolder)/session-\(id).sqlite"
+                record.imports = [source]
+                try upsert(record)
+                try insertImport(source, session: id)
+                try place(record)
+                return record
+            }
+        }
+    }
+
+    /// Records one more file merged into an existing session (`import --into`), with its new counts;
+    /// `place` replaces the session's file, inside the same catalog transaction.
+    public func addImport(_ source: SessionImportRecord, to session: SessionRecord, place: () throws -> Void) throws -> SessionRecord {
+        try lock.withLock {
+            try database.transaction {
+                var record = session
+                record.imports = (session.imports ?? []) + [source]
+                try upsert(record)
+                try insertImport(source, session: session.id)
+                try place()
+                return record
+            }
+        }
+    }
+
+    private func insertImport(_ source: SessionImportRecord, session: Int64) throws {
+        let statement = try database.prepare(
+            "INSERT INTO session_imports (session, file, format, sha256, imported, events, cut_short) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        statement.bind([.integer(session), .text(source.file), .text(source.format.rawValue), .text(source.sha256),
+                        .real(source.imported), .integer(source.events), source.cutShort.map { .text($0) } ?? .null])
+        try statement.run()
     }
 
     public func session(id: Int64) throws -> SessionRecord? {
@@ -128,9 +195,13 @@ public final class Catalog: @unchecked Sendable {
     /// Removes the session from the catalog and deletes its file (with WAL and shared-memory files).
     public func deleteSession(_ session: SessionRecord) throws {
         try lock.withLock {
-            let statement = try database.prepare("DELETE FROM sessions WHERE id = ?")
-            statement.bind(1, session.id)
-            try statement.run()
+            try database.transaction {
+                for table in ["session_imports WHERE session", "sessions WHERE id"] {
+                    let statement = try database.prepare("DELETE FROM \(table) = ?")
+                    statement.bind(1, session.id)
+                    try statement.run()
+                }
+            }
         }
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: session.path + suffix)

@@ -13,6 +13,7 @@ enum CatalogSchema {
     static let migrations: [Migration] = [
         Migration(version: 1, summary: "sessions and devices (muEval 0.1.0)", apply: baseline),
         Migration(version: 2, summary: "studies, questionnaires, sessions' study assignment", apply: studies),
+        Migration(version: 3, summary: "imported sessions' source files", apply: imports),
     ]
 
     /// The version this build writes.
@@ -169,6 +170,25 @@ enum CatalogSchema {
             ALTER TABLE sessions ADD COLUMN iteration INTEGER;
             ALTER TABLE sessions ADD COLUMN participant TEXT;
             CREATE INDEX sessions_study ON sessions(study, iteration, participant);
+            """)
+    }
+}
+
+extension CatalogSchema {
+    /// The files sessions were imported from, by content hash: so that the same file imported twice is noticed.
+    fileprivate static func imports(_ database: SQLiteDatabase) throws {
+        try database.execute("""
+            CREATE TABLE session_imports (
+                session INTEGER NOT NULL REFERENCES sessions(id),
+                file TEXT NOT NULL,
+                format TEXT NOT NULL,
+                sha256 TEXT NOT NULL,
+                imported REAL NOT NULL,
+                events INTEGER NOT NULL,
+                cut_short TEXT
+            );
+            CREATE INDEX session_imports_sha256 ON session_imports(sha256);
+            CREATE INDEX session_imports_session ON session_imports(session);
             """)
     }
 }

@@ -52,6 +52,32 @@ public struct JournalExporter {
         }
     }
 
+    /// The session itself, before the first event: an element (or line) whose one key is `session`,
+    /// so that an import on another machine makes the same session of the file (docs/IMPORT.md).
+    public func encode(_ session: ExportedSession) throws -> [UInt8] {
+        switch format {
+        case .plist:
+            // Through JSON: the same fields and names as the jsonl line, as plist values.
+            let json = try Self.jsonLine(session)
+            let value = try json.dropLast().withUnsafeBufferPointer { try PlainJSON.decode($0) }
+            return WireEncoder.plistElement(.dict(["session": value]), indent: 1)
+        case .jsonl:
+            return try Self.jsonLine(["session": session])
+        }
+    }
+
+    /// The session's own description for `encode(_:)`, read from its file.
+    public func exportedSession() throws -> ExportedSession? {
+        guard let session = try reader.session() else { return nil }
+        return ExportedSession(session: session, devices: try reader.devices(), gaps: try reader.gaps(), study: try reader.studyContext())
+    }
+
+    /// A `data` value's bytes, after the events of a jsonl export (whose payloads name them by SHA-256):
+    /// `{"blob":{"sha256":…,"size":N,"data":base64}}`. A plist export has them inline.
+    public func encodeBlob(sha256: String, bytes: [UInt8]) throws -> [UInt8] {
+        try Self.jsonLine(["blob": ExportedBlob(sha256: sha256, size: Int64(bytes.count), data: Data(bytes).base64EncodedString())])
+    }
+
     /// A media chunk after the events: an element (or line) whose one key is `media`, so that no
     /// reader takes it for an event (those have a `class`). JSON lines carry the bytes as base64.
     public func encode(_ chunk: StoredMediaChunk) throws -> [UInt8] {
@@ -94,16 +120,16 @@ public struct JournalExporter {
     }
 
     /// A media chunk's JSON line: the columns, and the bytes in base64.
-    private struct ExportedMedia: Encodable {
-        var device, stream, kind, contentType: String
-        var part: Int64
-        var start: Double
-        var duration: Double?
-        var seq: Int64?
-        var received: Double
-        var data: String
+    package struct ExportedMedia: Codable {
+        package var device, stream, kind, contentType: String
+        package var part: Int64
+        package var start: Double
+        package var duration: Double?
+        package var seq: Int64?
+        package var received: Double
+        package var data: String
 
-        init(_ chunk: StoredMediaChunk) {
+        package init(_ chunk: StoredMediaChunk) {
             device = chunk.device
             stream = chunk.stream
             kind = chunk.kind
@@ -115,6 +141,13 @@ public struct JournalExporter {
             received = chunk.received
             data = Data(chunk.bytes).base64EncodedString()
         }
+    }
+
+    /// A blob's JSON line.
+    package struct ExportedBlob: Codable {
+        package var sha256: String
+        package var size: Int64
+        package var data: String
     }
 
     /// The event as sent, its `data` values read back from the blobs table.

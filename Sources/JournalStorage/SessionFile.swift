@@ -90,6 +90,14 @@ enum SessionFileSchema {
             updated REAL NOT NULL,
             PRIMARY KEY (device, stream)
         );
+        CREATE TABLE IF NOT EXISTS imports (
+            file TEXT NOT NULL,
+            format TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            imported REAL NOT NULL,
+            events INTEGER NOT NULL,
+            cut_short TEXT
+        );
         """
 
     /// The indexes of `events`, by name. A writer drops them while the session is open and builds
@@ -319,10 +327,50 @@ public final class SessionFile {
         }
     }
 
+    /// The file this session was imported from (or one merged into it), so that a copied file says so.
+    package func recordImport(_ source: SessionImportRecord) throws {
+        let statement = try database.prepare("INSERT INTO imports (file, format, sha256, imported, events, cut_short) VALUES (?, ?, ?, ?, ?, ?)")
+        statement.bind([.text(source.file), .text(source.format.rawValue), .text(source.sha256), .real(source.imported),
+                        .integer(source.events), source.cutShort.map { .text($0) } ?? .null])
+        try statement.run()
+    }
+
     public func writeDevice(_ device: DeviceRecord) throws {
         let statement = try database.prepare(DeviceRow.upsert)
         statement.bind(DeviceRow.values(device))
         try statement.run()
+    }
+
+    /// A `data` value's bytes under their SHA-256, as an import brings them (kept once).
+    package func storeBlob(sha256: String, bytes: [UInt8]) throws {
+        insertBlob.bind(1, sha256)
+        insertBlob.bind(2, Int64(bytes.count))
+        try bytes.withUnsafeBytes { bytes in
+            insertBlob.bindBlob(3, bytes)
+            try insertBlob.run()
+        }
+    }
+
+    /// A gap as an import brings it, already closed or not.
+    package func addGap(_ gap: SessionGap) throws {
+        let statement = try database.prepare("INSERT INTO gaps (start, \"end\", reason) VALUES (?, ?, ?)")
+        statement.bind([.real(gap.start), gap.end.map { .real($0) } ?? .null, .text(gap.reason)])
+        try statement.run()
+    }
+
+    /// Numbers the events again in time order (ties in their old order): after `import --into` merged a
+    /// track into a session, the analysis reads them in the order they happened.
+    package func renumberEventsByTime() throws {
+        try database.transaction {
+            try database.execute("""
+                CREATE TEMP TABLE ordered AS
+                    SELECT device, seq, class, timestamp, timestamp_estimated, received, payload FROM events ORDER BY timestamp, id;
+                DELETE FROM events;
+                INSERT INTO events (device, seq, class, timestamp, timestamp_estimated, received, payload)
+                    SELECT device, seq, class, timestamp, timestamp_estimated, received, payload FROM ordered ORDER BY rowid;
+                DROP TABLE ordered;
+                """)
+        }
     }
 
     public func openGap(at start: Double, reason: String) throws {

@@ -18,7 +18,23 @@ public final class SessionReader {
         guard try statement.step() else { return nil }
         var record = SessionRow.read(statement, path: database.path, events: try eventCount())
         record.assignment = try studyContext()?.assignment
+        let imports = try self.imports()
+        record.imports = imports.isEmpty ? nil : imports
         return record
+    }
+
+    /// The files the session was imported from, oldest first; empty for a session recorded live (and
+    /// for files made before imports existed).
+    public func imports() throws -> [SessionImportRecord] {
+        guard try hasTable("imports") else { return [] }
+        let statement = try database.prepare("SELECT file, format, sha256, imported, events, cut_short FROM imports ORDER BY rowid")
+        var result: [SessionImportRecord] = []
+        try statement.forEachRow { row in
+            result.append(SessionImportRecord(
+                file: row.string(0) ?? "", format: ImportFormat(rawValue: row.string(1) ?? "") ?? .jsonl, sha256: row.string(2) ?? "",
+                imported: row.double(3), events: row.int64(4), cutShort: row.string(5)))
+        }
+        return result
     }
 
     /// The study the session records, as written at its start; nil for a session outside any study
@@ -33,6 +49,12 @@ public final class SessionReader {
         } catch {
             throw SQLiteError(code: 0, message: "its study table cannot be read: \(error)", context: database.path)
         }
+    }
+
+    /// A consistent copy of the file (its WAL folded in) at `path`, which must not exist.
+    package func copy(to path: String) throws {
+        try database.execute("VACUUM INTO '\(path.replacingOccurrences(of: "'", with: "''"))'")
+        try DataDirectory.restrict(path)
     }
 
     public func eventCount() throws -> Int64 {
@@ -140,6 +162,22 @@ public final class SessionReader {
         defer { statement.reset() }
         statement.bind(1, sha256)
         return try statement.step() ? statement.bytes(0) : nil
+    }
+
+    /// Blobs after `afterSHA256` in name order, up to `limit` and no more once `maxBytes` were read (one
+    /// at least): every `data` value of a session a page at a time (a jsonl export's `blob` lines).
+    public func blobPage(after afterSHA256: String, limit: Int, maxBytes: Int) throws -> [(sha256: String, bytes: [UInt8])] {
+        let statement = try database.prepare("SELECT sha256, bytes FROM blobs WHERE sha256 > ? ORDER BY sha256 LIMIT ?")
+        defer { statement.reset() }
+        statement.bind([.text(afterSHA256), .integer(Int64(limit))])
+        var result: [(sha256: String, bytes: [UInt8])] = []
+        var total = 0
+        while total < maxBytes, try statement.step() {
+            let bytes = statement.bytes(1)
+            total += bytes.count
+            result.append((statement.string(0) ?? "", bytes))
+        }
+        return result
     }
 
     private func classFilter(_ classes: [String]) -> String {

@@ -48,6 +48,8 @@ public struct SessionRecord: Codable, Sendable, Equatable {
     public var study: String?
     public var iteration: Int?
     public var participant: String?
+    /// The files the session was imported from (`muevalctl import`); nil for a session recorded live.
+    public var imports: [SessionImportRecord]?
 
     public init(id: Int64, uuid: String, name: String, testUser: String? = nil, notes: String? = nil,
                 sensors: [String] = [], boundDevice: String? = nil, device: String? = nil,

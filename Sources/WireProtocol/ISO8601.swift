@@ -3,7 +3,13 @@
 /// Fractions are kept to the microsecond (rounded), and `format` writes at most six digits, so
 /// `parse(format(t)) == t` for every `t` that `parse` returns. Civil-date arithmetic after Howard Hinnant's
 /// `days_from_civil`, so no calendar library is needed.
-enum ISO8601 {
+public enum ISO8601 {
+    /// `text` as seconds since 1970 UTC; nil when it is not such a date (imports: IMUT's clock, GPX times).
+    public static func parse(_ text: String) -> Double? {
+        var text = text
+        return text.withUTF8 { parse($0) }
+    }
+
     /// 0000-01-01T00:00:00Z and the last microsecond of 9999: the years four digits can write.
     static let earliest: Double = -62_167_219_200
     static let latest: Double = 253_402_300_799.999_999

@@ -51,6 +51,30 @@ struct MessageParser {
         }
     }
 
+    /// One value element (`<dict>…</dict>`, `<string>…</string>`, …) as a tree, and nothing after it
+    /// but whitespace; on failure the message and the byte offset where reading stopped.
+    mutating func plistValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<PlistValue, PlistElementError> {
+        var cursor = XMLCursor(bytes, scratch: scratch)
+        scratch = []
+        defer { scratch = cursor.scratch }
+        keys.reset()
+        fields = EventFields()
+        var tree = PlistTreeBuilder()
+        do throws(ParseFailure) {
+            try cursor.skipMisc()
+            guard cursor.peek() == ASCII.lessThan, cursor.peek(1) != ASCII.slash else {
+                throw ParseFailure(.malformedXML, "expected a value element, found \(cursor.upcoming)")
+            }
+            try value(&cursor, depth: 0, sink: &tree, field: nil)
+            try cursor.skipMisc()
+            guard cursor.atEnd else { throw ParseFailure(.malformedXML, "unexpected \(cursor.upcoming) after the value") }
+            guard let value = tree.value else { throw ParseFailure(.malformedXML, "no value") }
+            return .success(value)
+        } catch {
+            return .failure(PlistElementError(message: error.message, offset: cursor.index))
+        }
+    }
+
     private mutating func message(_ c: inout XMLCursor) throws(ParseFailure) -> WireMessage {
         let root = try c.startTag()
         let name = c.slice(root.name)

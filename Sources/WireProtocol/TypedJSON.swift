@@ -37,7 +37,7 @@ public enum TypedJSON {
 
     private static func decode(buffer: UnsafeBufferPointer<UInt8>, blob: (String) throws -> [UInt8]) throws -> PlistValue {
         try withoutActuallyEscaping(blob) { blob in
-            var reader = TypedJSONReader(buffer, blob: blob)
+            var reader = JSONValueReader(buffer, typed: true, blob: blob)
             let value = try reader.value(depth: 0)
             reader.skipWhitespace()
             guard reader.atEnd else { throw reader.failure("unexpected content after the value") }
@@ -55,16 +55,58 @@ public struct TypedJSONError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String { "typed JSON, byte \(offset): \(message)" }
 }
 
-/// A reader for exactly the format `TypedJSONWriter` produces (and JSON whitespace).
-private struct TypedJSONReader {
+/// Standard JSON (RFC 8259) read into property list values, for files other programs wrote (an
+/// import's IMUT log, the lines of a jsonl export): objects become dicts with their keys in order, a
+/// number with a `.` or an exponent a real, any other an integer. `$` keys are ordinary keys here.
+/// The same reader as typed JSON's, whose byte offsets in errors let an import say where a file breaks.
+public enum PlainJSON {
+    /// The value of `json`, which must hold exactly one. `null` has no property list type: refused.
+    public static func decode(_ json: UnsafeBufferPointer<UInt8>) throws(TypedJSONError) -> PlistValue {
+        try reading(json) { reader in
+            let value = try reader.value(depth: 0)
+            reader.skipWhitespace()
+            guard reader.atEnd else { throw reader.failure("unexpected content after the value") }
+            return value
+        }
+    }
+
+    /// The members of the object `json` holds, each with the byte range of its value, checked as JSON
+    /// but not decoded: so that a caller can keep one value's bytes as they are (a typed JSON payload).
+    public static func members(_ json: UnsafeBufferPointer<UInt8>) throws(TypedJSONError) -> [(key: String, value: Range<Int>)] {
+        try reading(json) { reader in
+            let members = try reader.members()
+            reader.skipWhitespace()
+            guard reader.atEnd else { throw reader.failure("unexpected content after the object") }
+            return members
+        }
+    }
+
+    /// Plain JSON names no blobs, so the reader's only errors are its own.
+    private static func reading<T>(_ json: UnsafeBufferPointer<UInt8>, _ body: (inout JSONValueReader) throws -> T) throws(TypedJSONError) -> T {
+        var reader = JSONValueReader(json, typed: false, blob: { _ in [] })
+        do {
+            return try body(&reader)
+        } catch let error as TypedJSONError {
+            throw error
+        } catch {
+            throw reader.failure("\(error)")
+        }
+    }
+}
+
+/// Reads JSON into `PlistValue`s: typed JSON (exactly the format `TypedJSONWriter` produces, and JSON
+/// whitespace) or, with `typed` false, plain JSON, where `$` keys mean nothing.
+private struct JSONValueReader {
     private let p: UnsafeBufferPointer<UInt8>
     private var i = 0
+    private let typed: Bool
     private let blob: (String) throws -> [UInt8]
     /// Well beyond any `WireLimits.maxDepth`; stops hostile input from exhausting the stack.
     private static let maxDepth = 512
 
-    init(_ p: UnsafeBufferPointer<UInt8>, blob: @escaping (String) throws -> [UInt8]) {
+    init(_ p: UnsafeBufferPointer<UInt8>, typed: Bool, blob: @escaping (String) throws -> [UInt8]) {
         self.p = p
+        self.typed = typed
         self.blob = blob
     }
 
@@ -117,7 +159,42 @@ private struct TypedJSONReader {
         case 0x74 where literal("true"): return .bool(true)
         case 0x66 where literal("false"): return .bool(false)
         case ASCII.minus, ASCII.zero...ASCII.nine: return try number()
+        case 0x6E where matchPrefix(p, at: i, "null") == .yes: throw failure("null has no property list type")
         default: throw failure("expected a value")
+        }
+    }
+
+    /// A top-level object's members and where each value lies (plain JSON only).
+    mutating func members() throws -> [(key: String, value: Range<Int>)] {
+        skipWhitespace()
+        guard peek() == ASCII.leftBrace else { throw failure("expected an object") }
+        i += 1
+        var members: [(key: String, value: Range<Int>)] = []
+        skipWhitespace()
+        if peek() == ASCII.rightBrace {
+            i += 1
+            return members
+        }
+        while true {
+            skipWhitespace()
+            let keyOffset = i
+            let key = try string()
+            try expect(ASCII.colon)
+            skipWhitespace()
+            let start = i
+            _ = try value(depth: 1)
+            if members.contains(where: { $0.key == key }) {
+                i = keyOffset
+                throw failure("duplicate key \"\(key)\"")
+            }
+            members.append((key, start..<i))
+            skipWhitespace()
+            if peek() == ASCII.comma {
+                i += 1
+                continue
+            }
+            try expect(ASCII.rightBrace)
+            return members
         }
     }
 
@@ -134,7 +211,7 @@ private struct TypedJSONReader {
             let keyOffset = i
             var key = try string()
             try expect(ASCII.colon)
-            if key.hasPrefix("$") {
+            if typed, key.hasPrefix("$") {
                 guard key.hasPrefix("$$") else {
                     guard dict.isEmpty else {
                         i = keyOffset

@@ -1,4 +1,4 @@
-internal import OrderedCollections
+public import OrderedCollections
 
 /// Limits the decoder enforces on every message; both are configurable in muevald.
 public struct WireLimits: Sendable, Equatable {
@@ -125,5 +125,38 @@ public struct WireReplyError: Sendable, Equatable {
         self.reason = reason
         self.seq = seq
         self.fromSeq = fromSeq
+    }
+}
+
+extension WireEvent {
+    /// The event a dict makes, as if a device had sent it: `class` (a string, required), `timestamp`
+    /// (a date, or a real or integer of seconds since 1970), `seq` (an integer) and `sensor` read as
+    /// the wire decoder reads them, the whole dict as typed JSON. How an import stores the records it
+    /// reads (an exported plist's events, IMUT and GPX records turned into events).
+    public init(fields: OrderedDictionary<String, PlistValue>) throws(WireError) {
+        guard let classValue = fields["class"] else {
+            throw WireError(.missingClass, "the event has no \"class\"")
+        }
+        guard case .string(let eventClass) = classValue else {
+            throw WireError(.invalidValue, "\"class\" must be a string")
+        }
+        var timestamp: Double?
+        switch fields["timestamp"] {
+        case nil: timestamp = nil
+        case .date(let time)?: timestamp = time
+        case .real(let time)? where time.isFinite: timestamp = time
+        case .integer(let time)?: timestamp = Double(time)
+        default: throw WireError(.invalidValue, "\"timestamp\" must be a date or a number of seconds since 1970")
+        }
+        var seq: Int64?
+        switch fields["seq"] {
+        case nil: seq = nil
+        case .integer(let value)?: seq = value
+        default: throw WireError(.invalidValue, "\"seq\" must be an integer")
+        }
+        var sensor: String?
+        if case .string(let name)? = fields["sensor"] { sensor = name }
+        let (json, blobs) = TypedJSON.encode(.dict(fields))
+        self.init(eventClass: eventClass, timestamp: timestamp, seq: seq, sensor: sensor, payload: json, blobs: blobs)
     }
 }

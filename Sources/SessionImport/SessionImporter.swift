@@ -1,0 +1,230 @@
+internal import Foundation
+public import JournalStorage
+public import SessionModel
+internal import WireProtocol
+
+/// Limits of `muevalctl import` (muevald's `[import]` section).
+public struct ImportLimits: Sendable, Equatable {
+    /// Files larger than this are refused before they are read.
+    public var maxFileBytes: Int64
+    /// Events one file may bring.
+    public var maxEvents: Int64
+    /// Seconds a log's time may go back from one record to the next before it is refused (IMUT, GPX).
+    public var maxTimeRegression: Double
+
+    public init(maxFileBytes: Int64 = 4 << 30, maxEvents: Int64 = 20_000_000, maxTimeRegression: Double = 1) {
+        self.maxFileBytes = maxFileBytes
+        self.maxEvents = maxEvents
+        self.maxTimeRegression = maxTimeRegression
+    }
+}
+
+/// What to import and how (the fields of `muevalctl import`).
+public struct ImportRequest: Sendable {
+    /// Logs, tracks and exports to import, each as its own session; and recordings an IMUT log names.
+    public var files: [String]
+    /// The format of every log; recognised from each file's content when nil.
+    public var format: ImportFormat?
+    public var name: String?
+    public var testUser: String?
+    public var assignment: StudyAssignment?
+    /// The stopped session a track or log is merged into, instead of making a new one.
+    public var into: SessionRecord?
+    /// Import a file again that was imported before.
+    public var again: Bool
+
+    public init(files: [String], format: ImportFormat? = nil, name: String? = nil, testUser: String? = nil,
+                assignment: StudyAssignment? = nil, into: SessionRecord? = nil, again: Bool = false) {
+        self.files = files
+        self.format = format
+        self.name = name
+        self.testUser = testUser
+        self.assignment = assignment
+        self.into = into
+        self.again = again
+    }
+}
+
+/// One file imported: the session it became (or was merged into) and what it brought.
+public struct ImportOutcome: Codable, Sendable, Equatable {
+    public var session: SessionRecord
+    public var file: String
+    public var format: ImportFormat
+    public var events: Int64
+    /// Media chunks stored (an export's, or the recordings attached).
+    public var mediaChunks: Int
+    /// Recordings attached, by file name.
+    public var attached: [String]
+    /// Why only part of the file was taken.
+    public var cutShort: String?
+}
+
+/// Imports files into a data directory (docs/IMPORT.md): each log becomes a stopped session, in one
+/// transaction: read whole into a hidden draft file, which moves to its session's path in the same
+/// catalog transaction that lists it. A file that fails leaves nothing behind. Blocking: run it off any
+/// event loop.
+public struct SessionImporter: Sendable {
+    public let catalog: Catalog
+    public let limits: ImportLimits
+
+    public init(catalog: Catalog, limits: ImportLimits = .init()) {
+        self.catalog = catalog
+        self.limits = limits
+    }
+
+    private struct Source {
+        var path: String
+        var name: String { (path as NSString).lastPathComponent }
+        var sha256: String
+        var format: ImportFormat
+    }
+
+    public func run(_ request: ImportRequest, now: Double) throws -> [ImportOutcome] {
+        guard !request.files.isEmpty else { throw ImportUsageError("import needs at least one file") }
+        var logs: [Source] = []
+        var recordings: [String] = []
+        for path in request.files {
+            _ = try FileChunks.size(of: path, limit: limits.maxFileBytes)
+            let (sha256, head) = try FileChunks.fingerprint(of: path)
+            switch (request.format, FormatRecognizer.recognise(head)) {
+            case (_, .recording):
+                recordings.append(path)
+            case (let format?, _):
+                logs.append(Source(path: path, sha256: sha256, format: format))
+            case (nil, .log(let format)):
+                logs.append(Source(path: path, sha256: sha256, format: format))
+            case (nil, .unknown(let looks)):
+                throw ImportError(file: path, "is not a file muEval imports: it looks like \(looks); give --format imut, gpx, jsonl or plist if it is one")
+            }
+        }
+        guard !logs.isEmpty else { throw ImportUsageError("no log among the files: give the IMUT log with the recordings it names") }
+        if !recordings.isEmpty, logs.count > 1 || logs[0].format != .imut {
+            throw ImportUsageError("recordings are attached to the IMUT log that names them: give one IMUT log with its recordings")
+        }
+        if let into = request.into {
+            guard logs.count == 1, [.gpx, .imut].contains(logs[0].format) else {
+                throw ImportUsageError("--into merges one GPX track or IMUT log into a session; an export is a session of its own")
+            }
+            guard into.state == .stopped else { throw ImportUsageError("session \(into.id) still records: stop it before merging into it") }
+        }
+        if !request.again {
+            for log in logs {
+                if let session = try catalog.session(importedFrom: log.sha256) {
+                    throw AlreadyImported(file: log.path, session: session)
+                }
+            }
+        }
+        var outcomes: [ImportOutcome] = []
+        for log in logs {
+            do {
+                outcomes.append(try importLog(log, recordings: recordings, request, now: now))
+            } catch let error where !outcomes.isEmpty {
+                let made = outcomes.map { "session \($0.session.id) from \($0.file)" }.joined(separator: ", ")
+                throw ImportUsageError("\(error) (imported before it: \(made))")
+            }
+        }
+        return outcomes
+    }
+
+    private func importLog(_ log: Source, recordings: [String], _ request: ImportRequest, now: Double) throws -> ImportOutcome {
+        let folder = catalog.directory + "/" + Catalog.sessionsFolder
+        let draft = try request.into.map { try SessionDraft(copying: $0, folder: folder, maxEvents: limits.maxEvents) }
+            ?? SessionDraft(folder: folder, maxEvents: limits.maxEvents)
+        do {
+            let context = ImportContext(file: log.path, limits: limits, device: request.into.map { $0.device ?? $0.boundDevice ?? "gpx" })
+            var reader: any ImportReader = switch log.format {
+            case .imut: IMUTLogReader(context: context)
+            case .gpx: GPXReader(context: context)
+            case .jsonl: JSONLinesExportReader(context: context)
+            case .plist: PlistExportReader(context: context)
+            }
+            var chunks = try FileChunks(path: log.path)
+            defer { chunks.close() }
+            let summary = try reader.read(&chunks, into: draft)
+            let attached = try attach(recordings, named: summary.recordings, device: summary.device?.id ?? "imut", into: draft, now: now)
+            if let assignment = request.assignment { try draft.addStudyContext(try catalog.studyContext(of: assignment)) }
+            try draft.complete(renumber: request.into != nil, now: now)
+            let source = SessionImportRecord(file: log.name, format: log.format, sha256: log.sha256, imported: now,
+                                             events: draft.events, cutShort: summary.cutShort)
+            let session: SessionRecord
+            if var into = request.into {
+                into.events += draft.events
+                into.imports = (into.imports ?? []) + [source]
+                session = try catalog.addImport(source, to: into) {
+                    try draft.seal(into, source: source)
+                    try draft.move(to: into.path)
+                }
+            } else {
+                session = try catalog.addImportedSession(try newSession(log, summary, draft, request), source: source) { record in
+                    try draft.seal(record, source: source)
+                    try draft.move(to: record.path)
+                }
+            }
+            return ImportOutcome(session: session, file: log.name, format: log.format, events: draft.events,
+                                 mediaChunks: draft.mediaChunks, attached: attached, cutShort: summary.cutShort)
+        } catch {
+            draft.discard()
+            throw error
+        }
+    }
+
+    /// The session an imported file becomes: an export's own description, else what the file tells.
+    private func newSession(_ log: Source, _ summary: ReadSummary, _ draft: SessionDraft, _ request: ImportRequest) throws -> SessionRecord {
+        let first = draft.firstTimestamp ?? summary.exported?.created ?? 0
+        var record = SessionRecord(id: 0, uuid: UUID().uuidString.lowercased(),
+                                   name: request.name ?? summary.name ?? ((log.name as NSString).deletingPathExtension),
+                                   testUser: request.testUser ?? request.assignment?.participant, device: summary.device?.id,
+                                   state: .stopped, created: first, started: first, stopped: draft.lastTimestamp ?? first,
+                                   path: "", events: draft.events, assignment: request.assignment)
+        if let exported = summary.exported {
+            // The same session as on the machine it came from; another uuid only if this catalog has it already.
+            let taken = try catalog.sessions().contains { $0.uuid == exported.uuid }
+            record.uuid = taken ? record.uuid : exported.uuid
+            record.name = request.name ?? exported.name
+            record.testUser = request.testUser ?? exported.testUser
+            record.notes = exported.notes
+            record.sensors = exported.sensors
+            record.boundDevice = exported.boundDevice
+            record.device = exported.device
+            record.created = exported.created
+            record.started = exported.started
+            record.stopped = exported.stopped ?? draft.lastTimestamp
+            record.filtered = exported.filtered
+            record.duplicates = exported.duplicates
+        }
+        return record
+    }
+
+    /// Stores each recording the log names as a media stream on the log's clock: the file's bytes in
+    /// parts of 1 MiB, which concatenate to the file.
+    private func attach(_ recordings: [String], named: [NamedRecording], device: String, into draft: SessionDraft, now: Double) throws -> [String] {
+        var attached: [String] = []
+        for path in recordings {
+            let name = (path as NSString).lastPathComponent
+            guard let recording = named.first(where: { ($0.file as NSString).lastPathComponent == name }) else {
+                let names = named.map(\.file)
+                throw ImportError(file: path, "is not a recording the log names" + (names.isEmpty ? " (it names none)" : " (it names \(names.joined(separator: ", ")))"))
+            }
+            var chunks = try FileChunks(path: path)
+            defer { chunks.close() }
+            var part: Int64 = 0
+            while case let bytes = try chunks.next(), !bytes.isEmpty {
+                try draft.add(WireMedia(stream: recording.recorder, format: name.lowercased().hasSuffix(".wav") ? .wav : .h264MP4, part: part,
+                                        start: recording.start, duration: part == 0 ? recording.duration : nil, seq: nil, bytes: bytes),
+                              device: device, received: now)
+                part += 1
+            }
+            attached.append(name)
+        }
+        return attached
+    }
+}
+
+/// An import asked for in a way that cannot work, said so the user can fix the command.
+public struct ImportUsageError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}

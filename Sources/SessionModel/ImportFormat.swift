@@ -1,0 +1,36 @@
+/// The kinds of file `muevalctl import` reads (docs/IMPORT.md).
+public enum ImportFormat: String, Sendable, CaseIterable, Codable {
+    /// The JSON log of the IMUT framework (seed 004), finished or left as a `.tmp` log.
+    case imut
+    /// A GPX 1.1 track: its points become location events.
+    case gpx
+    /// muEval's own `export --format jsonl`.
+    case jsonl
+    /// muEval's own `export --format plist`.
+    case plist
+}
+
+/// A file a session was made from (or merged with): what the catalog and the session file keep of it,
+/// so that the same file is not imported twice unnoticed and a session says where it came from.
+public struct SessionImportRecord: Codable, Sendable, Equatable {
+    /// The file's name, without its directory.
+    public var file: String
+    public var format: ImportFormat
+    /// SHA-256 of the file's bytes, in hex.
+    public var sha256: String
+    /// When it was imported (seconds since 1970).
+    public var imported: Double
+    /// Events it added.
+    public var events: Int64
+    /// Why only part of the file was taken (an unfinished log), when that is so.
+    public var cutShort: String?
+
+    public init(file: String, format: ImportFormat, sha256: String, imported: Double, events: Int64, cutShort: String? = nil) {
+        self.file = file
+        self.format = format
+        self.sha256 = sha256
+        self.imported = imported
+        self.events = events
+        self.cutShort = cutShort
+    }
+}
