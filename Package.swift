@@ -95,7 +95,7 @@ let package = Package(
         ]),
         // The control socket's server side: access check and the commands, run against the capture server.
         .target(name: "ControlService", dependencies: [
-            "CaptureServer", "ControlProtocol", "JournalStorage", "SessionModel", "WireProtocol",
+            "CaptureServer", "ControlProtocol", "JournalStorage", "SessionImport", "SessionModel", "WireProtocol",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -140,7 +140,7 @@ let package = Package(
         swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]),
         // The daemon: configuration, logging and the lifecycle that ties the services together.
         .target(name: "Daemon", dependencies: [
-            "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "SessionModel", "SpeechRecognition", "TranscriptionService", "WireProtocol", "Zeroconf",
+            "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "SessionImport", "SessionModel", "SpeechRecognition", "TranscriptionService", "WireProtocol", "Zeroconf",
             .product(name: "TOMLKit", package: "TOMLKit"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -155,7 +155,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "muevalctl", dependencies: [
-            "ControlClient", "ControlProtocol", "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol", "Zeroconf",
+            "ControlClient", "ControlProtocol", "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionImport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol", "Zeroconf",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The device simulator: scenarios, events, PNG screenshots, and a reliable sender (muevalsim).
@@ -252,7 +252,7 @@ let package = Package(
         ]),
         // The control socket's server side in-process: a real registry, a real Unix socket, the real client.
         .testTarget(name: "ControlServiceTests", dependencies: [
-            "CaptureServer", "ControlClient", "ControlProtocol", "ControlService", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
+            "CaptureServer", "ControlClient", "ControlProtocol", "ControlService", "GroupCommit", "JournalStorage", "SessionImport", "SessionModel", "WireProtocol",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

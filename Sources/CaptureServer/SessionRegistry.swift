@@ -193,6 +193,16 @@ public final class SessionRegistry: @unchecked Sendable {
         return final
     }
 
+    /// A session made (or grown) by an import, now in the catalog: listed, announced, and handed to
+    /// what follows a stop (transcription, analysis) like a session that ended here.
+    public func imported(_ record: SessionRecord, from file: String, now: Double) {
+        changed()
+        tail.publish(TailLine(kind: .sessionStopped, session: record.id, time: now, device: record.device,
+                              detail: "imported from \(file): \(record.events) events"))
+        logger.info("session \(record.id) (\(record.name)) imported from \(file): \(record.events) events")
+        for observer in stopObservers.withLockedValue({ $0 }) { observer(record) }
+    }
+
     /// Deletes a stopped session and its file.
     public func delete(_ key: String) throws -> SessionRecord {
         let record = try find(key)

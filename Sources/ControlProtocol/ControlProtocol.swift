@@ -19,6 +19,8 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case media
     /// Transcribe a stopped session's audio (again).
     case transcribe
+    /// Make sessions of files recorded elsewhere: IMUT logs, GPX tracks, exports (`files`).
+    case `import`
 }
 
 /// What `study` does.
@@ -77,6 +79,14 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var attributes: [String: String]?
     /// Answers to record (questionnaire).
     public var responses: StudyResponses?
+    /// Absolute paths of the files to import (import).
+    public var files: [String]?
+    /// The files' format, when not recognised from their content (import).
+    public var importFormat: ImportFormat?
+    /// A stopped session to merge a track or log into (import).
+    public var into: String?
+    /// Import a file again that was imported before (import).
+    public var again: Bool?
 
     public init(command: ControlCommand, session: String? = nil, all: Bool? = nil, name: String? = nil,
                 device: String? = nil, user: String? = nil, notes: String? = nil, sensors: [String]? = nil,
@@ -84,7 +94,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
                 since: Int? = nil, pairing: Bool? = nil, text: String? = nil, kind: String? = nil,
                 study: String? = nil, iteration: Int? = nil, participant: String? = nil, action: String? = nil,
                 task: String? = nil, newTask: StudyTask? = nil, outcome: String? = nil, label: String? = nil,
-                appId: String? = nil, attributes: [String: String]? = nil, responses: StudyResponses? = nil) {
+                appId: String? = nil, attributes: [String: String]? = nil, responses: StudyResponses? = nil,
+                files: [String]? = nil, importFormat: ImportFormat? = nil, into: String? = nil, again: Bool? = nil) {
         self.command = command
         self.session = session
         self.all = all
@@ -112,6 +123,10 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.appId = appId
         self.attributes = attributes
         self.responses = responses
+        self.files = files
+        self.importFormat = importFormat
+        self.into = into
+        self.again = again
     }
 }
 

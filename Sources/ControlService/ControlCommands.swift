@@ -4,6 +4,8 @@ internal import DequeModule
 internal import Foundation
 internal import JournalStorage
 internal import NIOConcurrencyHelpers
+internal import NIOPosix
+public import SessionImport
 public import SessionModel
 internal import WireProtocol
 
@@ -33,6 +35,7 @@ public final class ControlCommands: Sendable {
     private let settings: CaptureSettings
     private let health: StorageHealth
     private let description: DaemonDescription
+    private let importer: SessionImporter
     private let listen = NIOLockedValueBox<ListenAddress?>(nil)
     private let zeroconfState = NIOLockedValueBox<@Sendable () -> String>({ "off" })
     private let consoleLink = NIOLockedValueBox<(@Sendable (Double) throws -> ConsoleLink)?>(nil)
@@ -45,8 +48,9 @@ public final class ControlCommands: Sendable {
     }
 
     public init(registry: SessionRegistry, studies: Studies, counters: CaptureCounters, liveTail: LiveTail, settings: CaptureSettings,
-                health: StorageHealth, description: DaemonDescription) {
+                health: StorageHealth, description: DaemonDescription, importer: SessionImporter) {
         self.registry = registry
+        self.importer = importer
         self.studies = studies
         self.counters = counters
         self.liveTail = liveTail
@@ -153,6 +157,8 @@ public final class ControlCommands: Sendable {
                 throw ControlUsageError("this muevald does not transcribe")
             }
             try await writer.succeed(try transcription.enqueue(record, now))
+        case .import:
+            try await writer.succeed(try await importFiles(request, now: now))
         case .export:
             let record = try registry.find(try sessionKey(request))
             let format = request.format ?? .plist
@@ -183,6 +189,21 @@ public final class ControlCommands: Sendable {
             try await writer.succeed(try studies.record(try required(request.responses, "answers"), in: try required(request.study, "a study")))
         }
         return .readNextRequest
+    }
+
+    /// `import`: read on a thread of its own (a file can take minutes), then announced like a stop.
+    private func importFiles(_ request: ControlRequest, now: Double) async throws -> [ImportOutcome] {
+        let files = try required(request.files, "files to import")
+        if let relative = files.first(where: { !$0.hasPrefix("/") }) {
+            throw ControlUsageError("\(relative): give files by absolute path (muevalctl does)")
+        }
+        let into = try request.into.map { try registry.find($0) }
+        let assignment = try assignment(request)
+        let importRequest = ImportRequest(files: files, format: request.importFormat, name: request.name, testUser: request.user,
+                                          assignment: assignment, into: into, again: request.again == true)
+        let outcomes = try await NIOThreadPool.singleton.runIfActive { [importer] in try importer.run(importRequest, now: now) }
+        for outcome in outcomes { registry.imported(outcome.session, from: outcome.file, now: now) }
+        return outcomes
     }
 
     private func study(_ request: ControlRequest, writer: ControlReplyWriter, now: Double) async throws {

@@ -7,6 +7,7 @@ public import Logging
 internal import SessionModel
 internal import SpeechRecognition
 public import TranscriptionService
+public import SessionImport
 internal import TOMLKit
 internal import WireProtocol
 
@@ -26,6 +27,8 @@ public struct DaemonConfiguration: Sendable {
     public var zeroconf = ZeroconfSettings()
     public var console = ConsoleSettings()
     public var transcription = TranscriptionConfiguration()
+    /// Limits of `muevalctl import` (docs/IMPORT.md).
+    public var importLimits = ImportLimits()
 
     public init() {
         // Under systemd, StateDirectory= says where the data belongs.
@@ -225,6 +228,17 @@ struct ConfigurationOption: Sendable {
         },
         .init(key: "transcription.max_queued", kind: .integer, current: { String($0.transcription.maxQueued) }) { value, config in
             positive(value).map { config.transcription.maxQueued = $0 } != nil
+        },
+        .init(key: "import.max_file_bytes", kind: .integer, current: { String($0.importLimits.maxFileBytes) }) { value, config in
+            positive(value).map { config.importLimits.maxFileBytes = Int64($0) } != nil
+        },
+        .init(key: "import.max_events", kind: .integer, current: { String($0.importLimits.maxEvents) }) { value, config in
+            positive(value).map { config.importLimits.maxEvents = Int64($0) } != nil
+        },
+        .init(key: "import.max_time_regression", kind: .number, current: { String($0.importLimits.maxTimeRegression) }) { value, config in
+            guard let seconds = Double(value), seconds >= 0, seconds.isFinite else { return false }
+            config.importLimits.maxTimeRegression = seconds
+            return true
         },
         .init(key: "console.enabled", kind: .boolean, current: { String($0.console.enabled) }) { value, config in
             guard let enabled = Bool(value) else { return false }

@@ -3,6 +3,7 @@ internal import ControlProtocol
 internal import ControlService
 internal import ConsoleServer
 internal import Foundation
+internal import SessionImport
 internal import JournalStorage
 internal import Logging
 internal import SessionModel
@@ -37,6 +38,8 @@ public struct MuEvalDaemon {
         umask(0o077)
         let started = Date().timeIntervalSince1970
         let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path
+        // One writer per data directory: a second muevald, or an offline import, is told who has it.
+        let lock = try DataDirectoryLock(directory: dataDirectory)
         let catalog = try Catalog(directory: dataDirectory)
         for step in catalog.migrated { logger.notice("catalog migrated to \(step)") }
         let counters = CaptureCounters()
@@ -63,7 +66,8 @@ public struct MuEvalDaemon {
         let commands = ControlCommands(registry: registry, studies: studies, counters: counters, liveTail: liveTail,
                                        settings: settings, health: health, description: DaemonDescription(
             pid: ProcessInfo.processInfo.processIdentifier, started: started, socket: socketPath,
-            dataDirectory: dataDirectory, unknownDevicePolicy: configuration.capture.unknownDevicePolicy))
+            dataDirectory: dataDirectory, unknownDevicePolicy: configuration.capture.unknownDevicePolicy),
+                                       importer: SessionImporter(catalog: catalog, limits: configuration.importLimits))
         let group = MultiThreadedEventLoopGroup.singleton
         let control = ControlServer(path: socketPath, access: try ControlAccess(groupName: configuration.controlGroup),
                                     commands: commands, group: group, logger: logger,
@@ -117,6 +121,7 @@ public struct MuEvalDaemon {
             services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
+        defer { withExtendedLifetime(lock) {} }
         try await serviceGroup.run()
         logger.notice("muevald stopped")
     }

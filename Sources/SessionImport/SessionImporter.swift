@@ -45,20 +45,6 @@ public struct ImportRequest: Sendable {
     }
 }
 
-/// One file imported: the session it became (or was merged into) and what it brought.
-public struct ImportOutcome: Codable, Sendable, Equatable {
-    public var session: SessionRecord
-    public var file: String
-    public var format: ImportFormat
-    public var events: Int64
-    /// Media chunks stored (an export's, or the recordings attached).
-    public var mediaChunks: Int
-    /// Recordings attached, by file name.
-    public var attached: [String]
-    /// Why only part of the file was taken.
-    public var cutShort: String?
-}
-
 /// Imports files into a data directory (docs/IMPORT.md): each log becomes a stopped session, in one
 /// transaction: read whole into a hidden draft file, which moves to its session's path in the same
 /// catalog transaction that lists it. A file that fails leaves nothing behind. Blocking: run it off any

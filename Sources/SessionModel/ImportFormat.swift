@@ -34,3 +34,28 @@ public struct SessionImportRecord: Codable, Sendable, Equatable {
         self.cutShort = cutShort
     }
 }
+
+/// One file imported: the session it became (or was merged into) and what it brought.
+public struct ImportOutcome: Codable, Sendable, Equatable {
+    public var session: SessionRecord
+    public var file: String
+    public var format: ImportFormat
+    public var events: Int64
+    /// Media chunks stored (an export's, or the recordings attached).
+    public var mediaChunks: Int
+    /// Recordings attached, by file name.
+    public var attached: [String]
+    /// Why only part of the file was taken.
+    public var cutShort: String?
+
+    public init(session: SessionRecord, file: String, format: ImportFormat, events: Int64, mediaChunks: Int, attached: [String],
+                cutShort: String?) {
+        self.session = session
+        self.file = file
+        self.format = format
+        self.events = events
+        self.mediaChunks = mediaChunks
+        self.attached = attached
+        self.cutShort = cutShort
+    }
+}

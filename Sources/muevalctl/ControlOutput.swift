@@ -40,6 +40,17 @@ enum ControlOutput {
         return "transcribing        \(parts.joined(separator: ", "))\n"
     }
 
+    static func imported(_ outcomes: [ImportOutcome]) -> String {
+        outcomes.map { outcome in
+            var text = "session \(outcome.session.id) (\(outcome.session.name)): \(outcome.events) events from \(outcome.file) (\(outcome.format.rawValue))"
+            if outcome.mediaChunks > 0 { text += ", \(outcome.mediaChunks) media chunks" }
+            text += "\n"
+            for file in outcome.attached { text += "  attached \(file)\n" }
+            if let cutShort = outcome.cutShort { text += "  cut short: \(cutShort)\n" }
+            return text
+        }.joined()
+    }
+
     static func transcriptionQueued(_ items: [SessionTranscription]) -> String {
         items.map { "session \($0.session): \($0.status.stream) (\($0.status.device)) queued for transcription\n" }.joined()
     }

@@ -3,6 +3,7 @@ import ControlClient
 import ControlProtocol
 @testable import ControlService
 import Foundation
+import SessionImport
 import GroupCommit
 import JournalStorage
 import Logging
@@ -36,7 +37,8 @@ import WireProtocol
             let commands = ControlCommands(
                 registry: registry, studies: Studies(catalog: catalog, registry: registry), counters: counters, liveTail: tail, settings: CaptureSettings(CaptureConfiguration()),
                 health: StorageHealth(), description: DaemonDescription(pid: getpid(), started: 0, socket: socket,
-                                                                        dataDirectory: directory, unknownDevicePolicy: .reject))
+                                                                        dataDirectory: directory, unknownDevicePolicy: .reject),
+                importer: SessionImporter(catalog: catalog))
             control = ControlServer(path: socket, access: try ControlAccess(groupName: nil), commands: commands,
                                     group: MultiThreadedEventLoopGroup.singleton, logger: logger, maxRequestBytes: maxRequestBytes)
             group = ServiceGroup(services: [control], logger: logger)

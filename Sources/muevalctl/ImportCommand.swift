@@ -1,0 +1,77 @@
+public import ArgumentParser
+internal import ControlProtocol
+internal import Foundation
+internal import JournalStorage
+internal import SessionImport
+public import SessionModel
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Make sessions of files recorded without a network: IMUT logs, GPX tracks, muEval exports.",
+        discussion: """
+            Each log, track or export becomes a stopped session, analysed, reported and replayed like a recorded one; \
+            recordings an IMUT log names (its screen or front-camera video) are attached when given with it. \
+            The format is recognised from each file's content. Goes through the running muevald; with --data-dir, \
+            works on the data directory of a muevald that is not running (docs/IMPORT.md).
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("Files to import.", valueName: "FILE")) var files: [String]
+    @Option(help: "A name for the session (default: the track's name or the file's).") var name: String?
+    @Option(help: ArgumentHelp("The test user.", valueName: "NAME")) var user: String?
+    @Option(help: ArgumentHelp("The study the session is part of (with --iteration and --participant).", valueName: "NAME")) var study: String?
+    @Option(help: ArgumentHelp("The study's iteration.", valueName: "N")) var iteration: Int?
+    @Option(help: ArgumentHelp("The participant's code; also the test user unless --user is given.", valueName: "CODE")) var participant: String?
+    @Option(help: "imut, gpx, jsonl or plist (default: recognised from the content).") var format: ImportFormat?
+    @Option(help: ArgumentHelp("Merge a GPX track or IMUT log into this stopped session on the absolute time axis.", valueName: "SESSION"))
+    var into: String?
+    @Flag(help: "Import a file again that was imported before.") var again = false
+    @Option(name: .customLong("data-dir"), help: ArgumentHelp("Import into this data directory directly, with no muevald running on it.", valueName: "DIR"))
+    var dataDirectory: String?
+
+    func validate() throws {
+        let given = [study != nil, iteration != nil, participant != nil]
+        guard given.allSatisfy({ $0 }) || given.allSatisfy({ !$0 }) else {
+            throw ValidationError("a session in a study needs --study, --iteration and --participant together")
+        }
+    }
+
+    func run() async throws {
+        let paths = files.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        for (given, path) in zip(files, paths) where !FileManager.default.isReadableFile(atPath: path) {
+            throw Failure(FileManager.default.fileExists(atPath: path) ? "\(given): cannot be read" : "\(given): no such file")
+        }
+        let outcomes: [ImportOutcome]
+        if let dataDirectory {
+            outcomes = try importOffline(paths, into: URL(fileURLWithPath: dataDirectory).standardizedFileURL.path)
+        } else {
+            outcomes = try await global.client.call(ControlRequest(
+                command: .import, name: name, user: user, study: study, iteration: iteration, participant: participant,
+                files: paths, importFormat: format, into: into, again: again ? true : nil), as: [ImportOutcome].self)
+        }
+        try global.show(outcomes, human: ControlOutput.imported)
+    }
+
+    /// The same import, done here on a data directory no muevald holds.
+    private func importOffline(_ paths: [String], into directory: String) throws -> [ImportOutcome] {
+        guard FileManager.default.fileExists(atPath: directory + "/" + Catalog.fileName) else {
+            throw Failure("\(directory) is not a muEval data directory (it has no \(Catalog.fileName))")
+        }
+        let lock = try DataDirectoryLock(directory: directory)
+        defer { withExtendedLifetime(lock) {} }
+        let catalog = try Catalog(directory: directory)
+        let target = try into.map { key in
+            guard let session = try catalog.sessions().first(where: { String($0.id) == key || $0.name == key }) else {
+                throw Failure("no session \(key) in \(directory)")
+            }
+            return session
+        }
+        let assignment = study.flatMap { study in
+            iteration.flatMap { iteration in participant.map { StudyAssignment(study: study, iteration: iteration, participant: $0) } }
+        }
+        let request = ImportRequest(files: paths, format: format, name: name, testUser: user, assignment: assignment, into: target, again: again)
+        return try SessionImporter(catalog: catalog, limits: ImportLimits()).run(request, now: Date().timeIntervalSince1970)
+    }
+}
+
+extension ImportFormat: ExpressibleByArgument {}
