@@ -302,7 +302,10 @@ struct PlistExportReader: ImportReader {
         guard let device = records.exported?.device ?? records.exported?.devices.first?.id else {
             throw ImportError(file: context.file, at: at, "an event before the session record that names its device")
         }
-        try records.event(event, device: device, received: event.timestamp ?? records.exported?.started ?? 0, at: at, into: draft)
+        // A plist has no arrival times, and an event sent without a timestamp (an observer's note) no time
+        // at all: it takes the latest time before it, which keeps it in its place.
+        let time = event.timestamp ?? draft.lastTimestamp ?? records.exported?.started ?? 0
+        try records.event(event, device: device, received: time, at: at, into: draft)
     }
 
     private func media(_ fields: OrderedDictionary<String, PlistValue>, at: ImportError.Position, into draft: SessionDraft) throws {

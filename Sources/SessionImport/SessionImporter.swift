@@ -135,7 +135,6 @@ public struct SessionImporter: Sendable {
             let session: SessionRecord
             if var into = request.into {
                 into.events += draft.events
-                into.imports = (into.imports ?? []) + [source]
                 session = try catalog.addImport(source, to: into) {
                     try draft.seal(into, source: source)
                     try draft.move(to: into.path)

@@ -54,7 +54,9 @@ struct ImportCommand: AsyncParsableCommand {
 
     /// The same import, done here on a data directory no muevald holds.
     private func importOffline(_ paths: [String], into directory: String) throws -> [ImportOutcome] {
-        guard FileManager.default.fileExists(atPath: directory + "/" + Catalog.fileName) else {
+        // A new directory becomes a data directory; one with other things in it is left alone.
+        let contents = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        guard contents.isEmpty || contents.contains(Catalog.fileName) else {
             throw Failure("\(directory) is not a muEval data directory (it has no \(Catalog.fileName))")
         }
         let lock = try DataDirectoryLock(directory: directory)
