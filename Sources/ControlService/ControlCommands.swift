@@ -291,7 +291,6 @@ public final class ControlCommands: Sendable {
     private func export(_ record: SessionRecord, format: ExportFormat, classes: [String], writer: ControlReplyWriter) async throws {
         let exporter = try JournalExporter(path: record.path, format: format)
         var chunk = exporter.header
-        if let session = try exporter.exportedSession() { chunk += try exporter.encode(session) }
         let count = try await forEachPage(of: record, classes: classes, last: nil) { page in
             for event in page {
                 chunk += try exporter.encode(event)
@@ -302,7 +301,8 @@ public final class ControlCommands: Sendable {
                 }
             }
         }
-        // Media and transcript follow the events, unless only some classes were asked for; a page at a time.
+        // Media, transcript and the session's own record follow the events, unless only some classes were
+        // asked for; a page at a time.
         if classes.isEmpty {
             let reader = try SessionReader(path: record.path)
             var cursor: Int64 = 0
@@ -313,6 +313,8 @@ public final class ControlCommands: Sendable {
                 cursor = last.id
             }
             for segment in try reader.transcript() { chunk += try exporter.encode(segment) }
+            // The session itself last (readers that take every element for an event stop at the first one that is not).
+            if let session = try exporter.exportedSession() { chunk += try exporter.encode(session) }
             // A jsonl export names its data values by SHA-256: their bytes follow, so that it imports whole.
             if format == .jsonl {
                 var cursor = ""

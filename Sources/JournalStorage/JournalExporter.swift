@@ -52,7 +52,7 @@ public struct JournalExporter {
         }
     }
 
-    /// The session itself, before the first event: an element (or line) whose one key is `session`,
+    /// The session itself, after the events, media and transcript: an element (or line) whose one key is `session`,
     /// so that an import on another machine makes the same session of the file (docs/IMPORT.md).
     public func encode(_ session: ExportedSession) throws -> [UInt8] {
         switch format {

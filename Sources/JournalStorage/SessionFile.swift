@@ -351,6 +351,13 @@ public final class SessionFile {
         }
     }
 
+    /// Events stored under `placeholder` get `device` (an import that learns the device at the end).
+    package func renameDevice(_ placeholder: String, to device: String) throws {
+        let statement = try database.prepare("UPDATE events SET device = ? WHERE device = ?")
+        statement.bind([.text(device), .text(placeholder)])
+        try statement.run()
+    }
+
     /// A gap as an import brings it, already closed or not.
     package func addGap(_ gap: SessionGap) throws {
         let statement = try database.prepare("INSERT INTO gaps (start, \"end\", reason) VALUES (?, ?, ?)")

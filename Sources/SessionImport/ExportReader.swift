@@ -17,8 +17,8 @@ private struct ExportRecords {
     var sawEvent = false
 
     mutating func session(_ session: ExportedSession, at position: ImportError.Position, into draft: SessionDraft) throws {
-        guard exported == nil, !sawEvent else {
-            throw ImportError(file: context.file, at: position, "a second session record, or one after the events: the file is two exports run together")
+        guard exported == nil else {
+            throw ImportError(file: context.file, at: position, "a second session record: the file is two exports run together")
         }
         guard session.version <= ExportedSession.currentVersion else {
             throw ImportError(file: context.file, at: position, "an export of version \(session.version), made by a newer muEval; this one reads up to \(ExportedSession.currentVersion)")
@@ -256,8 +256,16 @@ struct PlistExportReader: ImportReader {
         guard ending.closed else { throw ImportError(file: context.file, at: scanner.position.errorPosition, "the file ends before </plist>: it was cut off") }
         try draft.flush()
         guard records.sawEvent || records.exported != nil else { throw ImportError(file: context.file, "holds no session and no event") }
+        // The session record comes last and names the device; until then the events wait under no name.
+        guard let device = records.exported?.device ?? records.exported?.devices.first?.id else {
+            throw ImportError(file: context.file, "has no session record naming the device (an export made with --class, or by an older muEval): import the jsonl export")
+        }
+        try draft.renameDevice(Self.unnamedDevice, to: device)
         return ReadSummary(exported: records.exported, device: nil)
     }
+
+    /// The device of events read before the session record named it.
+    private static let unnamedDevice = ""
 
     private mutating func element(_ bytes: [UInt8], at start: TextPosition, into draft: SessionDraft) throws {
         let value: PlistValue
@@ -299,13 +307,10 @@ struct PlistExportReader: ImportReader {
         } catch {
             throw ImportError(file: context.file, at: at, error.message)
         }
-        guard let device = records.exported?.device ?? records.exported?.devices.first?.id else {
-            throw ImportError(file: context.file, at: at, "an event before the session record that names its device")
-        }
         // A plist has no arrival times, and an event sent without a timestamp (an observer's note) no time
         // at all: it takes the latest time before it, which keeps it in its place.
         let time = event.timestamp ?? draft.lastTimestamp ?? records.exported?.started ?? 0
-        try records.event(event, device: device, received: time, at: at, into: draft)
+        try records.event(event, device: Self.unnamedDevice, received: time, at: at, into: draft)
     }
 
     private func media(_ fields: OrderedDictionary<String, PlistValue>, at: ImportError.Position, into draft: SessionDraft) throws {

@@ -57,6 +57,12 @@ final class SessionDraft {
         if batchBytes >= Self.batchBytesLimit { try flush() }
     }
 
+    /// Gives events stored under `placeholder` their device, once the file has named it.
+    func renameDevice(_ placeholder: String, to device: String) throws {
+        try flush()
+        try file.renameDevice(placeholder, to: device)
+    }
+
     func addBlob(sha256: String, bytes: [UInt8]) throws { try file.storeBlob(sha256: sha256, bytes: bytes) }
     func addGap(_ gap: SessionGap) throws { try file.addGap(gap) }
     func addDevice(_ device: DeviceRecord) throws { try file.writeDevice(device) }

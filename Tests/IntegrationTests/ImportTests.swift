@@ -309,7 +309,9 @@ final class ImportTests: XCTestCase {
                        "every event, value and type as on the lab machine it came from")
         let again = scratch + "/again.plist"
         XCTAssertEqual(try second.muevalctl(["export", String(copy.id), "-o", again]).status, 0)
-        XCTAssertEqual(try exportedElements(again), try exportedElements(plist), "screenshots and all, in the plist too")
+        let (copied, exported) = (try exportedElements(again), try exportedElements(plist))
+        XCTAssertEqual(copied.count, exported.count)
+        XCTAssertTrue(copied == exported, "screenshots and all, in the plist too: \(zip(copied, exported).filter { $0 != $1 }.count) elements differ")
 
         // The plist export imports to the same events (its arrival times aside, which it does not carry).
         let viaPlist = try second.muevalctl(["import", plist, "--json"])
@@ -324,11 +326,10 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(fromPlist.last?.timestamp, fromLab.dropLast().last?.timestamp)
     }
 
-    /// A plist export's elements after the session record (which says where the session came from).
-    private func exportedElements(_ path: String) throws -> [Substring] {
+    /// A plist export's elements before the session record (which says where the session came from).
+    private func exportedElements(_ path: String) throws -> [String] {
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        let elements = text.components(separatedBy: "\n\t<dict>").dropFirst()
-        return elements.dropFirst().map { Substring($0) }
+        return Array(text.components(separatedBy: "\n\t<dict>").dropFirst().dropLast())
     }
 
     func testMalformedFilesNameWhereAndWhyAndStoreNothing() async throws {

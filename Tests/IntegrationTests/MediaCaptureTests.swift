@@ -177,8 +177,9 @@ final class MediaCaptureTests: XCTestCase {
         let export = try daemon.muevalctl(["export", String(session.id), "--format", "jsonl"])
         XCTAssertEqual(export.status, 0, export.stderr)
         let lines = export.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        XCTAssertEqual(lines.count, 3)
+        XCTAssertEqual(lines.count, 4, "the event, two chunks, the session's record")
         XCTAssertEqual(lines[0]?["class"] as? String, "UserInputEvent")
+        XCTAssertNotNil(lines[3]?["session"])
         let media = lines[1...].compactMap { $0?["media"] as? [String: Any] }
         XCTAssertEqual(media.map { $0["part"] as? Int }, [0, 1])
         XCTAssertEqual(media.compactMap { ($0["data"] as? String).flatMap { Data(base64Encoded: $0) } }.map(Array.init),
@@ -187,7 +188,7 @@ final class MediaCaptureTests: XCTestCase {
         let plist = try daemon.muevalctl(["export", String(session.id)])
         XCTAssertEqual(plist.status, 0, plist.stderr)
         let parsed = try PropertyListSerialization.propertyList(from: Data(plist.stdout.utf8), format: nil) as? [[String: Any]]
-        XCTAssertEqual(parsed?.count, 3)
+        XCTAssertEqual(parsed?.count, 4)
         XCTAssertEqual((parsed?[2]["media"] as? [String: Any])?["data"] as? Data, Data(chunks[1].bytes))
     }
 

@@ -181,8 +181,10 @@ final class MuevalctlTests: XCTestCase {
         let export = try daemon.muevalctl(["export", "typed", "--format", "jsonl"])
         XCTAssertEqual(export.status, 0, export.stderr)
         let lines = export.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        XCTAssertEqual(lines.count, 3, "two lines, each ending in a newline: \(export.stdout)")
+        XCTAssertEqual(lines.count, 5, "two events, the session's record and the screenshot's blob, each ending in a newline: \(export.stdout)")
         XCTAssertEqual(lines.last, "")
+        XCTAssertTrue(lines[2].hasPrefix(#"{"session":{"#), String(lines[2]))
+        XCTAssertTrue(lines[3].hasPrefix(#"{"blob":{"#) && lines[3].contains(TypedJSON.encode(.data(shot)).blobs[0].sha256), String(lines[3]))
         let blob = TypedJSON.encode(.data(shot)).blobs[0]
         for (index, (line, event)) in zip(lines, sent).enumerated() {
             let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
