@@ -218,7 +218,8 @@ let package = Package(
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .testTarget(name: "SessionImportTests", dependencies: [
-            "SessionImport",
+            "SessionImport", "WireProtocol",
+            .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .testTarget(name: "JournalStorageTests", dependencies: [
             "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",

@@ -164,6 +164,25 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(try daemon.muevalctl(["import", log, "--again", "--name", "second"]).status, 0)
     }
 
+    /// The imported session's report, in Chromium: the log's view changes and sensor values as the log
+    /// describes them, each absolute value rebuilt from the deltas.
+    func testTheReportOfAnImportedIMUTLogShowsItsViewsAndValuesInChromium() async throws {
+        if let missing = try BrowserRequirement.missing() { throw XCTSkip(missing) }
+        let daemon = try await TestDaemon.start()
+        defer { daemon.cleanUp() }
+        let run = try daemon.muevalctl(["import", try write("imut_s1.json", imutLog(packets(events: fullLog))), "--json"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let session = try XCTUnwrap(try JSONDecoder().decode([ImportOutcome].self, from: Data(run.stdout.utf8)).first).session
+        let out = scratch + "/report"
+        let report = try daemon.muevalctl(["report", String(session.id), "--out", out])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        let expected = #"{"views": ["NotesListViewController", "NoteEditorViewController"], "sensors": {"backlight": ["brightness=0.5", "brightness=0.7", "brightness=0.4"], "heading": ["magneticHeading=90", "magneticHeading=60", "magneticHeading=350"], "battery": ["level=0.9", "level=0.8"]}}"#
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Browser/import_report_browser.py").path
+        let browser = try runProcess(BrowserRequirement.python, [script, out + "/index.html", expected], timeout: 120)
+        XCTAssertEqual(browser.status, 0, "import_report_browser.py: \(browser.stdout)\n\(browser.stderr)")
+    }
+
     func testTheRecordingALogNamesIsAttachedOnItsClock() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") else {
             throw XCTSkip("CANNOT RUN HERE: /usr/bin/ffmpeg is missing (make test-deps installs it)")
