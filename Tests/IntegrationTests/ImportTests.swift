@@ -399,6 +399,33 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(leftovers, [], "no draft file left behind")
     }
 
+    func testLimitsAndStudyMembershipAreTheDaemons() async throws {
+        let config = try write("muevald.toml", "[import]\nmax_events = 10\nmax_file_bytes = 100000\n")
+        let daemon = try await TestDaemon.start(arguments: ["--config", config])
+        defer { daemon.cleanUp() }
+        let tooMany = try daemon.muevalctl(["import", try write("imut.json", imutLog(packets(events: fullLog)))])
+        XCTAssertEqual(tooMany.status, 1)
+        XCTAssertTrue(tooMany.stderr.contains("packet 5: more events than import.max-events (10)"), tooMany.stderr)
+        let big = try daemon.muevalctl(["import", try write("big.json", "[" + String(repeating: " ", count: 100_001) + "]")])
+        XCTAssertTrue(big.stderr.contains("more than import's max-file-bytes (100000)"), big.stderr)
+
+        // Into a study: its participant, and the study's tasks in the file, as a recorded session would have.
+        for command in [["study", "create", "notes"], ["study", "iteration", "add", "notes"], ["study", "participant", "add", "notes", "p07"]] {
+            let made = try daemon.muevalctl(command)
+            XCTAssertEqual(made.status, 0, made.stderr)
+        }
+        let unknown = try daemon.muevalctl(["import", try write("walk.gpx", track), "--study", "notes", "--iteration", "1", "--participant", "p99"])
+        XCTAssertEqual(unknown.status, 1, "a participant the study does not have")
+        let run = try daemon.muevalctl(["import", try write("walk.gpx", track), "--study", "notes", "--iteration", "1", "--participant", "p07", "--json"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let session = try XCTUnwrap(try JSONDecoder().decode([ImportOutcome].self, from: Data(run.stdout.utf8)).first).session
+        XCTAssertEqual(session.assignment, StudyAssignment(study: "notes", iteration: 1, participant: "p07"))
+        XCTAssertEqual(session.testUser, "p07")
+        XCTAssertEqual(try SessionReader(path: session.path).studyContext()?.assignment, session.assignment)
+        let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        XCTAssertEqual(sessions.map(\.id), [session.id], "refused imports left nothing")
+    }
+
     func testAnOfflineImportWaitsForTheDataDirectoryToBeFree() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
