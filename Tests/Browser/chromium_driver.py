@@ -5,6 +5,7 @@ import tempfile
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
 
 
 def make_driver(window_size="1280,800", page_load_timeout=30, extra_arguments=()):
@@ -21,3 +22,27 @@ def make_driver(window_size="1280,800", page_load_timeout=30, extra_arguments=()
     driver.set_page_load_timeout(page_load_timeout)
     driver.set_script_timeout(30)
     return driver
+
+
+class Checks:
+    """What a script found wrong: each failure printed as it is found, the exit status at the end."""
+
+    def __init__(self):
+        self.failures = []
+
+    def __call__(self, condition, message):
+        if not condition:
+            self.failures.append(message)
+            print("FAIL " + message, flush=True)
+
+    @property
+    def status(self):
+        return 1 if self.failures else 0
+
+
+def open_file_page(driver, path):
+    """Loads a file:// page (a report) and returns its script errors (favicon requests aside)."""
+    driver.get("file://" + os.path.abspath(path))
+    WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
+    return [entry["message"] for entry in driver.get_log("browser")
+            if entry["level"] == "SEVERE" and "favicon" not in entry["message"]]

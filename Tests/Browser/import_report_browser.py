@@ -12,16 +12,9 @@ import sys
 
 from selenium.webdriver.support.ui import WebDriverWait
 
-from chromium_driver import make_driver
+from chromium_driver import Checks, make_driver, open_file_page
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("FAIL " + message, flush=True)
-
+check = Checks()
 
 ROWS = """
 return Array.from(document.querySelectorAll('tr[data-class]')).map(tr =>
@@ -34,10 +27,7 @@ def main():
     expected = json.loads(sys.argv[2])
     driver = make_driver(window_size="1280,900", page_load_timeout=60, extra_arguments=["--allow-file-access-from-files"])
     try:
-        driver.get("file://" + index)
-        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
-        errors = [entry["message"] for entry in driver.get_log("browser")
-                  if entry["level"] == "SEVERE" and "favicon" not in entry["message"]]
+        errors = open_file_page(driver, index)
         check(not errors, f"script errors: {errors}")
         WebDriverWait(driver, 30).until(lambda d: len(d.execute_script(ROWS)) > 0)
         rows = driver.execute_script(ROWS)
@@ -55,7 +45,7 @@ def main():
         print("RESULT " + json.dumps({"rows": len(rows), "views": views, "sensors": found}), flush=True)
     finally:
         driver.quit()
-    sys.exit(1 if failures else 0)
+    sys.exit(check.status)
 
 
 if __name__ == "__main__":

@@ -10,16 +10,9 @@ import sys
 
 from selenium.webdriver.support.ui import WebDriverWait
 
-from chromium_driver import make_driver
+from chromium_driver import Checks, make_driver, open_file_page
 
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("FAIL " + message, flush=True)
-
+check = Checks()
 
 # Painted pixels of every canvas (heatmaps are drawn by report.js onto canvases over screenshots).
 CANVAS_PAINT = """
@@ -36,10 +29,7 @@ def main():
     index = os.path.abspath(sys.argv[1])
     driver = make_driver(window_size="1280,900", page_load_timeout=60, extra_arguments=["--allow-file-access-from-files"])
     try:
-        driver.get("file://" + index)
-        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
-        errors = [entry["message"] for entry in driver.get_log("browser")
-                  if entry["level"] == "SEVERE" and "favicon" not in entry["message"]]
+        errors = open_file_page(driver, index)
         check(not errors, f"script errors: {errors}")
         check(driver.execute_script("return document.body.dataset.errors") in (None, "0"), "report.js counted errors")
         sections = driver.execute_script("return Array.from(document.querySelectorAll('section[id]')).map(s => s.id)")
@@ -70,7 +60,7 @@ def main():
               flush=True)
     finally:
         driver.quit()
-    sys.exit(1 if failures else 0)
+    sys.exit(check.status)
 
 
 if __name__ == "__main__":
