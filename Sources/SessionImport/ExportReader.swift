@@ -226,7 +226,6 @@ struct JSONLinesExportReader: ImportReader {
 /// no arrival times: each event's is its own timestamp.
 struct PlistExportReader: ImportReader {
     private var records: ExportRecords
-    private var scanner = PlistArrayScanner()
     private var elements = PlistElementReader(limits: WireLimits(maxMessageBytes: PlistArrayScanner.maxElementBytes,
                                                                 maxMediaChunkBytes: PlistArrayScanner.maxElementBytes))
 
@@ -237,18 +236,8 @@ struct PlistExportReader: ImportReader {
     private var context: ImportContext { records.context }
 
     mutating func read(_ chunks: inout FileChunks, into draft: SessionDraft) throws -> ReadSummary {
-        var found: [(bytes: [UInt8], at: TextPosition)] = []
-        while case let chunk = try chunks.next(), !chunk.isEmpty {
-            var broken: PlistArrayScanner.Failure?
-            do {
-                try scanner.scan(chunk) { found.append(($0, $1)) }
-            } catch {
-                broken = error
-            }
-            for element in found { try self.element(element.bytes, at: element.at, into: draft) }
-            found.removeAll(keepingCapacity: true)
-            if let broken { throw ImportError(file: context.file, at: broken.position.errorPosition, broken.reason) }
-        }
+        var scanner = PlistArrayScanner()
+        try scanner.forEachElement(in: &chunks, file: context.file) { bytes, at in try element(bytes, at: at, into: draft) }
         let ending = scanner.ending
         if let inside = ending.insideElementAt {
             throw ImportError(file: context.file, at: inside.errorPosition, "the file ends inside this element: it was cut off")

@@ -8,7 +8,6 @@ internal import WireProtocol
 /// `rel-time` is seconds since then, its `events` (earlier: `payload`) the module events of that moment.
 struct IMUTLogReader: ImportReader {
     let context: ImportContext
-    private var scanner = JSONArrayScanner()
     private var mapping = IMUTEventMapping()
     private var start: Double?
     private var sessionID: String?
@@ -27,21 +26,10 @@ struct IMUTLogReader: ImportReader {
     private var deviceID: String { "imut-" + (sessionID ?? "log") }
 
     mutating func read(_ chunks: inout FileChunks, into draft: SessionDraft) throws -> ReadSummary {
-        var packets: [(bytes: [UInt8], at: TextPosition)] = []
-        while case let chunk = try chunks.next(), !chunk.isEmpty {
-            // Packets before a break in the array are read first: the first error in the file is the one reported.
-            var broken: JSONArrayScanner.Failure?
-            do {
-                try scanner.scan(chunk) { packets.append(($0, $1)) }
-            } catch {
-                broken = error as? JSONArrayScanner.Failure
-            }
-            for packet in packets {
-                packetNumber += 1
-                try self.packet(packet.bytes, at: packet.at, into: draft)
-            }
-            packets.removeAll(keepingCapacity: true)
-            if let broken { throw ImportError(file: context.file, at: broken.position.errorPosition, broken.reason) }
+        var scanner = JSONArrayScanner()
+        try scanner.forEachElement(in: &chunks, file: context.file) { bytes, at in
+            packetNumber += 1
+            try packet(bytes, at: at, into: draft)
         }
         var cutShort: String?
         switch scanner.ending {

@@ -4,12 +4,7 @@
 /// Hand-written: no JSON library here streams, and Foundation's parser reads whole documents and
 /// reports no line or column. The scanner knows only what it must (strings, escapes, nesting) and the
 /// array around the elements; an element's own syntax is the parser's job.
-struct JSONArrayScanner {
-    struct Failure: Error {
-        var reason: String
-        var position: TextPosition
-    }
-
+struct JSONArrayScanner: ElementScanner {
     /// How the input ended.
     enum Ending: Equatable {
         /// With the array's closing bracket.
@@ -38,8 +33,8 @@ struct JSONArrayScanner {
     static let maxElementBytes = 16 << 20
 
     /// Scans `chunk`, calling `body` with each element completed in it and where it began.
-    mutating func scan(_ chunk: [UInt8], _ body: ([UInt8], TextPosition) throws -> Void) throws {
-        try chunk.withUnsafeBufferPointer { bytes in
+    mutating func scan(_ chunk: [UInt8], _ body: ([UInt8], TextPosition) -> Void) throws(ScanFailure) {
+        try chunk.withUnsafeBufferPointer { (bytes) throws(ScanFailure) in
             var runStart = 0
             for index in bytes.indices {
                 let byte = bytes[index]
@@ -57,13 +52,13 @@ struct JSONArrayScanner {
                             element.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...index]))
                             elements += 1
                             state = .afterElement
-                            try body(element, elementStart)
+                            body(element, elementStart)
                             element.removeAll(keepingCapacity: element.capacity <= 1 << 20)
                         }
                     }
                 case .beforeArray:
                     if !isWhitespace(byte) {
-                        guard byte == UInt8(ascii: "[") else { throw Failure(reason: "expected the log's opening '[', found \(describe(byte))", position: position) }
+                        guard byte == UInt8(ascii: "[") else { throw ScanFailure(reason: "expected the log's opening '[', found \(describe(byte))", position: position) }
                         state = .beforeElement(first: true)
                     }
                 case .beforeElement(let first):
@@ -75,7 +70,7 @@ struct JSONArrayScanner {
                     } else if byte == UInt8(ascii: "]"), first {
                         state = .afterArray
                     } else if !isWhitespace(byte) {
-                        throw Failure(reason: "expected a packet (a JSON object), found \(describe(byte))", position: position)
+                        throw ScanFailure(reason: "expected a packet (a JSON object), found \(describe(byte))", position: position)
                     }
                 case .afterElement:
                     if byte == UInt8(ascii: ",") {
@@ -83,11 +78,11 @@ struct JSONArrayScanner {
                     } else if byte == UInt8(ascii: "]") {
                         state = .afterArray
                     } else if !isWhitespace(byte) {
-                        throw Failure(reason: "expected ',' or ']' after a packet, found \(describe(byte))", position: position)
+                        throw ScanFailure(reason: "expected ',' or ']' after a packet, found \(describe(byte))", position: position)
                     }
                 case .afterArray:
                     if !isWhitespace(byte) {
-                        throw Failure(reason: "unexpected \(describe(byte)) after the log's closing ']'", position: position)
+                        throw ScanFailure(reason: "unexpected \(describe(byte)) after the log's closing ']'", position: position)
                     }
                 }
                 if byte == UInt8(ascii: "\n") {
@@ -100,7 +95,7 @@ struct JSONArrayScanner {
             if case .inElement = state {
                 element.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
                 guard element.count <= Self.maxElementBytes else {
-                    throw Failure(reason: "a packet longer than \(Self.maxElementBytes >> 20) MiB: not an IMUT log packet", position: elementStart)
+                    throw ScanFailure(reason: "a packet longer than \(Self.maxElementBytes >> 20) MiB: not an IMUT log packet", position: elementStart)
                 }
             }
         }

@@ -5,12 +5,7 @@
 ///
 /// It follows tags only (with comments, CDATA and quoted attribute values, where a `<` or `>` means
 /// nothing): their nesting tells where an element of the root array begins and ends.
-struct PlistArrayScanner {
-    struct Failure: Error {
-        var reason: String
-        var position: TextPosition
-    }
-
+struct PlistArrayScanner: ElementScanner {
     private enum Lexer {
         case text
         /// After `<`, before knowing what it opens.
@@ -34,7 +29,7 @@ struct PlistArrayScanner {
 
     var finished: Bool { closed }
 
-    mutating func scan(_ chunk: [UInt8], _ body: ([UInt8], TextPosition) -> Void) throws(Failure) {
+    mutating func scan(_ chunk: [UInt8], _ body: ([UInt8], TextPosition) -> Void) throws(ScanFailure) {
         for byte in chunk {
             if depth >= 3 || (depth == 2 && isElementStart) { element.append(byte) }
             try step(byte, body)
@@ -46,7 +41,7 @@ struct PlistArrayScanner {
             }
         }
         guard element.count <= Self.maxElementBytes else {
-            throw Failure(reason: "an element longer than \(Self.maxElementBytes >> 20) MiB", position: elementStart)
+            throw ScanFailure(reason: "an element longer than \(Self.maxElementBytes >> 20) MiB", position: elementStart)
         }
     }
 
@@ -56,14 +51,14 @@ struct PlistArrayScanner {
         return false
     }
 
-    private mutating func step(_ byte: UInt8, _ body: ([UInt8], TextPosition) -> Void) throws(Failure) {
+    private mutating func step(_ byte: UInt8, _ body: ([UInt8], TextPosition) -> Void) throws(ScanFailure) {
         switch lexer {
         case .text:
             if byte == UInt8(ascii: "<") {
                 lexer = .open
                 tagStart = position
             } else if depth < 3, !isWhitespace(byte) {
-                throw Failure(reason: depth == 0 && !closed ? "expected a property list (<plist>), found text" : "text where only elements belong",
+                throw ScanFailure(reason: depth == 0 && !closed ? "expected a property list (<plist>), found text" : "text where only elements belong",
                               position: position)
             }
         case .open:
@@ -120,7 +115,7 @@ struct PlistArrayScanner {
         lastByte = byte
     }
 
-    private mutating func endTag(closing: Bool, empty: Bool, _ body: ([UInt8], TextPosition) -> Void) throws(Failure) {
+    private mutating func endTag(closing: Bool, empty: Bool, _ body: ([UInt8], TextPosition) -> Void) throws(ScanFailure) {
         let name = String(decoding: tagName.prefix { $0 != 0 }, as: UTF8.self)
         if closing {
             depth -= 1
@@ -130,16 +125,16 @@ struct PlistArrayScanner {
             } else if depth == 0 {
                 closed = true
             } else if depth < 0 {
-                throw Failure(reason: "</\(name)> closes nothing", position: tagStart)
+                throw ScanFailure(reason: "</\(name)> closes nothing", position: tagStart)
             }
             return
         }
-        if closed { throw Failure(reason: "<\(name)> after the end of the property list", position: tagStart) }
+        if closed { throw ScanFailure(reason: "<\(name)> after the end of the property list", position: tagStart) }
         if depth == 0, name != "plist" {
-            throw Failure(reason: "the root element is <\(name)>, not <plist>: not a muEval plist export", position: tagStart)
+            throw ScanFailure(reason: "the root element is <\(name)>, not <plist>: not a muEval plist export", position: tagStart)
         }
         if depth == 1, name != "array" {
-            throw Failure(reason: "the property list holds <\(name)>, not the <array> of a muEval export", position: tagStart)
+            throw ScanFailure(reason: "the property list holds <\(name)>, not the <array> of a muEval export", position: tagStart)
         }
         if empty {
             if depth == 2 {

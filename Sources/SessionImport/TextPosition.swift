@@ -22,3 +22,34 @@ struct TextPosition: Sendable, Equatable {
 
     var errorPosition: ImportError.Position { .text(line: line, column: column) }
 }
+
+/// Where a scanner found the file's structure broken, and why.
+struct ScanFailure: Error, Equatable {
+    var reason: String
+    var position: TextPosition
+}
+
+/// Splits a file's bytes into the elements of its top-level array as they stream in (`JSONArrayScanner`,
+/// `PlistArrayScanner`).
+protocol ElementScanner {
+    mutating func scan(_ chunk: [UInt8], _ body: ([UInt8], TextPosition) -> Void) throws(ScanFailure)
+}
+
+extension ElementScanner {
+    /// Each element of the file with where it begins, a chunk at a time. The elements a chunk completes
+    /// before a break in it are handled first, so that the first error in the file is the one reported.
+    mutating func forEachElement(in chunks: inout FileChunks, file: String, _ body: ([UInt8], TextPosition) throws -> Void) throws {
+        var found: [(bytes: [UInt8], at: TextPosition)] = []
+        while case let chunk = try chunks.next(), !chunk.isEmpty {
+            var broken: ScanFailure?
+            do {
+                try scan(chunk) { found.append(($0, $1)) }
+            } catch {
+                broken = error
+            }
+            for element in found { try body(element.bytes, element.at) }
+            found.removeAll(keepingCapacity: true)
+            if let broken { throw ImportError(file: file, at: broken.position.errorPosition, broken.reason) }
+        }
+    }
+}

@@ -34,7 +34,7 @@ import Testing
         #expect {
             _ = try elements("[\n  {\"a\": 1}\n  x", chunk: 5)
         } throws: { error in
-            guard let failure = error as? JSONArrayScanner.Failure else { return false }
+            guard let failure = error as? ScanFailure else { return false }
             return failure.position == TextPosition(line: 3, column: 3) && failure.reason.contains("expected ',' or ']'")
         }
     }

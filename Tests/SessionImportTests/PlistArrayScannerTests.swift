@@ -57,7 +57,7 @@ import Testing
         #expect {
             _ = try scan("<?xml version=\"1.0\"?>\n<kml>\n</kml>\n", chunk: 3)
         } throws: { error in
-            (error as? PlistArrayScanner.Failure)?.reason.contains("the root element is <kml>") == true
+            (error as? ScanFailure)?.reason.contains("the root element is <kml>") == true
         }
     }
 }
