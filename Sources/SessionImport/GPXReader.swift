@@ -19,8 +19,9 @@ struct GPXReader: ImportReader {
         let parsed = parser.parse()
         if let failure = handler.failure { throw failure }
         guard parsed else {
-            let reason = (parser.parserError as NSError?)?.localizedDescription ?? "malformed XML"
-            throw ImportError(file: context.file, at: .text(line: parser.lineNumber, column: parser.columnNumber), "not well-formed XML: \(reason)")
+            let code = (parser.parserError as NSError?)?.code ?? 0
+            throw ImportError(file: context.file, at: .text(line: parser.lineNumber, column: parser.columnNumber),
+                              "not well-formed XML: " + (Self.libxml2Errors[code] ?? "libxml2 error \(code)"))
         }
         guard handler.sawRoot else { throw ImportError(file: context.file, "has no <gpx> element") }
         guard handler.points > 0 else { throw ImportError(file: context.file, "holds no track point (<trkpt>) to import") }
@@ -30,6 +31,24 @@ struct GPXReader: ImportReader {
         if context.device == nil { try draft.addDevice(device) }
         return ReadSummary(device: device, name: handler.trackName)
     }
+
+    /// What libxml2's commonest error codes mean (libxml/xmlerror.h): Foundation's parser passes on the
+    /// code only, and its `XMLParser.ErrorCode` names do not match libxml2's numbers on Linux.
+    private static let libxml2Errors: [Int: String] = [
+        4: "the document is empty",
+        5: "content after the end of the document, or an end tag that closes nothing",
+        9: "a character XML does not allow",
+        26: "an entity that is not declared",
+        38: "'<' in an attribute value",
+        39: "an attribute value without quotes",
+        41: "an attribute without a value",
+        42: "an attribute given twice",
+        68: "a name expected after '<'",
+        73: "'>' expected",
+        74: "'</' expected",
+        76: "an end tag that does not match its start tag",
+        77: "an element not closed before the document ends",
+    ]
 }
 
 /// The parser's delegate: keeps the element path and the point being read.
