@@ -17,7 +17,7 @@ PRODUCTS = {
     'NIOExtras': 'swift-nio-extras', 'Logging': 'swift-log',
     'ServiceLifecycle': 'swift-service-lifecycle', 'UnixSignals': 'swift-service-lifecycle',
     'ArgumentParser': 'swift-argument-parser', 'Crypto': 'swift-crypto', 'TOMLKit': 'TOMLKit',
-    'NIOWebSocket': 'swift-nio', 'NIOSSL': 'swift-nio-ssl', 'HTTPTypes': 'swift-http-types',
+    'NIOWebSocket': 'swift-nio', 'NIOTLS': 'swift-nio', 'NIOSSL': 'swift-nio-ssl', 'HTTPTypes': 'swift-http-types',
     'Hummingbird': 'hummingbird', 'HummingbirdCore': 'hummingbird', 'HummingbirdTLS': 'hummingbird', 'HummingbirdWebSocket': 'hummingbird-websocket',
     'HummingbirdWSClient': 'hummingbird-websocket', 'Metrics': 'swift-metrics', 'Prometheus': 'swift-prometheus',
 }

@@ -28,6 +28,17 @@ public struct CaptureConfiguration: Sendable {
     public static let defaultMaxMediaBytes = 4 << 30
     /// Lines a live tail may have undelivered before it skips (a paused terminal never slows ingest).
     public var tailBuffer: Int
+    /// TLS for devices: with `tlsListen` nil the listener on `host`:`port` requires it; with
+    /// `tlsListen` a second listener there does, and `host`:`port` stays plaintext (docs/SECURITY.md).
+    public var tls: CaptureTLSFiles?
+    public var tlsListen: (host: String, port: Int)?
+
+    /// Where devices connect: one listener, or a plaintext and a TLS one side by side.
+    public var listeners: [CaptureListener] {
+        guard tls != nil else { return [CaptureListener(host: host, port: port, tls: false)] }
+        guard let tlsListen else { return [CaptureListener(host: host, port: port, tls: true)] }
+        return [CaptureListener(host: host, port: port, tls: false), CaptureListener(host: tlsListen.host, port: tlsListen.port, tls: true)]
+    }
 
     /// The registered-looking default port: unassigned by IANA, easy to remember ("mu" = 0x6D75 = 28021).
     public static let defaultPort = 28021
@@ -36,7 +47,10 @@ public struct CaptureConfiguration: Sendable {
                 wireLimits: WireLimits = WireLimits(), maxConnections: Int = 4096, maxConnectionsPerAddress: Int = 256,
                 maxPartialBytes: Int = 64 << 20, idleTimeout: Double = 1800, unknownDevicePolicy: UnknownDevicePolicy = .reject,
                 journal: JournalWriterLimits = JournalWriterLimits(), tailBuffer: Int = 10_000,
-                deviceToken: String? = nil, maxMediaBytes: Int = CaptureConfiguration.defaultMaxMediaBytes) {
+                deviceToken: String? = nil, maxMediaBytes: Int = CaptureConfiguration.defaultMaxMediaBytes,
+                tls: CaptureTLSFiles? = nil, tlsListen: (host: String, port: Int)? = nil) {
+        self.tls = tls
+        self.tlsListen = tlsListen
         self.maxMediaBytes = maxMediaBytes
         self.host = host
         self.port = port
@@ -49,6 +63,19 @@ public struct CaptureConfiguration: Sendable {
         self.journal = journal
         self.tailBuffer = tailBuffer
         self.deviceToken = deviceToken
+    }
+}
+
+/// One address devices connect to, with or without TLS.
+public struct CaptureListener: Sendable, Equatable {
+    public var host: String
+    public var port: Int
+    public var tls: Bool
+
+    public init(host: String, port: Int, tls: Bool) {
+        self.host = host
+        self.port = port
+        self.tls = tls
     }
 }
 

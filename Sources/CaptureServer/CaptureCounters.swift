@@ -26,6 +26,8 @@ public final class CaptureCounters: Sendable {
     public let mediaChunksStored = Atomic<Int>(0)
     /// Media chunks refused: over the session's media limit.
     public let mediaRefused = Atomic<Int>(0)
+    /// TLS handshakes that failed on the TLS listener.
+    public let tlsHandshakeFailures = Atomic<Int>(0)
 
     public init() {}
 
@@ -44,7 +46,8 @@ public final class CaptureCounters: Sendable {
                  authenticationFailures: authenticationFailures.load(ordering: .relaxed),
                  bytesReceived: bytesReceived.load(ordering: .relaxed),
                  mediaChunksStored: mediaChunksStored.load(ordering: .relaxed),
-                 mediaRefused: mediaRefused.load(ordering: .relaxed))
+                 mediaRefused: mediaRefused.load(ordering: .relaxed),
+                 tlsHandshakeFailures: tlsHandshakeFailures.load(ordering: .relaxed))
     }
 }
 

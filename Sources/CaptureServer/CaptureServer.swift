@@ -15,11 +15,14 @@ public final class CaptureServer: Service {
     private let partialBudget: PartialMessageBudget
     private let group: EventLoopGroup
     private let logger: Logger
-    private let onListening: @Sendable (SocketAddress) -> Void
+    private let tls: CaptureTLS?
+    private let onListening: @Sendable (SocketAddress, CaptureListener) -> Void
 
+    /// `tls` is the certificate of the configuration's TLS listener (`CaptureConfiguration.listeners`).
     public init(settings: CaptureSettings, registry: SessionRegistry, connections: ConnectionTable,
-                counters: CaptureCounters, group: EventLoopGroup, logger: Logger,
-                onListening: @escaping @Sendable (SocketAddress) -> Void) {
+                counters: CaptureCounters, group: EventLoopGroup, logger: Logger, tls: CaptureTLS? = nil,
+                onListening: @escaping @Sendable (SocketAddress, CaptureListener) -> Void) {
+        self.tls = tls
         self.settings = settings
         self.registry = registry
         self.connections = connections
@@ -30,10 +33,13 @@ public final class CaptureServer: Service {
         self.onListening = onListening
     }
 
-    /// Binds the listener; fails with a message naming the address when it cannot.
-    public func bind() async throws -> Channel {
+    /// Binds one listener; fails with a message naming the address when it cannot.
+    func bind(_ listener: CaptureListener) async throws -> Channel {
+        let tls = listener.tls ? tls : nil
+        if listener.tls, tls == nil {
+            throw CaptureServerError.cannotListen(host: listener.host, port: listener.port, reason: "TLS is asked for without a certificate")
+        }
         let settings = settings
-        let configuration = settings.current
         let registry = registry
         let connections = connections
         let counters = counters
@@ -60,6 +66,7 @@ public final class CaptureServer: Service {
                 channel.eventLoop.makeCompletedFuture {
                     let configuration = settings.current
                     let sync = channel.pipeline.syncOperations
+                    if let tls { try sync.addHandlers(tls.handlers(counters: counters, logger: logger)) }
                     if configuration.idleTimeout > 0 {
                         try sync.addHandler(IdleStateHandler(readTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
                     }
@@ -69,20 +76,30 @@ public final class CaptureServer: Service {
                 }
             }
         do {
-            return try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+            return try await bootstrap.bind(host: listener.host, port: listener.port).get()
         } catch {
-            throw CaptureServerError.cannotListen(host: configuration.host, port: configuration.port, reason: "\(error)")
+            throw CaptureServerError.cannotListen(host: listener.host, port: listener.port, reason: "\(error)")
         }
     }
 
     public func run() async throws {
-        let listener = try await bind()
-        if let address = listener.localAddress {
-            logger.notice("capture server listening on \(address.ipAddress ?? "?"):\(address.port ?? 0)")
-            onListening(address)
+        var channels: [Channel] = []
+        for listener in settings.current.listeners {
+            let channel: Channel
+            do {
+                channel = try await bind(listener)
+            } catch {
+                for open in channels { try? await open.close() }
+                throw error
+            }
+            channels.append(channel)
+            if let address = channel.localAddress {
+                logger.notice("capture server listening on \(address.ipAddress ?? "?"):\(address.port ?? 0)\(listener.tls ? " (TLS)" : "")")
+                onListening(address, listener)
+            }
         }
         try? await gracefulShutdown()
-        try? await listener.close()
+        for channel in channels { try? await channel.close() }
         await connections.closeAll()
         logger.info("capture server stopped accepting devices")
     }

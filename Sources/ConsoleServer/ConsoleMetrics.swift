@@ -38,6 +38,7 @@ final class ConsoleMetrics: Sendable {
             counter("malformed_messages", \.malformedMessages),
             counter("replies_dropped", \.repliesDropped),
             counter("authentication_failures", \.authenticationFailures),
+            counter("tls_handshake_failures", \.tlsHandshakeFailures),
             counter("bytes_received", \.bytesReceived),
         ].map { (metric: $0.0, value: $0.1) }
         connectionsOpen = Metrics.Gauge(label: "mueval_connections_open", dimensions: [], factory: factory)

@@ -212,6 +212,8 @@ public struct StatusReport: Codable, Sendable {
     /// When the daemon started (seconds since 1970).
     public var started: Double
     public var listen: ListenAddress?
+    /// The TLS listener that runs beside the plaintext `listen` (`server.tls_listen`).
+    public var listenTLS: ListenAddress?
     /// The Zeroconf announcement: "announced as \"muEval on lab\"", "waiting for avahi-daemon", "off", …
     public var zeroconf: String
     public var socket: String
@@ -227,7 +229,7 @@ public struct StatusReport: Codable, Sendable {
     /// Audio streams being transcribed or waiting for it.
     public var transcriptions: [SessionTranscription]
 
-    public init(version: String, pid: Int32, started: Double, listen: ListenAddress?, zeroconf: String, socket: String,
+    public init(version: String, pid: Int32, started: Double, listen: ListenAddress?, listenTLS: ListenAddress? = nil, zeroconf: String, socket: String,
                 dataDirectory: String, unknownDevicePolicy: UnknownDevicePolicy, sessions: [SessionRecord],
                 counters: CounterSnapshot, tails: Int, storageProblem: StorageProblem?, transcriptions: [SessionTranscription] = []) {
         self.transcriptions = transcriptions
@@ -235,6 +237,7 @@ public struct StatusReport: Codable, Sendable {
         self.pid = pid
         self.started = started
         self.listen = listen
+        self.listenTLS = listenTLS
         self.zeroconf = zeroconf
         self.socket = socket
         self.dataDirectory = dataDirectory
@@ -249,11 +252,17 @@ public struct StatusReport: Codable, Sendable {
 public struct ListenAddress: Codable, Sendable, Equatable {
     public var host: String
     public var port: Int
+    /// Devices must speak TLS here; absent (nil) for plaintext.
+    public var tls: Bool?
 
-    public init(host: String, port: Int) {
+    public init(host: String, port: Int, tls: Bool = false) {
         self.host = host
         self.port = port
+        self.tls = tls ? true : nil
     }
+
+    /// `host:port`, with ` (TLS)` where devices must speak TLS.
+    public var text: String { "\(host):\(port)" + (tls == true ? " (TLS)" : "") }
 }
 
 /// `export`'s final result, after the chunks.

@@ -15,10 +15,12 @@ public struct CounterSnapshot: Codable, Sendable, Equatable {
     public var bytesReceived: Int
     public var mediaChunksStored: Int
     public var mediaRefused: Int
-
+    /// TLS connections whose handshake failed (plaintext to the TLS port, an untrusted or expired
+    /// certificate); absent in the JSON of a muevald before TLS, read as 0.
+    public var tlsHandshakeFailures: Int
 
     public init(connectionsAccepted: Int = 0, connectionsRefused: Int = 0, connectionsOpen: Int = 0, eventsReceived: Int = 0, eventsStored: Int = 0, eventsDuplicate: Int = 0, eventsFiltered: Int = 0, eventsRejectedNoSession: Int = 0, eventsFailedStorage: Int = 0, malformedMessages: Int = 0, repliesDropped: Int = 0, authenticationFailures: Int = 0, bytesReceived: Int = 0,
-                mediaChunksStored: Int = 0, mediaRefused: Int = 0) {
+                mediaChunksStored: Int = 0, mediaRefused: Int = 0, tlsHandshakeFailures: Int = 0) {
         self.connectionsAccepted = connectionsAccepted
         self.connectionsRefused = connectionsRefused
         self.connectionsOpen = connectionsOpen
@@ -34,5 +36,25 @@ public struct CounterSnapshot: Codable, Sendable, Equatable {
         self.bytesReceived = bytesReceived
         self.mediaChunksStored = mediaChunksStored
         self.mediaRefused = mediaRefused
+        self.tlsHandshakeFailures = tlsHandshakeFailures
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case connectionsAccepted, connectionsRefused, connectionsOpen, eventsReceived, eventsStored, eventsDuplicate, eventsFiltered,
+             eventsRejectedNoSession, eventsFailedStorage, malformedMessages, repliesDropped, authenticationFailures, bytesReceived,
+             mediaChunksStored, mediaRefused, tlsHandshakeFailures
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func count(_ key: CodingKeys) throws -> Int { try c.decodeIfPresent(Int.self, forKey: key) ?? 0 }
+        self.init(connectionsAccepted: try count(.connectionsAccepted), connectionsRefused: try count(.connectionsRefused),
+                  connectionsOpen: try count(.connectionsOpen), eventsReceived: try count(.eventsReceived),
+                  eventsStored: try count(.eventsStored), eventsDuplicate: try count(.eventsDuplicate),
+                  eventsFiltered: try count(.eventsFiltered), eventsRejectedNoSession: try count(.eventsRejectedNoSession),
+                  eventsFailedStorage: try count(.eventsFailedStorage), malformedMessages: try count(.malformedMessages),
+                  repliesDropped: try count(.repliesDropped), authenticationFailures: try count(.authenticationFailures),
+                  bytesReceived: try count(.bytesReceived), mediaChunksStored: try count(.mediaChunksStored),
+                  mediaRefused: try count(.mediaRefused), tlsHandshakeFailures: try count(.tlsHandshakeFailures))
     }
 }

@@ -37,6 +37,7 @@ public final class ControlCommands: Sendable {
     private let description: DaemonDescription
     private let importer: SessionImporter
     private let listen = NIOLockedValueBox<ListenAddress?>(nil)
+    private let listenTLS = NIOLockedValueBox<ListenAddress?>(nil)
     private let zeroconfState = NIOLockedValueBox<@Sendable () -> String>({ "off" })
     private let consoleLink = NIOLockedValueBox<(@Sendable (Double) throws -> ConsoleLink)?>(nil)
     private let transcription = NIOLockedValueBox<Transcription?>(nil)
@@ -64,9 +65,12 @@ public final class ControlCommands: Sendable {
         liveTail.closeAll(now: Date().timeIntervalSince1970)
     }
 
-    /// Called once the capture server listens, so that `status` shows the real port.
+    /// Called once the capture server listens, so that `status` shows the real port: the first listener
+    /// is `listen`; a TLS one beside a plaintext one is `listenTLS`.
     public func listening(on address: ListenAddress) {
-        listen.withLockedValue { $0 = address }
+        listen.withLockedValue { current in
+            if current == nil { current = address } else { listenTLS.withLockedValue { $0 = address } }
+        }
     }
 
     /// Where `status` reads the Zeroconf announcement's state from.
@@ -90,7 +94,7 @@ public final class ControlCommands: Sendable {
         let transcriptions = transcription.withLockedValue { $0 }?.progress(Date().timeIntervalSince1970) ?? []
         return StatusReport(
             version: MuEvalVersion.current, pid: description.pid, started: description.started,
-            listen: listen.withLockedValue { $0 }, zeroconf: zeroconfState.withLockedValue { $0 }(), socket: description.socket,
+            listen: listen.withLockedValue { $0 }, listenTLS: listenTLS.withLockedValue { $0 }, zeroconf: zeroconfState.withLockedValue { $0 }(), socket: description.socket,
             dataDirectory: description.dataDirectory, unknownDevicePolicy: description.unknownDevicePolicy,
             sessions: registry.openSessions().map(\.snapshot), counters: counters.snapshot(),
             tails: liveTail.followers, storageProblem: health.problem, transcriptions: transcriptions)

@@ -104,6 +104,28 @@ struct ConfigurationOption: Sendable {
             config.capture.port = address.port
             return true
         },
+        .init(key: "server.tls_certificate", kind: .string, current: { $0.capture.tls?.certificate ?? "" }) { value, config in
+            config.capture.tls = tlsFiles(config.capture.tls) { $0.certificate = value }
+            return true
+        },
+        .init(key: "server.tls_key", kind: .string, current: { $0.capture.tls?.key ?? "" }) { value, config in
+            config.capture.tls = tlsFiles(config.capture.tls) { $0.key = value }
+            return true
+        },
+        .init(key: "server.tls_client_ca", kind: .string, current: { $0.capture.tls?.clientCA ?? "" }) { value, config in
+            config.capture.tls = tlsFiles(config.capture.tls) { $0.clientCA = value.isEmpty ? nil : value }
+            return true
+        },
+        .init(key: "server.tls_listen", kind: .hostPort,
+              current: { $0.capture.tlsListen.map { HostPort.text(host: $0.host, port: $0.port) } ?? "" }) { value, config in
+            if value.isEmpty {
+                config.capture.tlsListen = nil
+                return true
+            }
+            guard let address = HostPort(parsing: value) else { return false }
+            config.capture.tlsListen = (address.host.isEmpty ? "0.0.0.0" : address.host, address.port)
+            return true
+        },
         .init(key: "server.unknown_device_policy", kind: .choice(UnknownDevicePolicy.allCases.map(\.rawValue)),
               current: { $0.capture.unknownDevicePolicy.rawValue }) { value, config in
             guard let policy = UnknownDevicePolicy(rawValue: value) else { return false }
@@ -354,6 +376,13 @@ public struct ConfigurationSource: Sendable {
     public func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> DaemonConfiguration {
         try ConfigurationLoader(environment: environment).load(file: file, flags: flags)
     }
+}
+
+/// The TLS files with one of them changed; nil once none is set (plaintext).
+private func tlsFiles(_ current: CaptureTLSFiles?, _ change: (inout CaptureTLSFiles) -> Void) -> CaptureTLSFiles? {
+    var files = current ?? CaptureTLSFiles(certificate: "", key: "")
+    change(&files)
+    return files.certificate.isEmpty && files.key.isEmpty && files.clientCA == nil ? nil : files
 }
 
 private func positive(_ value: String) -> Int? {

@@ -6,6 +6,7 @@ internal import Foundation
 internal import SessionImport
 internal import JournalStorage
 internal import Logging
+internal import NIOConcurrencyHelpers
 internal import SessionModel
 internal import TranscriptionService
 internal import NIOPosix
@@ -83,19 +84,39 @@ public struct MuEvalDaemon {
         if let console { commands.reportConsole { try console.loginLink(now: $0) } }
         commands.reportTranscription(progress: { transcription.progress(now: $0) },
                                      enqueue: { try transcription.enqueue($0, now: $1) })
+        let tls = try configuration.capture.tls.map { files in
+            guard !files.certificate.isEmpty, !files.key.isEmpty else {
+                throw CaptureTLSError(description: "TLS needs both server.tls_certificate and server.tls_key (PEM files)")
+            }
+            return try CaptureTLS(files: files)
+        }
+        if tls == nil, configuration.capture.tlsListen != nil {
+            throw CaptureTLSError(description: "server.tls_listen needs server.tls_certificate and server.tls_key")
+        }
+        let listeners = configuration.capture.listeners
+        let listening = NIOLockedValueBox(0)
         let capture = CaptureServer(
             settings: settings, registry: registry, connections: connections, counters: counters,
-            group: group, logger: logger,
-            onListening: { address in
-                commands.listening(on: ListenAddress(host: address.ipAddress ?? "", port: address.port ?? 0))
-                zeroconf?.listening(on: address.port ?? 0)
-                readiness.ready(.captureServer)
+            group: group, logger: logger, tls: tls,
+            onListening: { address, listener in
+                commands.listening(on: ListenAddress(host: address.ipAddress ?? "", port: address.port ?? 0, tls: listener.tls))
+                // The first listener is the one announced; a TLS one beside it is named in the TXT record.
+                if listener == listeners.first { zeroconf?.listening(on: address.port ?? 0) } else { zeroconf?.listeningTLS(on: address.port ?? 0) }
+                if listening.withLockedValue({ $0 += 1; return $0 }) == listeners.count { readiness.ready(.captureServer) }
             })
         let reload = ReloadService(source: source, initial: configuration, logger: logger,
                                    onHangup: { control.recreateSocketIfMissing() }) { [logLevel] reloaded in
             logLevel.level = reloaded.logLevel
             StderrLogHandler.setQueueLimit(reloaded.logQueueLines)
             settings.update(reloaded.capture)
+            // A renewed certificate in the same files serves the next handshake; open connections keep theirs.
+            if let tls {
+                if let error = tls.reload() {
+                    logger.error("reload: TLS keeps its certificate: \(error)")
+                } else {
+                    logger.notice("reload: TLS certificate and key read again from \(tls.files.certificate)")
+                }
+            }
             zeroconf?.reloaded(name: reloaded.zeroconf.name)
         }
         // Last in the list: the first to hear of shutdown, so STOPPING=1 goes out at once.

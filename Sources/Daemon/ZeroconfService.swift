@@ -23,6 +23,8 @@ final class ZeroconfService: Service, @unchecked Sendable {
     private let publisher = NIOLockedValueBox<ZeroconfPublisher?>(nil)
     private let failure = NIOLockedValueBox<String?>(nil)
     private let avahiCalls = DispatchQueue(label: "mueval.zeroconf")
+    /// The TLS listener beside the announced plaintext one, once it listens (TXT `tls_port`).
+    private let tlsPort = NIOLockedValueBox<Int?>(nil)
     /// Whether a TXT update is queued and not yet begun: later changes ride along with it.
     private let refreshQueued = NIOLockedValueBox(false)
     /// How long shutdown waits for avahi-daemon to withdraw the announcement.
@@ -91,6 +93,12 @@ final class ZeroconfService: Service, @unchecked Sendable {
         return done.withLockedValue { $0 }
     }
 
+    /// The TLS listener beside the announced one listens on `port`: the TXT record says so.
+    func listeningTLS(on port: Int) {
+        tlsPort.withLockedValue { $0 = port }
+        scheduleRefresh()
+    }
+
     /// A reload changed the instance name (nil: the default) or what devices must present.
     func reloaded(name: String?) {
         avahiCalls.async { [self] in publisher.withLockedValue { $0 }?.rename(to: Self.instanceName(name)) }
@@ -122,7 +130,11 @@ final class ZeroconfService: Service, @unchecked Sendable {
         let waiting = sessions.filter { $0.state == .waiting }.count
         // What a device must present in <hello>: the server's token, a session's pairing code, or nothing.
         let auth = capture.current.deviceToken != nil ? "token" : sessions.contains { $0.pairingCode != nil } ? "pairing" : "none"
-        return [("txtvers", "1"), ("protocol", "1"), ("server", MuEvalVersion.current),
-                ("state", recording ? "recording" : "idle"), ("waiting", String(waiting)), ("auth", auth)]
+        var txt = [("txtvers", "1"), ("protocol", "1"), ("server", MuEvalVersion.current),
+                   ("state", recording ? "recording" : "idle"), ("waiting", String(waiting)), ("auth", auth)]
+        // The announced port requires TLS (`tls=1`), or a TLS port runs beside it (`tls_port`).
+        if capture.current.listeners.first?.tls == true { txt.append(("tls", "1")) }
+        if let port = tlsPort.withLockedValue({ $0 }) { txt.append(("tls_port", String(port))) }
+        return txt
     }
 }

@@ -31,6 +31,7 @@ final class DeviceConnection: Sendable {
             .channelOption(.socketOption(.so_keepalive), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls = server.tls { try channel.pipeline.syncOperations.addHandler(try tls.handler(host: server.host)) }
                     try channel.pipeline.syncOperations.addHandler(ReplyReader(state: state))
                 }
             }

@@ -7,11 +7,18 @@ public struct ServerAddress: Sendable, Equatable, CustomStringConvertible {
     public var port: Int
     /// The Zeroconf service name, when found that way.
     public var name: String?
+    /// Connect with TLS (`--tls`, or TXT `tls=1`).
+    public var tls: ClientTLS?
 
-    public init(host: String, port: Int, name: String? = nil) {
+    public init(host: String, port: Int, name: String? = nil, tls: ClientTLS? = nil) {
         self.host = host
         self.port = port
         self.name = name
+        self.tls = tls
+    }
+
+    public static func == (lhs: ServerAddress, rhs: ServerAddress) -> Bool {
+        lhs.host == rhs.host && lhs.port == rhs.port && lhs.name == rhs.name && lhs.tls === rhs.tls
     }
 
     /// `HOST:PORT`, `[IPv6]:PORT`: a device needs both a host and a port.
@@ -23,7 +30,7 @@ public struct ServerAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        let address = (host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)") + (tls == nil ? "" : " (TLS)")
         return name.map { "\"\($0)\" at \(address)" } ?? address
     }
 }
@@ -33,6 +40,7 @@ public enum SimulatorError: Error, CustomStringConvertible, Equatable {
     case noServerFound(type: String, seconds: Double)
     case severalServers([String])
     case serverNotFound(String, available: [String])
+    case badTLS(String)
 
     public var description: String {
         switch self {
@@ -42,6 +50,8 @@ public enum SimulatorError: Error, CustomStringConvertible, Equatable {
             "no capture server answered for \(type) within \(seconds) s: is muevald running with Zeroconf on this network (and avahi-daemon here)? Or give --connect HOST:PORT"
         case .severalServers(let names):
             "several capture servers answered: \(names.map { "\"\($0)\"" }.joined(separator: ", ")); choose one with --server NAME"
+        case .badTLS(let reason):
+            "cannot set up TLS: \(reason)"
         case .serverNotFound(let name, let available):
             "no capture server named \"\(name)\" answered; found: \(available.isEmpty ? "none" : available.map { "\"\($0)\"" }.joined(separator: ", "))"
         }
@@ -50,8 +60,10 @@ public enum SimulatorError: Error, CustomStringConvertible, Equatable {
 
 /// Finds the capture server the way the thesis's capture library does: Zeroconf browse and resolve.
 public enum ServerLocator {
+    /// The one server answering (or the one named); with TLS when its TXT record says `tls=1`
+    /// (`tls` then trusts what it was given, or the system's roots).
     public static func discover(name: String?, type: String = ServiceAnnouncement.captureServiceType,
-                                timeout: Double) async throws -> ServerAddress {
+                                timeout: Double, tls: ClientTLS? = nil) async throws -> ServerAddress {
         let services = try await ZeroconfBrowser.browse(type: type, timeout: timeout).filter { !$0.addresses.isEmpty }
         let chosen: DiscoveredService
         if let name {
@@ -66,6 +78,7 @@ public enum ServerLocator {
         }
         // IPv4 first: a link-local IPv6 address needs its interface, which the resolver does not give us.
         let address = chosen.addresses.first { !$0.contains(":") } ?? chosen.addresses[0]
-        return ServerAddress(host: address, port: chosen.port, name: chosen.name)
+        let needsTLS = chosen.txt["tls"] == "1"
+        return ServerAddress(host: address, port: chosen.port, name: chosen.name, tls: needsTLS ? try tls ?? ClientTLS() : tls)
     }
 }

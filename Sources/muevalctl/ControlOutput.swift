@@ -14,7 +14,7 @@ enum ControlOutput {
         let c = status.counters
         var text = """
             muevald \(status.version), pid \(status.pid), up \(duration(Date().timeIntervalSince1970 - status.started))
-            devices connect to  \(status.listen.map { "\($0.host):\($0.port)" } ?? "(not listening yet)")
+            devices connect to  \(status.listen.map(\.text) ?? "(not listening yet)")\(status.listenTLS.map { ", " + $0.text } ?? "")
             zeroconf            \(status.zeroconf)
             control socket      \(status.socket)
             data directory      \(status.dataDirectory)
@@ -74,7 +74,7 @@ enum ControlOutput {
         }
         let c = status.counters
         var text = """
-            muevald \(status.version) on \(status.listen.map { "\($0.host):\($0.port)" } ?? "-"), up \(duration(Date().timeIntervalSince1970 - status.started)), \(time(Date().timeIntervalSince1970))
+            muevald \(status.version) on \(status.listen.map(\.text) ?? "-"), up \(duration(Date().timeIntervalSince1970 - status.started)), \(time(Date().timeIntervalSince1970))
             connections \(c.connectionsOpen) open   events \(c.eventsStored) stored (\(rate(Int64(c.eventsStored), previous.map { Int64($0.report.counters.eventsStored) })))   \(c.eventsReceived) received   \(c.malformedMessages) malformed   \(c.eventsRejectedNoSession) without session
 
 

@@ -59,6 +59,9 @@ struct MuEvalSim: AsyncParsableCommand {
     @Flag(help: "List the built-in scenarios and exit.")
     var listScenarios = false
 
+    @Flag(help: "Connect with TLS (automatic when the server's Zeroconf TXT record says tls=1).") var tls = false
+    @Option(help: ArgumentHelp("Trust the server certificates this PEM file's CAs signed, instead of the system's (implies --tls).", valueName: "FILE"))
+    var ca: String?
     @Option(help: ArgumentHelp("The server's device token or a session's pairing code, sent in <hello> (TXT auth=token or pairing).", valueName: "TOKEN"))
     var token: String?
 
@@ -160,11 +163,13 @@ struct MuEvalSim: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data(hello + planned.flatMap(\.bytes) + Simulation.goodbye))
             return
         }
-        let target = if let connect {
+        let clientTLS = tls || ca != nil ? try ClientTLS(caFile: ca) : nil
+        var target = if let connect {
             try ServerAddress(parsing: connect)
         } else {
-            try await ServerLocator.discover(name: server, timeout: browseTimeout)
+            try await ServerLocator.discover(name: server, timeout: browseTimeout, tls: clientTLS)
         }
+        if let clientTLS { target.tls = clientTLS }
         let report = await Simulation.run(options, server: target)
         if json {
             let encoder = JSONEncoder()

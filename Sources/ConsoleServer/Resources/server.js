@@ -46,7 +46,8 @@ function renderStatus(status) {
   const recording = (status.sessions || []).filter((s) => s.state === "recording").length;
   kv(document.getElementById("server-facts"), [
     ["started", "Started", formatTime(status.started)],
-    ["listen", "Devices connect to", status.listen ? `${status.listen.host}:${status.listen.port}` : "—"],
+    ["listen", "Devices connect to", [status.listen, status.listenTLS].filter(Boolean)
+      .map((a) => `${a.host}:${a.port}${a.tls ? " (TLS)" : ""}`).join(", ") || "—"],
     ["zeroconf", "Zeroconf", status.zeroconf ?? "—"],
     ["socket", "Control socket", status.socket],
     ["dataDirectory", "Data directory", status.dataDirectory],

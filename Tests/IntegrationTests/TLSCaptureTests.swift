@@ -1,0 +1,143 @@
+import ControlProtocol
+import DaemonTestSupport
+import DeviceSimulator
+import Foundation
+import JournalStorage
+import SessionModel
+import XCTest
+
+/// Devices over TLS, end to end through the real daemon: certificates made here with openssl (a CA,
+/// and server certificates for 127.0.0.1 it signs), muevalsim as the device.
+final class TLSCaptureTests: XCTestCase {
+    private var directory = ""
+
+    override func setUpWithError() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
+            throw XCTSkip("CANNOT RUN HERE: /usr/bin/openssl is missing (make test-deps installs openssl)")
+        }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+                     "-subj", "/CN=muEval test CA", "-keyout", "ca.key", "-out", "ca.pem"])
+        try makeServerCertificate(serial: "01")
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @discardableResult
+    private func openssl(_ arguments: [String]) throws -> String {
+        let run = try runProcess("/bin/sh", ["-c", "cd '\(directory)' && exec openssl \"$@\"", "openssl"] + arguments)
+        XCTAssertEqual(run.status, 0, "openssl \(arguments.joined(separator: " ")): \(run.stderr)")
+        return run.stdout
+    }
+
+    /// A certificate for 127.0.0.1 (IP SAN), signed by the CA, into server.pem and server.key.
+    private func makeServerCertificate(serial: String) throws {
+        try "subjectAltName = IP:127.0.0.1\n".write(toFile: directory + "/san.cnf", atomically: true, encoding: .utf8)
+        try openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=127.0.0.1",
+                     "-keyout", "next.key", "-out", "server.csr"])
+        try openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial", "0x" + serial,
+                     "-days", "2", "-extfile", "san.cnf", "-out", "next.pem"])
+        // Renewed in place, as certbot does: the files the configuration names get the new contents.
+        for name in ["pem", "key"] {
+            _ = try? FileManager.default.removeItem(atPath: directory + "/server." + name)
+            try FileManager.default.moveItem(atPath: directory + "/next." + name, toPath: directory + "/server." + name)
+        }
+    }
+
+    private func daemon(_ extra: String = "") async throws -> TestDaemon {
+        let config = directory + "/muevald.toml"
+        try """
+            [server]
+            tls_certificate = "\(directory)/server.pem"
+            tls_key = "\(directory)/server.key"
+            \(extra)
+            [transcription]
+            enabled = false
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        return try await TestDaemon.start(arguments: ["--config", config])
+    }
+
+    private func simulate(_ port: Int, tls: Bool, events: Int = 30, extra: [String] = []) throws -> (status: Int32, report: SimulationReport?, output: String) {
+        let run = try runProcess(TestDaemon.executable("muevalsim"), [
+            "--connect", "127.0.0.1:\(port)", "--scenario", "wordpress", "--seed", "9", "--events", String(events), "--rate", "max", "--json",
+        ] + (tls ? ["--ca", directory + "/ca.pem"] : []) + extra, timeout: 120)
+        return (run.status, try? JSONDecoder().decode(SimulationReport.self, from: Data(run.stdout.utf8)), run.stdout + run.stderr)
+    }
+
+    func testADeviceRecordsOverTLSAndPlaintextToTheTLSPortIsRefusedAlone() async throws {
+        let daemon = try await daemon()
+        defer { daemon.cleanUp() }
+        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        XCTAssertEqual(status.listen?.tls, true, "the one listener requires TLS")
+        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "remote"), as: SessionRecord.self)
+
+        // Plaintext to the TLS port: that connection fails, counted and logged once.
+        let plain = try simulate(daemon.port, tls: false, events: 5, extra: ["--ack-timeout", "2"])
+        XCTAssertNotEqual(plain.status, 0, plain.output)
+        let failures = try await eventually("the failed handshake counted") {
+            let counters = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).counters
+            return counters.tlsHandshakeFailures > 0 ? counters.tlsHandshakeFailures : nil
+        }
+        XCTAssertGreaterThan(failures, 0)
+        XCTAssertTrue(daemon.log.contains("TLS: handshake with 127.0.0.1 failed, connection closed: the device does not speak TLS"), daemon.log)
+
+        // A device with the CA records as over plaintext.
+        let run = try simulate(daemon.port, tls: true)
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertEqual(run.report?.total.acknowledged, 30)
+        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        XCTAssertEqual(try SessionReader(path: session.path).eventCount(), 30)
+    }
+
+    func testAPlaintextAndATLSListenerSideBySide() async throws {
+        let daemon = try await daemon("tls_listen = \"127.0.0.1:0\"")
+        defer { daemon.cleanUp() }
+        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        XCTAssertNil(status.listen?.tls, "server.listen stays plaintext")
+        let tlsPort = try XCTUnwrap(status.listenTLS?.port)
+        XCTAssertEqual(status.listenTLS?.tls, true)
+        for (port, tls) in [(daemon.port, false), (tlsPort, true)] {
+            let session = try await daemon.ctl.call(ControlRequest(command: .start, name: tls ? "internet" : "lab"), as: SessionRecord.self)
+            let run = try simulate(port, tls: tls)
+            XCTAssertEqual(run.status, 0, run.output)
+            _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+            XCTAssertEqual(try SessionReader(path: session.path).eventCount(), 30, tls ? "over TLS" : "in plaintext")
+        }
+        // A TLS device that does not trust the server's CA: its handshake fails, nothing else does.
+        let untrusted = try simulate(tlsPort, tls: false, events: 5, extra: ["--tls", "--ack-timeout", "2"])
+        XCTAssertNotEqual(untrusted.status, 0, untrusted.output)
+    }
+
+    func testARenewedCertificateIsTakenOnSIGHUPWithoutDroppingConnections() async throws {
+        let daemon = try await daemon()
+        defer { daemon.cleanUp() }
+        XCTAssertTrue(try servedSerial(daemon.port).contains("01"))
+        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "long"), as: SessionRecord.self)
+        // A device recording across the reload: 6 s at 20 events/s.
+        let device = try FollowingProcess(TestDaemon.executable("muevalsim"), [
+            "--connect", "127.0.0.1:\(daemon.port)", "--ca", directory + "/ca.pem", "--scenario", "wordpress", "--seed", "4",
+            "--rate", "20", "--duration", "6", "--json",
+        ])
+        try await eventually("the device to connect") {
+            try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).counters.connectionsOpen > 0 ? true : nil
+        }
+        try makeServerCertificate(serial: "02")
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try await eventually("the reload") { daemon.log.contains("reload: TLS certificate and key read again") ? true : nil }
+        XCTAssertTrue(try servedSerial(daemon.port).contains("02"), "the next handshake gets the renewed certificate")
+        let exit = try await device.exitStatus(timeout: 60)
+        XCTAssertEqual(exit, 0, device.stderr)
+        let report = try JSONDecoder().decode(SimulationReport.self, from: Data(device.lines.joined(separator: "\n").utf8))
+        XCTAssertEqual(report.total.disconnects, 0, "the open connection kept its handshake")
+        XCTAssertEqual(report.total.unacknowledged, 0)
+    }
+
+    /// The serial number of the certificate the server presents now.
+    private func servedSerial(_ port: Int) throws -> String {
+        let run = try runProcess("/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) -CAfile '\(directory)/ca.pem' </dev/null 2>/dev/null | openssl x509 -noout -serial"])
+        return run.stdout
+    }
+}
