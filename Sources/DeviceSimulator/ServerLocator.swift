@@ -60,10 +60,10 @@ public enum SimulatorError: Error, CustomStringConvertible, Equatable {
 
 /// Finds the capture server the way the thesis's capture library does: Zeroconf browse and resolve.
 public enum ServerLocator {
-    /// The one server answering (or the one named); with TLS when its TXT record says `tls=1`
-    /// (`tls` then trusts what it was given, or the system's roots).
+    /// The one server answering (or the one named); with TLS when its TXT record says `tls=1`, or
+    /// always with `alwaysTLS`: through `tls` (its trust roots) or, without it, the system's.
     public static func discover(name: String?, type: String = ServiceAnnouncement.captureServiceType,
-                                timeout: Double, tls: ClientTLS? = nil) async throws -> ServerAddress {
+                                timeout: Double, tls: ClientTLS? = nil, alwaysTLS: Bool = false) async throws -> ServerAddress {
         let services = try await ZeroconfBrowser.browse(type: type, timeout: timeout).filter { !$0.addresses.isEmpty }
         let chosen: DiscoveredService
         if let name {
@@ -78,7 +78,7 @@ public enum ServerLocator {
         }
         // IPv4 first: a link-local IPv6 address needs its interface, which the resolver does not give us.
         let address = chosen.addresses.first { !$0.contains(":") } ?? chosen.addresses[0]
-        let needsTLS = chosen.txt["tls"] == "1"
-        return ServerAddress(host: address, port: chosen.port, name: chosen.name, tls: needsTLS ? try tls ?? ClientTLS() : tls)
+        let needsTLS = alwaysTLS || chosen.txt["tls"] == "1"
+        return ServerAddress(host: address, port: chosen.port, name: chosen.name, tls: needsTLS ? try tls ?? ClientTLS() : nil)
     }
 }

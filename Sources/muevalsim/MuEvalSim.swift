@@ -60,7 +60,7 @@ struct MuEvalSim: AsyncParsableCommand {
     var listScenarios = false
 
     @Flag(help: "Connect with TLS (automatic when the server's Zeroconf TXT record says tls=1).") var tls = false
-    @Option(help: ArgumentHelp("Trust the server certificates this PEM file's CAs signed, instead of the system's (implies --tls).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Trust the server certificates this PEM file's CAs signed, instead of the system's (with --connect, implies --tls).", valueName: "FILE"))
     var ca: String?
     @Option(help: ArgumentHelp("The server's device token or a session's pairing code, sent in <hello> (TXT auth=token or pairing).", valueName: "TOKEN"))
     var token: String?
@@ -164,12 +164,15 @@ struct MuEvalSim: AsyncParsableCommand {
             return
         }
         let clientTLS = tls || ca != nil ? try ClientTLS(caFile: ca) : nil
-        var target = if let connect {
-            try ServerAddress(parsing: connect)
+        let target: ServerAddress
+        if let connect {
+            var given = try ServerAddress(parsing: connect)
+            given.tls = clientTLS
+            target = given
         } else {
-            try await ServerLocator.discover(name: server, timeout: browseTimeout, tls: clientTLS)
+            // Found over Zeroconf: TLS when the TXT record asks for it (or --tls), trusting --ca's CAs.
+            target = try await ServerLocator.discover(name: server, timeout: browseTimeout, tls: clientTLS, alwaysTLS: tls)
         }
-        if let clientTLS { target.tls = clientTLS }
         let report = await Simulation.run(options, server: target)
         if json {
             let encoder = JSONEncoder()

@@ -10,41 +10,16 @@ import XCTest
 /// and server certificates for 127.0.0.1 it signs), muevalsim as the device.
 final class TLSCaptureTests: XCTestCase {
     private var directory = ""
+    private var certificates: TestCertificates!
 
     override func setUpWithError() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
-            throw XCTSkip("CANNOT RUN HERE: /usr/bin/openssl is missing (make test-deps installs openssl)")
-        }
+        if let reason = TestCertificates.unavailableReason { throw XCTSkip("CANNOT RUN HERE: " + reason) }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
-                     "-subj", "/CN=muEval test CA", "-keyout", "ca.key", "-out", "ca.pem"])
-        try makeServerCertificate(serial: "01")
+        certificates = try TestCertificates(directory: directory)
     }
 
     override func tearDown() {
         try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    @discardableResult
-    private func openssl(_ arguments: [String]) throws -> String {
-        let run = try runProcess("/bin/sh", ["-c", "cd '\(directory)' && exec openssl \"$@\"", "openssl"] + arguments)
-        XCTAssertEqual(run.status, 0, "openssl \(arguments.joined(separator: " ")): \(run.stderr)")
-        return run.stdout
-    }
-
-    /// A certificate for 127.0.0.1 (IP SAN), signed by the CA, into server.pem and server.key.
-    private func makeServerCertificate(serial: String) throws {
-        try "subjectAltName = IP:127.0.0.1\n".write(toFile: directory + "/san.cnf", atomically: true, encoding: .utf8)
-        try openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=127.0.0.1",
-                     "-keyout", "next.key", "-out", "server.csr"])
-        try openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial", "0x" + serial,
-                     "-days", "2", "-extfile", "san.cnf", "-out", "next.pem"])
-        // Renewed in place, as certbot does: the files the configuration names get the new contents.
-        for name in ["pem", "key"] {
-            _ = try? FileManager.default.removeItem(atPath: directory + "/server." + name)
-            try FileManager.default.moveItem(atPath: directory + "/next." + name, toPath: directory + "/server." + name)
-        }
     }
 
     private func daemon(_ extra: String = "") async throws -> TestDaemon {
@@ -114,7 +89,7 @@ final class TLSCaptureTests: XCTestCase {
     func testARenewedCertificateIsTakenOnSIGHUPWithoutDroppingConnections() async throws {
         let daemon = try await daemon()
         defer { daemon.cleanUp() }
-        XCTAssertTrue(try servedSerial(daemon.port).contains("01"))
+        XCTAssertTrue(try certificates.servedSerial(port: daemon.port).contains("01"))
         _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "long"), as: SessionRecord.self)
         // A device recording across the reload: 6 s at 20 events/s.
         let device = try FollowingProcess(TestDaemon.executable("muevalsim"), [
@@ -124,20 +99,14 @@ final class TLSCaptureTests: XCTestCase {
         try await eventually("the device to connect") {
             try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).counters.connectionsOpen > 0 ? true : nil
         }
-        try makeServerCertificate(serial: "02")
+        try certificates.makeServer(serial: "02")
         kill(daemon.process.processIdentifier, SIGHUP)
         try await eventually("the reload") { daemon.log.contains("reload: TLS certificate and key read again") ? true : nil }
-        XCTAssertTrue(try servedSerial(daemon.port).contains("02"), "the next handshake gets the renewed certificate")
+        XCTAssertTrue(try certificates.servedSerial(port: daemon.port).contains("02"), "the next handshake gets the renewed certificate")
         let exit = try await device.exitStatus(timeout: 60)
         XCTAssertEqual(exit, 0, device.stderr)
         let report = try JSONDecoder().decode(SimulationReport.self, from: Data(device.lines.joined(separator: "\n").utf8))
         XCTAssertEqual(report.total.disconnects, 0, "the open connection kept its handshake")
         XCTAssertEqual(report.total.unacknowledged, 0)
-    }
-
-    /// The serial number of the certificate the server presents now.
-    private func servedSerial(_ port: Int) throws -> String {
-        let run = try runProcess("/bin/sh", ["-c", "openssl s_client -connect 127.0.0.1:\(port) -CAfile '\(directory)/ca.pem' </dev/null 2>/dev/null | openssl x509 -noout -serial"])
-        return run.stdout
     }
 }

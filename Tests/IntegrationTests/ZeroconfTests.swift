@@ -101,6 +101,38 @@ final class ZeroconfTests: XCTestCase {
         }
     }
 
+    /// A server that requires TLS says so in its TXT record; the device finds it and speaks TLS to it,
+    /// trusting the lab's CA.
+    func testADeviceFindsATLSServerAndRecordsOverTLS() async throws {
+        if let reason = TestCertificates.unavailableReason { throw XCTSkip("CANNOT RUN HERE: " + reason) }
+        try lab.startAvahi(on: lab.lab)
+        try lab.startAvahi(on: lab.device)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zeroconf-tls-\(UUID().uuidString.prefix(8))").path
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: directory) }
+        let certificates = try TestCertificates(directory: directory, ip: lab.lab.address)
+        let config = try config(name: "muEval TLS lab")
+        try (try String(contentsOfFile: config, encoding: .utf8) + """
+
+            [server]
+            tls_certificate = "\(certificates.certificateFile)"
+            tls_key = "\(certificates.keyFile)"
+            """).write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try await startDaemon(["--config", config])
+        defer { daemon.cleanUp() }
+        _ = try await waitForAnnouncement(daemon)
+        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "remote"), as: SessionRecord.self)
+        let found = try await eventually(timeout: 10, "the TLS service on the device host") { () -> DiscoveredService? in
+            try self.discover().first { $0.name == "muEval TLS lab" }
+        }
+        XCTAssertEqual(found.txt["tls"], "1")
+        let run = try lab.run(on: lab.device, [TestDaemon.executable("muevalsim"), "--ca", certificates.caFile, "--server", "muEval TLS lab",
+                                               "--scenario", "wordpress", "--seed", "3", "--events", "20", "--rate", "max"])
+        XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
+        XCTAssertTrue(run.stdout.contains("(TLS)"), run.stdout)
+        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        XCTAssertEqual(try SessionReader(path: session.path).eventCount(), 20)
+    }
+
     func testAnnouncementComesBackAfterAvahiRestarts() async throws {
         try lab.startAvahi(on: lab.lab)
         try lab.startAvahi(on: lab.device)
