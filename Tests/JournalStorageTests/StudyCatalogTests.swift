@@ -22,7 +22,8 @@ import Testing
     @Test func aFreshCatalogIsAtTheCurrentVersionAndReadsBackWhatWasAdded() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let catalog = try catalog()
-        #expect(catalog.migrated == ["version 1: sessions and devices (muEval 0.1.0)", "version 2: studies, questionnaires, sessions' study assignment"])
+        #expect(catalog.migrated == ["version 1: sessions and devices (muEval 0.1.0)", "version 2: studies, questionnaires, sessions' study assignment",
+                                     "version 3: imported sessions' source files"])
         #expect(!FileManager.default.fileExists(atPath: directory + "/catalog.sqlite.v0.bak"), "nothing to keep from an empty catalog")
         let study = try catalog.study("momentree")
         #expect(study.iterations.map(\.label) == ["paper"])
