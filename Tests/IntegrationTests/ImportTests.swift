@@ -183,6 +183,27 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(browser.status, 0, "import_report_browser.py: \(browser.stdout)\n\(browser.stderr)")
     }
 
+    /// The console's session page says where an imported session came from, and why it was cut short;
+    /// a file's name is text there, never markup.
+    func testTheConsoleSaysWhereAnImportedSessionCameFrom() async throws {
+        if let missing = try BrowserRequirement.missing() { throw XCTSkip(missing) }
+        let daemon = try await TestDaemon.start()
+        defer { daemon.cleanUp() }
+        let whole = imutLog(packets(events: fullLog, final: false), closed: false)
+        let name = "<img src=x onerror=window.__pwned=1>.json.tmp"
+        let run = try daemon.muevalctl(["import", try write(name, String(whole[..<whole.range(of: "screenRecorderStop")!.lowerBound])), "--json"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let session = try XCTUnwrap(try JSONDecoder().decode([ImportOutcome].self, from: Data(run.stdout.utf8)).first).session
+        let link = try await daemon.consoleLink().url
+        let expected = #"["<img src=x onerror=window.__pwned=1>.json.tmp (imut, 16 events", "cut short: the log ends inside the packet at line"]"#
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Browser/import_console_browser.py").path
+        let browser = try runProcess(BrowserRequirement.python, [script], environment: [
+            "CONSOLE_LOGIN_URL": link, "SESSION_ID": String(session.id), "EXPECTED": expected,
+        ], timeout: 120)
+        XCTAssertEqual(browser.status, 0, "import_console_browser.py: \(browser.stdout)\n\(browser.stderr)")
+    }
+
     func testTheRecordingALogNamesIsAttachedOnItsClock() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") else {
             throw XCTSkip("CANNOT RUN HERE: /usr/bin/ffmpeg is missing (make test-deps installs it)")

@@ -51,6 +51,14 @@ function renderDetails(s) {
     ["sensors", "Sensors", s.sensors?.length ? s.sensors.join(", ") : "everything"],
     ["pairingCode", "Pairing code", s.pairingCode || "—"],
     ["notes", "Notes", s.notes || "—"],
+    // Sessions made by `muevalctl import`: each file, and why only part of one was taken.
+    ["imports", "Imported from", s.imports?.length
+      ? el("span", {}, ...s.imports.flatMap((source, index) => [
+        index ? el("br") : null,
+        `${source.file} (${source.format}, ${formatCount(source.events)} events, ${formatTime(source.imported)})`,
+        source.cutShort ? ` — cut short: ${source.cutShort}` : null,
+      ]))
+      : "recorded live"],
     ["path", "File", s.path || "—"],
   ];
   setChildren(document.getElementById("details"), pairs.flatMap(([key, title, value]) => [
