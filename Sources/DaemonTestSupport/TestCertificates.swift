@@ -23,17 +23,23 @@ public struct TestCertificates: Sendable {
         try makeServer(ip: ip, serial: "01")
     }
 
-    /// A certificate for `ip` (an IP subject alternative name) signed by the CA, into server.pem and server.key.
-    public func makeServer(ip: String = "127.0.0.1", serial: String) throws {
+    /// A certificate for `ip` (an IP subject alternative name) signed by the CA, into server.pem and
+    /// server.key, valid for `days` (0: it expires the second it is made).
+    public func makeServer(ip: String = "127.0.0.1", serial: String, days: Int = 2) throws {
         try "subjectAltName = IP:\(ip)\n".write(toFile: directory + "/san.cnf", atomically: true, encoding: .utf8)
         try openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=\(ip)",
                      "-keyout", "next.key", "-out", "server.csr"])
         try openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial", "0x" + serial,
-                     "-days", "2", "-extfile", "san.cnf", "-out", "next.pem"])
+                     "-days", String(days), "-extfile", "san.cnf", "-out", "next.pem"])
         for name in ["pem", "key"] {
             try? FileManager.default.removeItem(atPath: directory + "/server." + name)
             try FileManager.default.moveItem(atPath: directory + "/next." + name, toPath: directory + "/server." + name)
         }
+    }
+
+    /// Whether server.pem has expired (`openssl x509 -checkend 0`).
+    public var serverCertificateExpired: Bool {
+        get throws { try runProcess("/usr/bin/openssl", ["x509", "-in", certificateFile, "-noout", "-checkend", "0"]).status != 0 }
     }
 
     /// The serial number of the certificate a TLS server on 127.0.0.1:`port` presents now (`serial=02`).

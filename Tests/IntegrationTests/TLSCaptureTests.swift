@@ -86,6 +86,19 @@ final class TLSCaptureTests: XCTestCase {
         XCTAssertNotEqual(untrusted.status, 0, untrusted.output)
     }
 
+    func testAnExpiredCertificateFailsTheHandshakeWithOneLogLineAndACount() async throws {
+        try certificates.makeServer(serial: "03", days: 0)
+        try await eventually("the certificate to expire (it is valid for no whole second)") { try self.certificates.serverCertificateExpired ? true : nil }
+        let daemon = try await daemon()
+        defer { daemon.cleanUp() }
+        let run = try simulate(daemon.port, tls: true, events: 5, extra: ["--ack-timeout", "2"])
+        XCTAssertNotEqual(run.status, 0, run.output)
+        try await eventually("the failed handshake counted") {
+            try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).counters.tlsHandshakeFailures > 0 ? true : nil
+        }
+        XCTAssertTrue(daemon.log.contains("TLS: handshake with 127.0.0.1 failed, connection closed: a certificate has expired"), daemon.log)
+    }
+
     func testARenewedCertificateIsTakenOnSIGHUPWithoutDroppingConnections() async throws {
         let daemon = try await daemon()
         defer { daemon.cleanUp() }
