@@ -17,7 +17,7 @@ RUN_PACKAGES  := libsqlite3-dev libavahi-client-dev libavahi-common-dev zlib1g-d
 # reach the console over TLS, espeak-ng gives simulated testers a voice and ffmpeg (ffprobe) checks
 # exported media and makes AAC.
 TEST_PACKAGES := sqlite3 python3 dbus avahi-utils iproute2 chromium chromium-driver python3-selenium systemd netcat-openbsd curl openssl \
-                 espeak-ng ffmpeg
+                 espeak-ng ffmpeg postgresql
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // System libraries (Debian's -dev packages; `make deps` installs them).
@@ -62,6 +63,17 @@ let package = Package(
             "JournalStorage", "SessionModel", "WireProtocol",
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        // Replication of what muevald stores into a shared PostgreSQL (docs/POSTGRES.md).
+        .target(name: "Replication", dependencies: [
+            "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The control socket's protocol, which both sides use: requests, replies, tail lines, counters, line limits, where the socket is.
         .target(name: "ControlProtocol", dependencies: [
@@ -142,7 +154,7 @@ let package = Package(
         swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]),
         // The daemon: configuration, logging and the lifecycle that ties the services together.
         .target(name: "Daemon", dependencies: [
-            "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "SessionImport", "SessionModel", "SpeechRecognition", "TranscriptionService", "WireProtocol", "Zeroconf",
+            "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "Replication", "SessionImport", "SessionModel", "SpeechRecognition", "TranscriptionService", "WireProtocol", "Zeroconf",
             .product(name: "TOMLKit", package: "TOMLKit"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

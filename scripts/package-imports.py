@@ -19,7 +19,7 @@ PRODUCTS = {
     'ArgumentParser': 'swift-argument-parser', 'Crypto': 'swift-crypto', 'TOMLKit': 'TOMLKit',
     'NIOWebSocket': 'swift-nio', 'NIOTLS': 'swift-nio', 'NIOSSL': 'swift-nio-ssl', 'HTTPTypes': 'swift-http-types',
     'Hummingbird': 'hummingbird', 'HummingbirdCore': 'hummingbird', 'HummingbirdTLS': 'hummingbird', 'HummingbirdWebSocket': 'hummingbird-websocket',
-    'HummingbirdWSClient': 'hummingbird-websocket', 'Metrics': 'swift-metrics', 'Prometheus': 'swift-prometheus',
+    'HummingbirdWSClient': 'hummingbird-websocket', 'Metrics': 'swift-metrics', 'PostgresNIO': 'postgres-nio', 'Prometheus': 'swift-prometheus',
 }
 # The toolchain's own modules need no declaration.
 SYSTEM = {'Foundation', 'FoundationNetworking', 'FoundationXML', 'Glibc', 'Musl', 'Dispatch', 'Synchronization', 'XCTest', 'Testing', 'Darwin'}

@@ -228,11 +228,15 @@ public struct StatusReport: Codable, Sendable {
     public var storageProblem: StorageProblem?
     /// Audio streams being transcribed or waiting for it.
     public var transcriptions: [SessionTranscription]
+    /// Replication into PostgreSQL (`storage.postgres.url`); nil when muevald replicates nowhere.
+    public var replication: ReplicationStatus?
 
     public init(version: String, pid: Int32, started: Double, listen: ListenAddress?, listenTLS: ListenAddress? = nil, zeroconf: String, socket: String,
                 dataDirectory: String, unknownDevicePolicy: UnknownDevicePolicy, sessions: [SessionRecord],
-                counters: CounterSnapshot, tails: Int, storageProblem: StorageProblem?, transcriptions: [SessionTranscription] = []) {
+                counters: CounterSnapshot, tails: Int, storageProblem: StorageProblem?, transcriptions: [SessionTranscription] = [],
+                replication: ReplicationStatus? = nil) {
         self.transcriptions = transcriptions
+        self.replication = replication
         self.version = version
         self.pid = pid
         self.started = started

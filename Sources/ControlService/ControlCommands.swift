@@ -41,6 +41,7 @@ public final class ControlCommands: Sendable {
     private let zeroconfState = NIOLockedValueBox<@Sendable () -> String>({ "off" })
     private let consoleLink = NIOLockedValueBox<(@Sendable (Double) throws -> ConsoleLink)?>(nil)
     private let transcription = NIOLockedValueBox<Transcription?>(nil)
+    private let replication = NIOLockedValueBox<(@Sendable () -> ReplicationStatus)?>(nil)
 
     /// How `status` and `transcribe` reach the daemon's transcription.
     private struct Transcription: Sendable {
@@ -83,6 +84,11 @@ public final class ControlCommands: Sendable {
         consoleLink.withLockedValue { $0 = link }
     }
 
+    /// Where `status` reads how far replication into PostgreSQL is.
+    public func reportReplication(_ current: @escaping @Sendable () -> ReplicationStatus) {
+        replication.withLockedValue { $0 = current }
+    }
+
     /// Where `status` reads what is being transcribed, and `transcribe` queues a session's audio.
     public func reportTranscription(progress: @escaping @Sendable (Double) -> [SessionTranscription],
                                     enqueue: @escaping @Sendable (SessionRecord, Double) throws -> [SessionTranscription]) {
@@ -97,7 +103,8 @@ public final class ControlCommands: Sendable {
             listen: listen.withLockedValue { $0 }, listenTLS: listenTLS.withLockedValue { $0 }, zeroconf: zeroconfState.withLockedValue { $0 }(), socket: description.socket,
             dataDirectory: description.dataDirectory, unknownDevicePolicy: description.unknownDevicePolicy,
             sessions: registry.openSessions().map(\.snapshot), counters: counters.snapshot(),
-            tails: liveTail.followers, storageProblem: health.problem, transcriptions: transcriptions)
+            tails: liveTail.followers, storageProblem: health.problem, transcriptions: transcriptions,
+            replication: replication.withLockedValue { $0 }?())
     }
 
     /// What the connection does after a request.

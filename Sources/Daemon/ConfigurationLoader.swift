@@ -52,9 +52,17 @@ public struct ConfigurationLoader {
             guard let sectionTable = table[section]?.table else {
                 throw ConfigurationError("\(path): \"\(section)\" must be a [section]; sections are \(Self.sections)")
             }
+            // A subsection ([storage.postgres]) holds the keys of the options named "storage.postgres.KEY".
+            var entries: [(key: String, value: TOMLValueConvertible?)] = []
             for name in sectionTable.keys {
-                let key = "\(section).\(name)"
-                guard let option = ConfigurationOption.named(key), let value = sectionTable[name] else {
+                if let subsection = sectionTable[name]?.table {
+                    entries += subsection.keys.map { ("\(section).\(name).\($0)", subsection[$0]) }
+                } else {
+                    entries.append(("\(section).\(name)", sectionTable[name]))
+                }
+            }
+            for (key, value) in entries {
+                guard let option = ConfigurationOption.named(key), let value else {
                     throw ConfigurationError("\(path): unknown setting \(key) (see config/muevald.toml for every setting)")
                 }
                 guard let text = Self.text(of: value, for: option.kind) else {

@@ -8,6 +8,7 @@ internal import SessionModel
 internal import SpeechRecognition
 public import TranscriptionService
 public import SessionImport
+public import Replication
 internal import TOMLKit
 internal import WireProtocol
 
@@ -29,6 +30,10 @@ public struct DaemonConfiguration: Sendable {
     public var transcription = TranscriptionConfiguration()
     /// Limits of `muevalctl import` (docs/IMPORT.md).
     public var importLimits = ImportLimits()
+    /// `storage.postgres.*`, kept whole whatever order its keys come in; in effect only with a URL.
+    public var replication = ReplicationSettings(url: "")
+    /// Replication into a shared PostgreSQL (docs/POSTGRES.md); nil: none.
+    public var postgres: ReplicationSettings? { replication.url.isEmpty ? nil : replication }
 
     public init() {
         // Under systemd, StateDirectory= says where the data belongs.
@@ -250,6 +255,31 @@ struct ConfigurationOption: Sendable {
         },
         .init(key: "transcription.max_queued", kind: .integer, current: { String($0.transcription.maxQueued) }) { value, config in
             positive(value).map { config.transcription.maxQueued = $0 } != nil
+        },
+        .init(key: "storage.postgres.url", kind: .string, current: { $0.replication.url }) { value, config in
+            config.replication.url = value
+            return true
+        },
+        .init(key: "storage.postgres.password_file", kind: .string, current: { $0.replication.passwordFile ?? "" }) { value, config in
+            config.replication.passwordFile = value.isEmpty ? nil : value
+            return true
+        },
+        .init(key: "storage.postgres.lab", kind: .string, current: { $0.replication.lab }) { value, config in
+            config.replication.lab = value.isEmpty ? ReplicationSettings.defaultLab : value
+            return true
+        },
+        .init(key: "storage.postgres.batch_events", kind: .integer, current: { String($0.replication.batchEvents) }) { value, config in
+            positive(value).map { config.replication.batchEvents = $0 } != nil
+        },
+        .init(key: "storage.postgres.interval", kind: .number, current: { String($0.replication.interval) }) { value, config in
+            guard let seconds = Double(value), seconds > 0, seconds <= 3600 else { return false }
+            config.replication.interval = seconds
+            return true
+        },
+        .init(key: "storage.postgres.timeout", kind: .number, current: { String($0.replication.timeout) }) { value, config in
+            guard let seconds = Double(value), seconds >= 1, seconds <= 3600 else { return false }
+            config.replication.timeout = seconds
+            return true
         },
         .init(key: "import.max_file_bytes", kind: .integer, current: { String($0.importLimits.maxFileBytes) }) { value, config in
             positive(value).map { config.importLimits.maxFileBytes = Int64($0) } != nil

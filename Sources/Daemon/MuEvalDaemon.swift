@@ -3,6 +3,7 @@ internal import ControlProtocol
 internal import ControlService
 internal import ConsoleServer
 internal import Foundation
+internal import Replication
 internal import SessionImport
 internal import JournalStorage
 internal import Logging
@@ -134,6 +135,12 @@ public struct MuEvalDaemon {
         // Shutdown runs from the last to the first.
         var services: [any Service] = [JournalService(registry: registry),
                                        TranscriptionWorker(service: transcription, catalog: catalog), control, capture]
+        // The shared PostgreSQL follows the local files; it never holds up recording.
+        if let settings = configuration.postgres {
+            let replicator = PostgresReplicator(settings: settings, catalog: catalog, logger: logger)
+            commands.reportReplication { replicator.current }
+            services.append(replicator)
+        }
         if let console { services.append(console) }
         if let zeroconf { services.append(zeroconf) }
         services.append(reload)

@@ -39,23 +39,11 @@ private struct ExportRecords {
         try draft.flushIfFull()
     }
 
-    /// Notes the blobs a typed JSON payload names: `{"$data":"<sha>"` appears nowhere else, since a
-    /// key of the event's own that starts with `$` is stored with one more.
+    /// Notes the blobs a payload names, with where the first mention of each is.
     mutating func noteBlobs(in payload: UnsafeBufferPointer<UInt8>, at position: ImportError.Position) {
-        let marker = Array(#"{"$data":""#.utf8)
-        guard payload.count > marker.count + 64 else { return }
-        var index = 0
-        while index + marker.count + 64 <= payload.count {
-            if payload[index] == marker[0], zip(marker.indices, marker).allSatisfy({ payload[index + $0] == $1 }) {
-                let sha = String(decoding: UnsafeBufferPointer(rebasing: payload[(index + marker.count)..<(index + marker.count + 64)]), as: UTF8.self)
-                if referenced[sha] == nil {
-                    referenced[sha] = position
-                    referencedInOrder.append(sha)
-                }
-                index += marker.count + 64
-            } else {
-                index += 1
-            }
+        for sha in TypedJSON.blobReferences(in: payload) where referenced[sha] == nil {
+            referenced[sha] = position
+            referencedInOrder.append(sha)
         }
     }
 

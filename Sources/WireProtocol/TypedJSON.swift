@@ -32,6 +32,25 @@ public enum TypedJSON {
         try decode(json, blob: { _ in throw BlobLeftOut() })
     }
 
+    /// The SHA-256 names of the blobs a typed JSON payload refers to, in order of first mention:
+    /// `{"$data":"<sha>"` appears nowhere else, since a key of the event's own that starts with `$`
+    /// is stored with one more. A byte scan, without decoding (imports, replication).
+    public static func blobReferences(in json: UnsafeBufferPointer<UInt8>) -> [String] {
+        let marker = Array(#"{"$data":""#.utf8)
+        var found: [String] = []
+        var index = 0
+        while index + marker.count + 64 <= json.count {
+            if json[index] == marker[0], zip(marker.indices, marker).allSatisfy({ json[index + $0] == $1 }) {
+                let name = String(decoding: UnsafeBufferPointer(rebasing: json[(index + marker.count)..<(index + marker.count + 64)]), as: UTF8.self)
+                if !found.contains(name) { found.append(name) }
+                index += marker.count + 64
+            } else {
+                index += 1
+            }
+        }
+        return found
+    }
+
     /// Thrown by `decodeLeavingBlobs`'s blob function; the reader answers it with the `$data` dictionary.
     struct BlobLeftOut: Error {}
 

@@ -27,6 +27,12 @@ enum ControlOutput {
 
             """
         if !status.transcriptions.isEmpty { text += transcriptions(status.transcriptions) }
+        if let replication = status.replication {
+            let behind = replication.pendingEvents > 0
+                ? "\(replication.pendingEvents) events behind" + (replication.lagSeconds.map { String(format: ", %.1f s", $0) } ?? "")
+                : replication.state == "replicating" ? "caught up" : "nothing waits"
+            text += "postgres            \(replication.target): \(replication.state), \(behind)\n"
+        }
         text += status.sessions.isEmpty ? "no open session: start one with `muevalctl start`\n" : "\n" + sessions(status.sessions)
         return text
     }

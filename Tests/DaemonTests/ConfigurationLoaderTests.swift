@@ -26,8 +26,8 @@ final class ConfigurationLoaderTests: XCTestCase {
         let text = try String(contentsOfFile: shipped, encoding: .utf8)
         for option in ConfigurationOption.all {
             let parts = option.key.split(separator: ".")
-            XCTAssertTrue(text.contains("[\(parts[0])]"), "section of \(option.key)")
-            XCTAssertTrue(text.contains("#\(parts[1]) = "), "\(option.key) is not documented in config/muevald.toml")
+            XCTAssertTrue(text.contains("[\(parts.dropLast().joined(separator: "."))]"), "section of \(option.key)")
+            XCTAssertTrue(text.contains("#\(parts.last!) = "), "\(option.key) is not documented in config/muevald.toml")
         }
     }
 

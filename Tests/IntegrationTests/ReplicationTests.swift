@@ -1,0 +1,123 @@
+import ControlProtocol
+import DaemonTestSupport
+import Foundation
+import JournalStorage
+import SessionModel
+import XCTest
+
+/// Replication into a real PostgreSQL (docs/POSTGRES.md): two muevald "labs" record simulated sessions
+/// into one database, through PostgreSQL stopping and starting and a `kill -9` of muevald; afterwards
+/// every event is in PostgreSQL exactly once, as in the session files.
+final class ReplicationTests: XCTestCase {
+    private var postgres: TestPostgres!
+    private var directory = ""
+
+    override func setUpWithError() throws {
+        if let reason = TestPostgres.unavailableReason { throw XCTSkip("CANNOT RUN HERE: " + reason) }
+        postgres = try TestPostgres()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("replication-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        postgres?.cleanUp()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func lab(_ name: String) async throws -> TestDaemon {
+        let config = directory + "/\(name).toml"
+        try """
+            [storage.postgres]
+            url = "\(postgres.url)"
+            lab = "\(name)"
+            batch_events = 250
+            [transcription]
+            enabled = false
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        return try await TestDaemon.start(arguments: ["--config", config])
+    }
+
+    /// A session on `daemon` with `events` simulated events, stopped.
+    @discardableResult
+    private func record(_ daemon: TestDaemon, _ name: String, events: Int, seed: Int) async throws -> SessionRecord {
+        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: name), as: SessionRecord.self)
+        let run = try runProcess(TestDaemon.executable("muevalsim"), [
+            "--connect", "127.0.0.1:\(daemon.port)", "--scenario", "wordpress", "--seed", String(seed), "--events", String(events), "--rate", "max",
+        ], timeout: 120)
+        XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
+        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        return session
+    }
+
+    private func caughtUp(_ daemon: TestDaemon, timeout: Double = 60) async throws {
+        try await eventually(timeout: timeout, "replication to catch up; log: \(daemon.log)") { () -> Bool? in
+            let replication = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).replication
+            return replication?.state == "replicating" && replication?.pendingEvents == 0 ? true : nil
+        }
+    }
+
+    /// Every local event of `sessions`, as (uuid, id, class, timestamp) rows, in order.
+    private func local(_ sessions: [SessionRecord]) throws -> [String] {
+        try sessions.sorted { $0.uuid < $1.uuid }.flatMap { session in
+            try SessionReader(path: session.path).events().map { "\(session.uuid)|\($0.id)|\($0.eventClass)|\($0.timestamp)" }
+        }
+    }
+
+    private func remote() throws -> [String] {
+        // PostgreSQL prints 1298155386.0 as 1298155386: the timestamp is compared as a number.
+        try postgres.query("SELECT session::text || '|' || id || '|' || class || '|' || \"timestamp\" FROM events ORDER BY session::text, id")
+            .split(separator: "\n").map { row in
+                var fields = row.split(separator: "|").map(String.init)
+                fields[3] = "\(Double(fields[3]) ?? .nan)"
+                return fields.joined(separator: "|")
+            }
+    }
+
+    func testTwoLabsReplicateEveryEventExactlyOnceThroughOutagesAndAKill() async throws {
+        let labA = try await lab("lab-a")
+        defer { labA.cleanUp() }
+        var sessions = [try await record(labA, "a-1", events: 60, seed: 1)]
+        try await caughtUp(labA)
+
+        // PostgreSQL goes away: lab A records on; lab B starts without it and records too.
+        try postgres.stop()
+        sessions.append(try await record(labA, "a-2", events: 80, seed: 2))
+        let labB = try await lab("lab-b")
+        defer { labB.cleanUp() }
+        sessions.append(try await record(labB, "b-1", events: 70, seed: 3))
+        let down = try await eventually(timeout: 30, "lab B to say PostgreSQL is unreachable") { () -> ReplicationStatus? in
+            let replication = try await labB.ctl.call(ControlRequest(command: .status), as: StatusReport.self).replication
+            return replication?.state.hasPrefix("unreachable") == true ? replication : nil
+        }
+        XCTAssertEqual(down.target, "127.0.0.1:\(postgres.port)/postgres", "the target, without credentials")
+        XCTAssertEqual(try labB.muevalctl(["status"]).stdout.contains("postgres            127.0.0.1:\(postgres.port)/postgres: unreachable"), true)
+
+        // A backlog on lab A, PostgreSQL back, and lab A killed wherever its catching up has got to.
+        sessions.append(try await record(labA, "a-3", events: 3000, seed: 4))
+        try postgres.start()
+        let a3 = sessions[3].uuid
+        let atKill = try await eventually(timeout: 60, "lab A to start catching up a-3; its log: \(labA.log)\npostgres: \(postgres.log)") { () -> Int? in
+            let count = Int(try self.postgres.query("SELECT count(*) FROM events WHERE session = '\(a3)'")) ?? 0
+            return count > 0 ? count : nil
+        }
+        print("ReplicationTests: a-3 had \(atKill) of 3000 events in PostgreSQL when lab A was killed")
+        try await labA.kill()
+        try await labA.restart()
+        try await caughtUp(labA)
+        try await caughtUp(labB)
+
+        let remote = try remote(), local = try local(sessions)
+        XCTAssertEqual(remote.count, local.count, "as many events in PostgreSQL as in the files (a-3 had \(atKill) of 3000 at the kill)")
+        XCTAssertEqual(Set(remote).count, remote.count, "no event twice")
+        XCTAssertTrue(remote == local, "the same events: first difference \(zip(remote, local).first { $0 != $1 }.map { "\($0) vs \($1)" } ?? "none")")
+        XCTAssertEqual(try postgres.query("SELECT lab || ':' || name FROM sessions ORDER BY name"), "lab-a:a-1\nlab-a:a-2\nlab-a:a-3\nlab-b:b-1")
+        // The screenshots the payloads name are there, once each.
+        let missing = try postgres.query("""
+            SELECT count(*) FROM (SELECT DISTINCT jsonb_path_query(payload, 'strict $.**.\"$data\"') #>> '{}' AS sha FROM events) named
+            WHERE sha NOT IN (SELECT sha256 FROM blobs)
+            """)
+        XCTAssertEqual(missing, "0")
+        XCTAssertNotEqual(try postgres.query("SELECT count(*) FROM blobs"), "0")
+        XCTAssertEqual(try postgres.query("SELECT count(*) FROM devices"), "4")
+    }
+}
