@@ -169,7 +169,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "muevalctl", dependencies: [
-            "ControlClient", "ControlProtocol", "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionImport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol", "Zeroconf",
+            "ControlClient", "ControlProtocol", "JournalStorage", "Replication", "ReportCritique", "SessionAnalysis", "SessionImport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol", "Zeroconf",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The device simulator: scenarios, events, PNG screenshots, and a reliable sender (muevalsim).

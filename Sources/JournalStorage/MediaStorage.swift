@@ -263,6 +263,20 @@ public struct StoredMediaChunk: Sendable, Equatable {
     public var duration: Double?
     public var received: Double
     public var bytes: [UInt8]
+
+    public init(device: String, seq: Int64?, stream: String, kind: String, contentType: String, part: Int64, start: Double,
+                duration: Double?, received: Double, bytes: [UInt8]) {
+        self.device = device
+        self.seq = seq
+        self.stream = stream
+        self.kind = kind
+        self.contentType = contentType
+        self.part = part
+        self.start = start
+        self.duration = duration
+        self.received = received
+        self.bytes = bytes
+    }
 }
 
 extension SessionReader {

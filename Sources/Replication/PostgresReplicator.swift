@@ -101,15 +101,14 @@ public final class PostgresReplicator: Service, Sendable {
     /// What one pass remembers of the next: positions, and what was already sent once.
     private struct Pass: Sendable {
         /// Where PostgreSQL has each session; nil until asked after a (re)connect.
-        var positions: [String: Int64]? = nil
-        var described: [String: SessionRecord] = [:]
-        var devices: [String: [DeviceRecord]] = [:]
+        var positions: [String: ReplicationPosition]? = nil
+        var details: [String: SessionDetails] = [:]
         var blobs: Set<String> = []
-        /// Sessions whose every event is in PostgreSQL, with their last id.
+        /// Stopped sessions whose every event is in PostgreSQL, with their last id.
         var complete: [String: Int64] = [:]
     }
 
-    /// Every session's new events, a batch each; true when some session has more waiting.
+    /// Every session's new events and media, a batch each; true when some session has more waiting.
     private func replicateOnce(_ connection: PostgresConnection, _ pass: inout Pass) async throws -> Bool {
         let catalog = catalog
         let sessions = try await NIOThreadPool.singleton.runIfActive { try catalog.sessions() }
@@ -118,33 +117,37 @@ public final class PostgresReplicator: Service, Sendable {
         var oldestWaiting: Double?
         for session in sessions {
             // A stopped session that is all in PostgreSQL and unchanged since: nothing to read.
-            if pass.described[session.uuid] == session, session.state == .stopped, let done = pass.complete[session.uuid] {
+            if pass.details[session.uuid]?.record == session, session.state == .stopped, let done = pass.complete[session.uuid] {
                 report.append(SessionReplication(session: session.id, uuid: session.uuid, replicated: done, pending: 0))
                 continue
             }
-            if pass.described[session.uuid] != session {
-                try await describe(session, connection)
-                pass.described[session.uuid] = session
-            }
-            let position = pass.positions?[session.uuid] ?? 0
+            let position = pass.positions?[session.uuid] ?? ReplicationPosition()
             let known = pass.blobs
-            let batch = settings.batchEvents
-            let page = try await NIOThreadPool.singleton.runIfActive { try Page(path: session.path, after: position, limit: batch, knownBlobs: known) }
-            if pass.devices[session.uuid] != page.devices {
-                try await describe(page.devices, of: session, connection)
-                pass.devices[session.uuid] = page.devices
+            let limit = settings.batchEvents
+            let batch = try await NIOThreadPool.singleton.runIfActive {
+                try SessionBatch(session: session, after: position, limit: limit, knownBlobs: known)
             }
-            if let last = page.events.last {
-                try await store(page, of: session, connection)
-                pass.positions?[session.uuid] = last.id
-                for blob in page.blobs { pass.blobs.insert(blob.sha256) }
-                if page.events.count == batch { more = true }
-                oldestWaiting = min(oldestWaiting ?? page.events[0].received, page.events[0].received)
+            if pass.details[session.uuid] != batch.details {
+                try await describe(batch.details, connection)
+                pass.details[session.uuid] = batch.details
             }
-            let replicated = pass.positions?[session.uuid] ?? 0
-            pass.complete[session.uuid] = replicated >= page.newest ? replicated : nil
+            if batch.generation != position.generation {
+                try await forgetEvents(of: session, generation: batch.generation, connection)
+                pass.positions?[session.uuid] = ReplicationPosition(generation: batch.generation)
+                more = true
+            } else if !batch.events.isEmpty || !batch.media.isEmpty {
+                let next = ReplicationPosition(event: batch.events.last?.id ?? position.event, media: batch.media.last?.id ?? position.media,
+                                               generation: position.generation)
+                try await store(batch, of: session, at: next, connection)
+                pass.positions?[session.uuid] = next
+                for blob in batch.blobs { pass.blobs.insert(blob.sha256) }
+                if batch.events.count == limit || !batch.media.isEmpty { more = true }
+                if let first = batch.events.first { oldestWaiting = min(oldestWaiting ?? first.received, first.received) }
+            }
+            let replicated = pass.positions?[session.uuid]?.event ?? 0
+            pass.complete[session.uuid] = replicated >= batch.newest && batch.media.isEmpty ? replicated : nil
             report.append(SessionReplication(session: session.id, uuid: session.uuid, replicated: replicated,
-                                             pending: max(0, page.newest - replicated)))
+                                             pending: max(0, batch.newest - replicated)))
         }
         let pending = report.reduce(0) { $0 + $1.pending }
         let now = Date().timeIntervalSince1970
@@ -157,78 +160,133 @@ public final class PostgresReplicator: Service, Sendable {
     }
 
     /// The positions PostgreSQL has, after a (re)connect: the truth, whatever this process remembered.
-    private func positions(_ connection: PostgresConnection) async throws -> [String: Int64] {
-        var positions: [String: Int64] = [:]
-        for try await (session, last) in try await connection.query("SELECT session::text, last_event FROM replication", logger: logger)
-            .decode((String, Int64).self) { positions[session] = last }
+    private func positions(_ connection: PostgresConnection) async throws -> [String: ReplicationPosition] {
+        var positions: [String: ReplicationPosition] = [:]
+        let rows = try await connection.query("SELECT session::text, last_event, last_media, generation FROM replication", logger: logger)
+        for try await (session, event, media, generation) in rows.decode((String, Int64, Int64, Int).self) {
+            positions[session] = ReplicationPosition(event: event, media: media, generation: generation)
+        }
         return positions
     }
 
-    private func describe(_ session: SessionRecord, _ connection: PostgresConnection) async throws {
+    /// The session's row, devices, gaps and transcript, in one transaction (gaps and transcript whole).
+    private func describe(_ details: SessionDetails, _ connection: PostgresConnection) async throws {
+        let session = details.record
         let uuid = try Self.uuid(session.uuid)
-        let sensors = String(decoding: try JSONEncoder().encode(session.sensors), as: UTF8.self)
-        try await connection.query("""
-            INSERT INTO sessions (uuid, lab, local_id, name, test_user, notes, sensors, device, state, created, started, stopped, events,
-                                  study, iteration, participant, updated)
-            VALUES (\(uuid), \(settings.lab), \(session.id), \(session.name), \(session.testUser), \(session.notes), \(sensors)::jsonb,
-                    \(session.device), \(session.state.rawValue), \(session.created), \(session.started), \(session.stopped), \(session.events),
-                    \(session.study), \(session.iteration), \(session.participant), now())
-            ON CONFLICT (uuid) DO UPDATE SET lab = excluded.lab, local_id = excluded.local_id, name = excluded.name,
-                test_user = excluded.test_user, notes = excluded.notes, sensors = excluded.sensors, device = excluded.device,
-                state = excluded.state, created = excluded.created, started = excluded.started, stopped = excluded.stopped,
-                events = excluded.events, study = excluded.study, iteration = excluded.iteration, participant = excluded.participant,
-                updated = now()
-            """, logger: logger)
-    }
-
-    private func describe(_ devices: [DeviceRecord], of session: SessionRecord, _ connection: PostgresConnection) async throws {
-        let uuid = try Self.uuid(session.uuid)
-        for device in devices {
+        let encoder = JSONEncoder()
+        let sensors = String(decoding: try encoder.encode(session.sensors), as: UTF8.self)
+        let study = try details.study.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        let imports = String(decoding: try encoder.encode(details.imports), as: UTF8.self)
+        let transcription = String(decoding: try encoder.encode(details.transcription), as: UTF8.self)
+        let gaps = String(decoding: try encoder.encode(details.gaps), as: UTF8.self)
+        let transcript = String(decoding: try encoder.encode(details.transcript), as: UTF8.self)
+        let (lab, logger) = (settings.lab, logger)
+        try await connection.withTransaction(logger: logger) { connection in
             try await connection.query("""
-                INSERT INTO devices (session, device, name, model, system_version, app_id, app_version, screen_width, screen_height,
-                                     screen_scale, first_seen, last_seen)
-                VALUES (\(uuid), \(device.id), \(device.name), \(device.model), \(device.systemVersion), \(device.appId), \(device.appVersion),
-                        \(device.screenWidth), \(device.screenHeight), \(device.screenScale), \(device.firstSeen), \(device.lastSeen))
-                ON CONFLICT (session, device) DO UPDATE SET name = excluded.name, model = excluded.model,
-                    system_version = excluded.system_version, app_id = excluded.app_id, app_version = excluded.app_version,
-                    screen_width = excluded.screen_width, screen_height = excluded.screen_height, screen_scale = excluded.screen_scale,
-                    first_seen = excluded.first_seen, last_seen = excluded.last_seen
+                INSERT INTO sessions (uuid, lab, local_id, name, test_user, notes, sensors, device, state, created, started, stopped, events,
+                                      filtered, duplicates, bound_device, study, iteration, participant, study_context, imports, transcription, updated)
+                VALUES (\(uuid), \(lab), \(session.id), \(session.name), \(session.testUser), \(session.notes), \(sensors)::jsonb,
+                        \(session.device), \(session.state.rawValue), \(session.created), \(session.started), \(session.stopped), \(session.events),
+                        \(session.filtered), \(session.duplicates), \(session.boundDevice), \(session.study), \(session.iteration), \(session.participant),
+                        \(study)::jsonb, \(imports)::jsonb, \(transcription)::jsonb, now())
+                ON CONFLICT (uuid) DO UPDATE SET lab = excluded.lab, local_id = excluded.local_id, name = excluded.name,
+                    test_user = excluded.test_user, notes = excluded.notes, sensors = excluded.sensors, device = excluded.device,
+                    state = excluded.state, created = excluded.created, started = excluded.started, stopped = excluded.stopped,
+                    events = excluded.events, filtered = excluded.filtered, duplicates = excluded.duplicates,
+                    bound_device = excluded.bound_device, study = excluded.study, iteration = excluded.iteration,
+                    participant = excluded.participant, study_context = excluded.study_context, imports = excluded.imports,
+                    transcription = excluded.transcription, updated = now()
+                """, logger: logger)
+            for device in details.devices {
+                try await connection.query("""
+                    INSERT INTO devices (session, device, name, model, system_version, app_id, app_version, screen_width, screen_height,
+                                         screen_scale, first_seen, last_seen)
+                    VALUES (\(uuid), \(device.id), \(device.name), \(device.model), \(device.systemVersion), \(device.appId), \(device.appVersion),
+                            \(device.screenWidth), \(device.screenHeight), \(device.screenScale), \(device.firstSeen), \(device.lastSeen))
+                    ON CONFLICT (session, device) DO UPDATE SET name = excluded.name, model = excluded.model,
+                        system_version = excluded.system_version, app_id = excluded.app_id, app_version = excluded.app_version,
+                        screen_width = excluded.screen_width, screen_height = excluded.screen_height, screen_scale = excluded.screen_scale,
+                        first_seen = excluded.first_seen, last_seen = excluded.last_seen
+                    """, logger: logger)
+            }
+            // Small and nullable: as JSON records rather than arrays (PostgresNIO binds no NULL inside an array).
+            try await connection.query("DELETE FROM gaps WHERE session = \(uuid)", logger: logger)
+            try await connection.query("""
+                INSERT INTO gaps (session, start, "end", reason)
+                SELECT \(uuid), g.start, g."end", g.reason FROM jsonb_to_recordset(\(gaps)::jsonb) AS g(start float8, "end" float8, reason text)
+                """, logger: logger)
+            try await connection.query("DELETE FROM transcripts WHERE session = \(uuid)", logger: logger)
+            try await connection.query("""
+                INSERT INTO transcripts (session, device, stream, start, "end", text, confidence, exclamation)
+                SELECT \(uuid), t.device, t.stream, t.start, t."end", t.text, t.confidence, t.exclamation
+                FROM jsonb_to_recordset(\(transcript)::jsonb)
+                    AS t(device text, stream text, start float8, "end" float8, text text, confidence float8, exclamation text)
                 """, logger: logger)
         }
     }
 
-    /// One batch in one transaction: its blobs, its events, and the session's new position.
-    private func store(_ page: Page, of session: SessionRecord, _ connection: PostgresConnection) async throws {
+    /// The session's events and media under an old numbering go; the position starts again at 0.
+    private func forgetEvents(of session: SessionRecord, generation: Int, _ connection: PostgresConnection) async throws {
         let uuid = try Self.uuid(session.uuid)
-        let events = page.events
-        let ids = events.map(\.id), devices = events.map(\.device), classes = events.map(\.eventClass)
-        let seqs = events.map { $0.seq ?? 0 }, hasSeq = events.map { $0.seq != nil }
-        let timestamps = events.map(\.timestamp), estimated = events.map(\.timestampEstimated), received = events.map(\.received)
-        let payloads = events.map(\.payload)
-        let last = ids.last!
-        let lab = settings.lab
-        let logger = logger
+        let (lab, logger) = (settings.lab, logger)
         try await connection.withTransaction(logger: logger) { connection in
-            if !page.blobs.isEmpty {
-                let names = page.blobs.map(\.sha256), sizes = page.blobs.map { Int64($0.bytes.count) }
-                let bytes = page.blobs.map { ByteBuffer(bytes: $0.bytes) }
+            try await connection.query("DELETE FROM events WHERE session = \(uuid)", logger: logger)
+            try await connection.query("DELETE FROM media WHERE session = \(uuid)", logger: logger)
+            try await connection.query("""
+                INSERT INTO replication (session, lab, last_event, last_media, generation, updated) VALUES (\(uuid), \(lab), 0, 0, \(generation), now())
+                ON CONFLICT (session) DO UPDATE SET last_event = 0, last_media = 0, generation = excluded.generation, updated = now()
+                """, logger: logger)
+        }
+    }
+
+    /// One batch in one transaction: its blobs, events and media, and the session's new position.
+    private func store(_ batch: SessionBatch, of session: SessionRecord, at position: ReplicationPosition,
+                       _ connection: PostgresConnection) async throws {
+        let uuid = try Self.uuid(session.uuid)
+        let events = batch.events, media = batch.media.map(\.chunk), mediaIDs = batch.media.map(\.id)
+        let (lab, logger) = (settings.lab, logger)
+        try await connection.withTransaction(logger: logger) { connection in
+            if !batch.blobs.isEmpty {
+                let names = batch.blobs.map(\.sha256), sizes = batch.blobs.map { Int64($0.bytes.count) }
+                let bytes = batch.blobs.map { ByteBuffer(bytes: $0.bytes) }
                 try await connection.query("""
                     INSERT INTO blobs (sha256, size, bytes)
                     SELECT * FROM unnest(\(names)::text[], \(sizes)::bigint[], \(bytes)::bytea[])
                     ON CONFLICT (sha256) DO NOTHING
                     """, logger: logger)
             }
+            if !events.isEmpty {
+                try await connection.query("""
+                    INSERT INTO events (session, id, device, seq, class, "timestamp", timestamp_estimated, received, payload, document)
+                    SELECT \(uuid), e.id, e.device, CASE WHEN e.has_seq THEN e.seq END, e.class, e.ts, e.est, e.received, e.payload::jsonb,
+                           e.payload
+                    FROM unnest(\(events.map(\.id))::bigint[], \(events.map(\.device))::text[], \(events.map { $0.seq ?? 0 })::bigint[],
+                                \(events.map { $0.seq != nil })::bool[],
+                                \(events.map(\.eventClass))::text[], \(events.map(\.timestamp))::float8[], \(events.map(\.timestampEstimated))::bool[],
+                                \(events.map(\.received))::float8[], \(events.map(\.payload))::text[])
+                        AS e(id, device, seq, has_seq, class, ts, est, received, payload)
+                    ON CONFLICT (session, id) DO NOTHING
+                    """, logger: logger)
+            }
+            if !media.isEmpty {
+                try await connection.query("""
+                    INSERT INTO media (session, id, device, seq, stream, kind, content_type, part, start, duration, received, bytes)
+                    SELECT \(uuid), m.id, m.device, CASE WHEN m.has_seq THEN m.seq END, m.stream, m.kind, m.content_type, m.part, m.start,
+                           CASE WHEN m.has_duration THEN m.duration END, m.received, m.bytes
+                    FROM unnest(\(mediaIDs)::bigint[], \(media.map(\.device))::text[], \(media.map { $0.seq ?? 0 })::bigint[],
+                                \(media.map { $0.seq != nil })::bool[], \(media.map(\.stream))::text[], \(media.map(\.kind))::text[],
+                                \(media.map(\.contentType))::text[], \(media.map(\.part))::bigint[], \(media.map(\.start))::float8[],
+                                \(media.map { $0.duration ?? 0 })::float8[], \(media.map { $0.duration != nil })::bool[],
+                                \(media.map(\.received))::float8[], \(media.map { ByteBuffer(bytes: $0.bytes) })::bytea[])
+                        AS m(id, device, seq, has_seq, stream, kind, content_type, part, start, duration, has_duration, received, bytes)
+                    ON CONFLICT (session, id) DO NOTHING
+                    """, logger: logger)
+            }
             try await connection.query("""
-                INSERT INTO events (session, id, device, seq, class, "timestamp", timestamp_estimated, received, payload)
-                SELECT \(uuid), e.id, e.device, CASE WHEN e.has_seq THEN e.seq END, e.class, e.ts, e.est, e.received, e.payload::jsonb
-                FROM unnest(\(ids)::bigint[], \(devices)::text[], \(seqs)::bigint[], \(hasSeq)::bool[], \(classes)::text[],
-                            \(timestamps)::float8[], \(estimated)::bool[], \(received)::float8[], \(payloads)::text[])
-                    AS e(id, device, seq, has_seq, class, ts, est, received, payload)
-                ON CONFLICT (session, id) DO NOTHING
-                """, logger: logger)
-            try await connection.query("""
-                INSERT INTO replication (session, lab, last_event, updated) VALUES (\(uuid), \(lab), \(last), now())
-                ON CONFLICT (session) DO UPDATE SET last_event = GREATEST(replication.last_event, excluded.last_event), updated = now()
+                INSERT INTO replication (session, lab, last_event, last_media, generation, updated)
+                VALUES (\(uuid), \(lab), \(position.event), \(position.media), \(position.generation), now())
+                ON CONFLICT (session) DO UPDATE SET last_event = GREATEST(replication.last_event, excluded.last_event),
+                    last_media = GREATEST(replication.last_media, excluded.last_media), updated = now()
                 """, logger: logger)
         }
     }
@@ -265,27 +323,5 @@ public final class PostgresReplicator: Service, Sendable {
             return "\(error.code)"
         }
         return "\(error)"
-    }
-}
-
-/// A session's next events, the blobs they name that were not sent yet, its devices and its newest id:
-/// read from the session file on a thread of the pool, never on the async executor.
-private struct Page {
-    var events: [StoredEvent]
-    var blobs: [(sha256: String, bytes: [UInt8])]
-    var devices: [DeviceRecord]
-    var newest: Int64
-
-    init(path: String, after position: Int64, limit: Int, knownBlobs: Set<String>) throws {
-        let reader = try SessionReader(path: path)
-        events = try reader.page(afterID: position, limit: limit, maxBytes: 8 << 20)
-        devices = try reader.devices()
-        newest = try reader.events(last: 1).last?.id ?? 0
-        var named: [String] = []
-        for event in events {
-            let references = Array(event.payload.utf8).withUnsafeBufferPointer { TypedJSON.blobReferences(in: $0) }
-            for sha in references where !knownBlobs.contains(sha) && !named.contains(sha) { named.append(sha) }
-        }
-        blobs = try named.compactMap { sha in try reader.blob(sha256: sha).map { (sha, $0) } }
     }
 }

@@ -25,9 +25,15 @@ enum PostgresSchema {
                 started double precision,
                 stopped double precision,
                 events bigint NOT NULL,
+                filtered bigint NOT NULL DEFAULT 0,
+                duplicates bigint NOT NULL DEFAULT 0,
+                bound_device text,
                 study text,
                 iteration integer,
                 participant text,
+                study_context jsonb,
+                imports jsonb NOT NULL DEFAULT '[]',
+                transcription jsonb NOT NULL DEFAULT '[]',
                 updated timestamptz NOT NULL DEFAULT now()
             )
             """,
@@ -55,11 +61,52 @@ enum PostgresSchema {
                 timestamp_estimated boolean NOT NULL,
                 received double precision NOT NULL,
                 payload jsonb NOT NULL,
+                document text NOT NULL,
                 PRIMARY KEY (session, id)
             )
             """,
-            "CREATE INDEX events_class ON events (class)",
+            "CREATE INDEX events_class ON events (class, session)",
             "CREATE INDEX events_timestamp ON events (\"timestamp\")",
+            """
+            CREATE TABLE gaps (
+                session uuid NOT NULL REFERENCES sessions (uuid),
+                start double precision NOT NULL,
+                "end" double precision,
+                reason text NOT NULL
+            )
+            """,
+            "CREATE INDEX gaps_session ON gaps (session)",
+            """
+            CREATE TABLE transcripts (
+                session uuid NOT NULL REFERENCES sessions (uuid),
+                device text NOT NULL,
+                stream text NOT NULL,
+                start double precision NOT NULL,
+                "end" double precision NOT NULL,
+                text text NOT NULL,
+                confidence double precision,
+                exclamation text
+            )
+            """,
+            "CREATE INDEX transcripts_session ON transcripts (session, start)",
+            "CREATE INDEX transcripts_exclamation ON transcripts (exclamation) WHERE exclamation IS NOT NULL",
+            """
+            CREATE TABLE media (
+                session uuid NOT NULL REFERENCES sessions (uuid),
+                id bigint NOT NULL,
+                device text NOT NULL,
+                seq bigint,
+                stream text NOT NULL,
+                kind text NOT NULL,
+                content_type text NOT NULL,
+                part bigint NOT NULL,
+                start double precision NOT NULL,
+                duration double precision,
+                received double precision NOT NULL,
+                bytes bytea NOT NULL,
+                PRIMARY KEY (session, id)
+            )
+            """,
             """
             CREATE TABLE blobs (
                 sha256 text PRIMARY KEY,
@@ -72,6 +119,8 @@ enum PostgresSchema {
                 session uuid PRIMARY KEY REFERENCES sessions (uuid),
                 lab text NOT NULL,
                 last_event bigint NOT NULL,
+                last_media bigint NOT NULL DEFAULT 0,
+                generation integer NOT NULL DEFAULT 0,
                 updated timestamptz NOT NULL DEFAULT now()
             )
             """,

@@ -86,10 +86,21 @@ public enum ReplicationError: Error, Sendable, CustomStringConvertible {
     case badSettings(String)
     case newerSchema(found: Int, known: Int)
     case timedOut(seconds: Double)
+    case unreachable(target: String, reason: String)
+    case noSchema(target: String)
+    case noSuchSession(selector: String, candidates: [String])
 
     public var description: String {
         switch self {
         case .badSettings(let reason): reason
+        case .unreachable(let target, let reason):
+            "cannot connect to PostgreSQL at \(target): \(reason)"
+        case .noSchema(let target):
+            "\(target) holds no muEval sessions: no muevald has replicated into it yet (storage.postgres.url in muevald's configuration)"
+        case .noSuchSession(let selector, let candidates):
+            candidates.isEmpty
+                ? "the shared database has no session \"\(selector)\"; `muevalctl sessions --from URL` lists them"
+                : "\"\(selector)\" is a session of several labs (\(candidates.joined(separator: ", "))): name one as LAB:ID"
         case .timedOut(let seconds):
             "no answer within \(seconds) s (storage.postgres.timeout)"
         case .newerSchema(let found, let known):

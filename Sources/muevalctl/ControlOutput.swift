@@ -1,5 +1,6 @@
 internal import ControlProtocol
 internal import Foundation
+internal import Replication
 internal import SessionModel
 
 /// muevalctl's output: pretty JSON for scripts, aligned tables for people.
@@ -103,6 +104,19 @@ enum ControlOutput {
             table.add([String(session.id), session.name, session.state.rawValue,
                        session.device ?? session.boundDevice.map { "(\($0))" } ?? "-", session.testUser ?? "-",
                        String(session.events), time(session.started ?? session.created), session.path])
+        }
+        return table.render()
+    }
+
+    /// Every lab's sessions in the shared database: `EVENTS` is what PostgreSQL has of what the lab stored.
+    static func sharedSessions(_ sessions: [SharedSession]) -> String {
+        guard !sessions.isEmpty else { return "no sessions in the shared database\n" }
+        var table = TextTable(["LAB", "ID", "NAME", "STATE", "USER", "EVENTS", "STARTED", "STUDY", "UUID"])
+        for session in sessions {
+            let events = session.replicated >= session.events ? String(session.events) : "\(session.replicated)/\(session.events)"
+            let study = session.study.map { [$0, session.iteration.map { "#\($0)" }, session.participant].compactMap { $0 }.joined(separator: " ") }
+            table.add([session.lab, String(session.id), session.name, session.state, session.testUser ?? "-", events,
+                       time(session.started ?? session.created), study ?? "-", session.uuid])
         }
         return table.render()
     }

@@ -154,10 +154,16 @@ struct StatusWatch {
 }
 
 struct Sessions: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Every session, open and stopped.")
+    static let configuration = CommandConfiguration(
+        abstract: "Every session, open and stopped.",
+        discussion: "With --from postgres://…: every lab's sessions in the shared PostgreSQL (docs/POSTGRES.md).")
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var shared: SharedDatabaseOptions
 
     func run() async throws {
+        if let sessions = try await shared.withArchive({ try await $0.sessions() }) {
+            return try global.show(sessions, human: ControlOutput.sharedSessions)
+        }
         try await global.call(ControlRequest(command: .sessions), as: [SessionRecord].self, human: ControlOutput.sessions)
     }
 }

@@ -14,10 +14,13 @@ struct Report: AsyncParsableCommand {
             without the daemon). The report is a directory to open in any browser: index.html, report.css, \
             report.js and the screenshots. Sections: \(SectionKind.allCases.map(\.rawValue).joined(separator: ", ")). \
             With --study NAME instead of sessions: the study report (docs/STUDIES.md), made from every session of the \
-            study (of one iteration with --iteration) and its questionnaires.
+            study (of one iteration with --iteration) and its questionnaires. With --from postgres://…, the sessions \
+            are read from the shared PostgreSQL that labs replicate into (docs/POSTGRES.md).
             """)
     @OptionGroup var global: GlobalOptions
-    @Argument(help: ArgumentHelp("Session ids, names or session file paths.", valueName: "SESSION")) var sessions: [String] = []
+    @OptionGroup var shared: SharedDatabaseOptions
+    @Argument(help: ArgumentHelp("Session ids, names or session file paths; with --from, uuids, LAB:ID or names.", valueName: "SESSION"))
+    var sessions: [String] = []
     @Option(help: ArgumentHelp("Report on this study instead of sessions.", valueName: "NAME")) var study: String?
     @Option(help: ArgumentHelp("With --study: only this iteration.", valueName: "N")) var iteration: Int?
     @Flag(help: "With --study: also write each session's own report into DIR/sessions/ID, linked from the study report.")
@@ -34,15 +37,27 @@ struct Report: AsyncParsableCommand {
         if study == nil, iteration != nil || sessionReports || console != nil {
             throw ValidationError("--iteration, --session-reports and --console go with --study")
         }
+        if study != nil, shared.from != nil {
+            throw ValidationError("--from reads sessions; a study report is made by the muevald that holds the study")
+        }
     }
 
     func run() async throws {
         if let study { return try await studyReport(study) }
         var configuration = try config.map { try ReportConfigurationStore().load($0) } ?? ReportConfiguration()
         if let sections { configuration.sections = try SectionKind.list(sections) }
-        let files = try await sessionFiles()
-        let index = try ReportGenerator.generate(sessionFiles: files, configuration: configuration,
-                                                 output: out ?? configuration.output ?? "report")
+        let output = out ?? configuration.output ?? "report"
+        let shared = try await shared.withArchive { archive in
+            try await archive.withSessionFiles(sessions) { files in
+                try ReportGenerator.generate(sessionFiles: files, configuration: configuration, output: output)
+            }
+        }
+        let index: String
+        if let shared {
+            index = shared
+        } else {
+            index = try ReportGenerator.generate(sessionFiles: try await sessionFiles(), configuration: configuration, output: output)
+        }
         try global.show(ReportLocation(index: index)) { "\($0.index)\n" }
         if open { try Browser.open(index) }
     }

@@ -119,5 +119,28 @@ final class ReplicationTests: XCTestCase {
         XCTAssertEqual(missing, "0")
         XCTAssertNotEqual(try postgres.query("SELECT count(*) FROM blobs"), "0")
         XCTAssertEqual(try postgres.query("SELECT count(*) FROM devices"), "4")
+
+        // Read back: every lab's sessions, and a report from PostgreSQL equal to the one from the file.
+        let listed = try labB.muevalctl(["sessions", "--from", postgres.url, "--json"])
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        let shared = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]] ?? []
+        XCTAssertEqual(shared.map { "\($0["lab"] ?? ""):\($0["name"] ?? ""):\($0["replicated"] ?? "")" },
+                       ["lab-a:a-1:60", "lab-a:a-2:80", "lab-a:a-3:3000", "lab-b:b-1:70"])
+        let a3Record = sessions[3]
+        let fromFile = try labA.muevalctl(["report", a3Record.path, "--out", directory + "/from-file"])
+        XCTAssertEqual(fromFile.status, 0, fromFile.stderr)
+        let fromPostgres = try labA.muevalctl(["report", "--from", postgres.url, "lab-a:a-3", "--out", directory + "/from-postgres"])
+        XCTAssertEqual(fromPostgres.status, 0, fromPostgres.stderr)
+        let files = try FileManager.default.subpathsOfDirectory(atPath: directory + "/from-file").sorted()
+        XCTAssertEqual(try FileManager.default.subpathsOfDirectory(atPath: directory + "/from-postgres").sorted(), files)
+        XCTAssertGreaterThan(files.count, 3, "index, style, script and screenshots")
+        for file in files where !file.hasSuffix("/") {
+            let a = FileManager.default.contents(atPath: directory + "/from-file/" + file)
+            let b = FileManager.default.contents(atPath: directory + "/from-postgres/" + file)
+            XCTAssertTrue(a == b, "\(file) differs between the report from the file and the one from PostgreSQL")
+        }
+        let ambiguous = try labA.muevalctl(["report", "--from", postgres.url, "nobody", "--out", directory + "/none"])
+        XCTAssertEqual(ambiguous.status, 1)
+        XCTAssertTrue(ambiguous.stderr.contains("the shared database has no session \"nobody\""), ambiguous.stderr)
     }
 }
