@@ -18,6 +18,10 @@ final class ConsoleMetrics: Sendable {
     private let sessionsRecording: Metrics.Gauge
     private let followers: Metrics.Gauge
     private let storageFailing: Metrics.Gauge
+    /// Replication into PostgreSQL (docs/POSTGRES.md); 0 when none is configured.
+    private let replicationUp: Metrics.Gauge
+    private let replicationPending: Metrics.Gauge
+    private let replicationLag: Metrics.Gauge
     /// What the counters had at the previous scrape.
     private let previous = NIOLockedValueBox(CounterSnapshot())
 
@@ -46,6 +50,9 @@ final class ConsoleMetrics: Sendable {
         sessionsRecording = Metrics.Gauge(label: "mueval_sessions_recording", dimensions: [], factory: factory)
         followers = Metrics.Gauge(label: "mueval_live_followers", dimensions: [], factory: factory)
         storageFailing = Metrics.Gauge(label: "mueval_storage_failing", dimensions: [], factory: factory)
+        replicationUp = Metrics.Gauge(label: "mueval_replication_up", dimensions: [], factory: factory)
+        replicationPending = Metrics.Gauge(label: "mueval_replication_pending_events", dimensions: [], factory: factory)
+        replicationLag = Metrics.Gauge(label: "mueval_replication_lag_seconds", dimensions: [], factory: factory)
     }
 
     /// The exposition text for the state `status` describes now.
@@ -64,6 +71,11 @@ final class ConsoleMetrics: Sendable {
         sessionsRecording.record(status.sessions.filter { $0.state == .recording }.count)
         followers.record(status.tails)
         storageFailing.record(status.storageProblem == nil ? 0 : 1)
+        if let replication = status.replication {
+            replicationUp.record(replication.state == "replicating" ? 1 : 0)
+            replicationPending.record(replication.pendingEvents)
+            replicationLag.record(replication.lagSeconds ?? 0)
+        }
         return registry.emitToBuffer()
     }
 }
