@@ -76,7 +76,9 @@ public final class PostgresReplicator: Service, Sendable {
                 setState("replicating")
             } catch {
                 if Task.isCancelled { break }
-                let reason = "unreachable: \(Self.describe(error))"
+                // Our own errors (a newer schema) are no network trouble: say what they are.
+                let cause = Self.cause(of: error)
+                let reason = cause is ReplicationError ? "not replicating: \(cause)" : "unreachable: \(Self.describe(cause))"
                 if current.state != reason { logger.error("postgres: \(target.description) \(reason); recording locally, retrying") }
                 setState(reason)
                 await countBacklog()
@@ -314,6 +316,12 @@ public final class PostgresReplicator: Service, Sendable {
     private static func uuid(_ text: String) throws -> UUID {
         guard let uuid = UUID(uuidString: text) else { throw ReplicationError.badSettings("session uuid \(text) is not a UUID") }
         return uuid
+    }
+
+    /// What went wrong inside a transaction, rather than the transaction's wrapper around it.
+    static func cause(of error: any Error) -> any Error {
+        guard let transaction = error as? PostgresTransactionError else { return error }
+        return transaction.closureError ?? transaction.beginError ?? transaction.commitError ?? error
     }
 
     /// PostgresNIO's errors print their query; say what went wrong and no more (no credentials either).

@@ -153,9 +153,29 @@ final class ReplicationTests: XCTestCase {
             XCTAssertTrue(a == b, "\(file) differs between the report from the file and the one from PostgreSQL: "
                           + "\(Self.firstDifference(a ?? Data(), b ?? Data()))")
         }
+        // The example query of docs/POSTGRES.md works.
+        let taps = try postgres.query("""
+            SELECT s.lab, e.payload->>'view' AS view, count(*)
+            FROM events e JOIN sessions s ON s.uuid = e.session
+            WHERE e.class = 'UserInputEvent' AND e.payload->>'type' = 'touch' AND e.payload->>'phase' = 'ended'
+            GROUP BY 1, 2 ORDER BY 3 DESC
+            """)
+        XCTAssertTrue(taps.contains("lab-a|") && taps.contains("lab-b|"), taps)
+
         let ambiguous = try labA.muevalctl(["report", "--from", postgres.url, "nobody", "--out", directory + "/none"])
         XCTAssertEqual(ambiguous.status, 1)
         XCTAssertTrue(ambiguous.stderr.contains("the shared database has no session \"nobody\""), ambiguous.stderr)
+
+        // A database a newer muEval migrated is left alone, and said so; lab B records on.
+        _ = try postgres.query("UPDATE mueval_schema SET version = 99")
+        try await labB.kill()
+        try await labB.restart()
+        let refused = try await eventually(timeout: 30, "lab B to refuse the newer schema") { () -> String? in
+            let state = try await labB.ctl.call(ControlRequest(command: .status), as: StatusReport.self).replication?.state ?? ""
+            return state.hasPrefix("not replicating") ? state : nil
+        }
+        XCTAssertTrue(refused.contains("schema version 99, written by a newer muEval"), refused)
+        try await record(labB, "b-2", events: 20, seed: 5)
     }
 
     /// Where two files part: a little of each around the first differing byte.
