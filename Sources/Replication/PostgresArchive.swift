@@ -3,7 +3,7 @@ internal import JournalStorage
 internal import Logging
 internal import NIOCore
 internal import PostgresNIO
-internal import SessionModel
+public import SessionModel
 internal import WireProtocol
 
 /// One session as the shared database lists it: which lab recorded it, and its catalog row there.
@@ -111,6 +111,31 @@ public final class PostgresArchive: Sendable {
             throw ReplicationError.noSuchSession(selector: selector, candidates: matches.map { "\($0.lab):\($0.id)" })
         }
         return matches[0]
+    }
+
+    /// Study `name` as every lab that runs it has it: the definition of the first lab (by name) with
+    /// the participants of all, every lab's questionnaire answers, and the sessions assigned to it in
+    /// any lab. Nil when no lab has the study.
+    public func study(_ name: String) async throws -> (study: Study, responses: StudyResponses, sessions: [SharedSession])? {
+        let rows = try await connection.query("SELECT study::text, responses::text FROM studies WHERE name = \(name) ORDER BY lab", logger: logger)
+        let decoder = JSONDecoder()
+        var merged: Study?
+        var responses = StudyResponses()
+        for try await (study, answers) in rows.decode((String, String).self) {
+            let study = try decoder.decode(Study.self, from: Data(study.utf8))
+            let answers = try decoder.decode(StudyResponses.self, from: Data(answers.utf8))
+            if merged == nil {
+                merged = study
+            } else {
+                let known = Set(merged!.participants.map(\.code))
+                merged!.participants += study.participants.filter { !known.contains($0.code) }
+            }
+            responses.sus += answers.sus
+            responses.seq += answers.seq
+            responses.answers += answers.answers
+        }
+        guard let merged else { return nil }
+        return (merged, responses, try await sessions().filter { $0.study == name })
     }
 
     /// Writes `session` as a session file at `path` (which must not exist), as its lab has it.

@@ -105,6 +105,7 @@ public final class PostgresReplicator: Service, Sendable {
         /// Where PostgreSQL has each session; nil until asked after a (re)connect.
         var positions: [String: ReplicationPosition]? = nil
         var details: [String: SessionDetails] = [:]
+        var studies: [String: StudyData] = [:]
         var blobs: Set<String> = []
         /// Stopped sessions whose every event is in PostgreSQL, with their last id.
         var complete: [String: Int64] = [:]
@@ -113,7 +114,13 @@ public final class PostgresReplicator: Service, Sendable {
     /// Every session's new events and media, a batch each; true when some session has more waiting.
     private func replicateOnce(_ connection: PostgresConnection, _ pass: inout Pass) async throws -> Bool {
         let catalog = catalog
-        let sessions = try await NIOThreadPool.singleton.runIfActive { try catalog.sessions() }
+        let (sessions, studies) = try await NIOThreadPool.singleton.runIfActive {
+            (try catalog.sessions(), try catalog.studies().map { try catalog.studyData($0.name) })
+        }
+        for study in studies where pass.studies[study.study.name] != study {
+            try await describe(study, connection)
+            pass.studies[study.study.name] = study
+        }
         var more = false
         var report: [SessionReplication] = []
         var oldestWaiting: Double?
@@ -227,6 +234,18 @@ public final class PostgresReplicator: Service, Sendable {
         }
     }
 
+    /// A study of this lab's catalog: its definition (iterations, tasks, participants, questions) and
+    /// the questionnaire answers, as `study show` gives them.
+    private func describe(_ data: StudyData, _ connection: PostgresConnection) async throws {
+        let encoder = JSONEncoder()
+        let study = String(decoding: try encoder.encode(data.study), as: UTF8.self)
+        let responses = String(decoding: try encoder.encode(data.responses), as: UTF8.self)
+        try await connection.query("""
+            INSERT INTO studies (lab, name, study, responses, updated) VALUES (\(settings.lab), \(data.study.name), \(study)::jsonb, \(responses)::jsonb, now())
+            ON CONFLICT (lab, name) DO UPDATE SET study = excluded.study, responses = excluded.responses, updated = now()
+            """, logger: logger)
+    }
+
     /// The session's events and media under an old numbering go; the position starts again at 0.
     private func forgetEvents(of session: SessionRecord, generation: Int, _ connection: PostgresConnection) async throws {
         let uuid = try Self.uuid(session.uuid)
@@ -293,18 +312,27 @@ public final class PostgresReplicator: Service, Sendable {
         }
     }
 
-    /// While PostgreSQL is away: how many events wait, from the catalog's counts and the last
-    /// positions PostgreSQL confirmed (so that `status` shows the backlog growing).
+    /// While PostgreSQL is away: how many events wait, from each file's newest event and the last
+    /// positions PostgreSQL confirmed (so that `status` shows the backlog growing). Stopped sessions
+    /// known to be complete are not opened.
     private func countBacklog() async {
         let catalog = catalog
-        guard let sessions = try? await NIOThreadPool.singleton.runIfActive({ try catalog.sessions() }) else { return }
-        status.withLockedValue { status in
-            let known = Dictionary(status.sessions.map { ($0.uuid, $0.replicated) }) { first, _ in first }
-            status.sessions = sessions.map { session in
-                let replicated = known[session.uuid] ?? 0
-                return SessionReplication(session: session.id, uuid: session.uuid, replicated: replicated, pending: max(0, session.events - replicated))
+        let known = status.withLockedValue { Dictionary($0.sessions.map { ($0.uuid, $0) }) { first, _ in first } }
+        let counted = try? await NIOThreadPool.singleton.runIfActive { () -> [SessionReplication] in
+            try catalog.sessions().map { session in
+                let replicated = known[session.uuid]?.replicated ?? 0
+                if session.state == .stopped, let last = known[session.uuid], last.pending == 0 {
+                    return SessionReplication(session: session.id, uuid: session.uuid, replicated: replicated, pending: 0)
+                }
+                let newest = (try? SessionReader(path: session.path).events(last: 1).last?.id) ?? nil
+                return SessionReplication(session: session.id, uuid: session.uuid, replicated: replicated,
+                                          pending: max(0, (newest ?? session.events) - replicated))
             }
-            status.pendingEvents = status.sessions.reduce(0) { $0 + $1.pending }
+        }
+        guard let counted else { return }
+        status.withLockedValue { status in
+            status.sessions = counted
+            status.pendingEvents = counted.reduce(0) { $0 + $1.pending }
             status.lagSeconds = nil
         }
     }

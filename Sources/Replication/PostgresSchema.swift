@@ -62,11 +62,11 @@ enum PostgresSchema {
                 received double precision NOT NULL,
                 payload jsonb NOT NULL,
                 document text NOT NULL,
+                replicated timestamptz NOT NULL DEFAULT now(),
                 PRIMARY KEY (session, id)
             )
             """,
             "CREATE INDEX events_class ON events (class, session)",
-            "CREATE INDEX events_timestamp ON events (\"timestamp\")",
             """
             CREATE TABLE gaps (
                 session uuid NOT NULL REFERENCES sessions (uuid),
@@ -112,6 +112,16 @@ enum PostgresSchema {
                 sha256 text PRIMARY KEY,
                 size bigint NOT NULL,
                 bytes bytea NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE studies (
+                lab text NOT NULL,
+                name text NOT NULL,
+                study jsonb NOT NULL,
+                responses jsonb NOT NULL,
+                updated timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (lab, name)
             )
             """,
             """

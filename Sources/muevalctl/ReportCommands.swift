@@ -37,9 +37,7 @@ struct Report: AsyncParsableCommand {
         if study == nil, iteration != nil || sessionReports || console != nil {
             throw ValidationError("--iteration, --session-reports and --console go with --study")
         }
-        if study != nil, shared.from != nil {
-            throw ValidationError("--from reads sessions; a study report is made by the muevald that holds the study")
-        }
+
     }
 
     func run() async throws {
@@ -64,9 +62,19 @@ struct Report: AsyncParsableCommand {
 
     private func studyReport(_ study: String) async throws {
         let options = try config.map { try ReportConfigurationStore().load($0).options } ?? AnalysisOptions()
-        let data = try await StudyOutput.data(study, global: global)
-        let index = try await StudyReportGenerator.generate(data, iteration: iteration, output: out ?? "report-\(study)", options: options,
-                                                            links: StudyReportLinks(console: console), sessionReports: sessionReports)
+        let (iteration, output, console, sessionReports) = (iteration, out ?? "report-\(study)", console, sessionReports)
+        func generate(_ data: StudyData) async throws -> String {
+            try await StudyReportGenerator.generate(data, iteration: iteration, output: output, options: options,
+                                                    links: StudyReportLinks(console: console), sessionReports: sessionReports)
+        }
+        // From the shared PostgreSQL: every lab's sessions of the study, restored into files for the report.
+        let shared = try await self.shared.withArchive { archive in try await archive.withStudy(study, generate) }
+        let index: String
+        if let shared {
+            index = shared
+        } else {
+            index = try await generate(try await StudyOutput.data(study, global: global))
+        }
         try global.show(ReportLocation(index: index)) { "\($0.index)\n" }
         if open { try Browser.open(index) }
     }

@@ -1,6 +1,8 @@
 internal import ArgumentParser
 internal import Foundation
+internal import JournalStorage
 internal import Replication
+internal import SessionModel
 
 /// `--from postgres://…`: read the shared PostgreSQL every lab replicates into (docs/POSTGRES.md)
 /// instead of asking this machine's muevald.
@@ -42,9 +44,28 @@ struct SharedDatabaseOptions: ParsableArguments {
 }
 
 extension PostgresArchive {
+    /// Study `name` from every lab, its sessions written into session files in a temporary folder
+    /// for `body` (removed afterwards).
+    func withStudy<T>(_ name: String, _ body: (StudyData) async throws -> T) async throws -> T {
+        guard let found = try await study(name) else {
+            throw Failure("the shared database has no study \"\(name)\"; a lab's muevald replicates its studies once it has one")
+        }
+        return try await withSessionFiles(found.sessions.map(\.uuid)) { files in
+            var records: [SessionRecord] = []
+            for (session, file) in zip(found.sessions, files) {
+                guard var record = try SessionReader(path: file).session() else { continue }
+                record.assignment = session.study.flatMap { study in
+                    session.iteration.flatMap { iteration in session.participant.map { StudyAssignment(study: study, iteration: iteration, participant: $0) } }
+                }
+                records.append(record)
+            }
+            return try await body(StudyData(study: found.study, sessions: records, responses: found.responses))
+        }
+    }
+
     /// Writes the sessions `selectors` name into session files in a new temporary folder, which `body`
     /// gets; the folder is removed afterwards, whatever `body` does.
-    func withSessionFiles<T>(_ selectors: [String], _ body: ([String]) throws -> T) async throws -> T {
+    func withSessionFiles<T>(_ selectors: [String], _ body: ([String]) async throws -> T) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("muevalctl-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -56,6 +77,6 @@ extension PostgresArchive {
             try await restore(session, to: path)
             files.append(path)
         }
-        return try body(files)
+        return try await body(files)
     }
 }

@@ -138,21 +138,8 @@ final class ReplicationTests: XCTestCase {
         XCTAssertEqual(fromFile.status, 0, fromFile.stderr)
         let fromPostgres = try labA.muevalctl(["report", "--from", postgres.url, "lab-a:a-3", "--out", directory + "/from-postgres"])
         XCTAssertEqual(fromPostgres.status, 0, fromPostgres.stderr)
-        let files = try FileManager.default.subpathsOfDirectory(atPath: directory + "/from-file").sorted()
-        XCTAssertEqual(try FileManager.default.subpathsOfDirectory(atPath: directory + "/from-postgres").sorted(), files)
-        XCTAssertGreaterThan(files.count, 3, "index, style, script and screenshots")
-        for file in files where !file.hasSuffix("/") {
-            // The time each was generated is the one difference allowed.
-            func read(_ path: String) -> Data? {
-                FileManager.default.contents(atPath: path).map { data in
-                    !path.hasSuffix(".html") ? data : Data(String(decoding: data, as: UTF8.self)
-                        .replacingOccurrences(of: #"generated \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"#, with: "generated …", options: .regularExpression).utf8)
-                }
-            }
-            let a = read(directory + "/from-file/" + file), b = read(directory + "/from-postgres/" + file)
-            XCTAssertTrue(a == b, "\(file) differs between the report from the file and the one from PostgreSQL: "
-                          + "\(Self.firstDifference(a ?? Data(), b ?? Data()))")
-        }
+        try assertSameReport(directory + "/from-file", directory + "/from-postgres")
+
         // The example query of docs/POSTGRES.md works.
         let taps = try postgres.query("""
             SELECT s.lab, e.payload->>'view' AS view, count(*)
@@ -176,6 +163,56 @@ final class ReplicationTests: XCTestCase {
         }
         XCTAssertTrue(refused.contains("schema version 99, written by a newer muEval"), refused)
         try await record(labB, "b-2", events: 20, seed: 5)
+    }
+
+    func testAStudyReportFromPostgreSQLEqualsTheLabsOwn() async throws {
+        let lab = try await lab("lab-s")
+        defer { lab.cleanUp() }
+        for command in [["study", "create", "wp"], ["study", "iteration", "add", "wp"], ["study", "participant", "add", "wp", "P01"],
+                        ["study", "participant", "add", "wp", "P02"],
+                        ["questionnaire", "sus", "wp", "--iteration", "1", "--participant", "P01", "--answers", "4,2,4,1,5,2,5,1,4,2"]] {
+            let run = try lab.muevalctl(command)
+            XCTAssertEqual(run.status, 0, "\(command): \(run.stderr)")
+        }
+        for (participant, seed) in [("P01", 7), ("P02", 8)] {
+            let started = try lab.muevalctl(["start", "--study", "wp", "--iteration", "1", "--participant", participant])
+            XCTAssertEqual(started.status, 0, started.stderr)
+            let run = try runProcess(TestDaemon.executable("muevalsim"), [
+                "--connect", "127.0.0.1:\(lab.port)", "--scenario", "wordpress", "--seed", String(seed), "--events", "150", "--rate", "max",
+            ], timeout: 120)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            _ = try lab.muevalctl(["stop", started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
+        }
+        try await caughtUp(lab)
+        try await eventually(timeout: 30, "the study in PostgreSQL") { () -> Bool? in
+            try self.postgres.query("SELECT count(*) FROM studies WHERE name = 'wp' AND jsonb_array_length(responses->'sus') = 1") == "1" ? true : nil
+        }
+
+        let own = try lab.muevalctl(["report", "--study", "wp", "--out", directory + "/own"])
+        XCTAssertEqual(own.status, 0, own.stderr)
+        let shared = try lab.muevalctl(["report", "--study", "wp", "--from", postgres.url, "--out", directory + "/shared"])
+        XCTAssertEqual(shared.status, 0, shared.stderr)
+        try assertSameReport(directory + "/own", directory + "/shared")
+        let missing = try lab.muevalctl(["report", "--study", "nothing", "--from", postgres.url, "--out", directory + "/none"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("the shared database has no study \"nothing\""), missing.stderr)
+    }
+
+    /// Both report directories hold the same files with the same bytes, but for the time each was made.
+    private func assertSameReport(_ first: String, _ second: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let files = try FileManager.default.subpathsOfDirectory(atPath: first).sorted()
+        XCTAssertEqual(try FileManager.default.subpathsOfDirectory(atPath: second).sorted(), files, file: file, line: line)
+        XCTAssertGreaterThan(files.count, 3, "index, style, script and screenshots", file: file, line: line)
+        func read(_ path: String) -> Data? {
+            FileManager.default.contents(atPath: path).map { data in
+                !path.hasSuffix(".html") ? data : Data(String(decoding: data, as: UTF8.self)
+                    .replacingOccurrences(of: #"generated \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"#, with: "generated …", options: .regularExpression).utf8)
+            }
+        }
+        for name in files {
+            let a = read(first + "/" + name), b = read(second + "/" + name)
+            XCTAssertTrue(a == b, "\(name) differs between the two reports: \(Self.firstDifference(a ?? Data(), b ?? Data()))", file: file, line: line)
+        }
     }
 
     /// Where two files part: a little of each around the first differing byte.
