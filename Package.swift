@@ -248,6 +248,9 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
+        .testTarget(name: "ReplicationUnitTests", dependencies: [
+            "Replication",
+        ]),
         .testTarget(name: "DaemonTests", dependencies: [
             "CaptureServer", "Daemon", "JournalStorage",
         ]),

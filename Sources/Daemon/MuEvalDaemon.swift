@@ -51,10 +51,15 @@ public struct MuEvalDaemon {
         let liveTail = LiveTail()
         let health = StorageHealth()
         let router = CommitRouter(connections: connections, counters: counters, tail: liveTail, health: health, logger: logger)
+        // The shared PostgreSQL follows the local files; it never holds up recording.
+        let replicator = configuration.postgres.map { PostgresReplicator(settings: $0, catalog: catalog, logger: logger) }
         let registry = SessionRegistry(
             catalog: catalog, policy: configuration.capture.unknownDevicePolicy,
             journalLimits: configuration.capture.journal, maxMediaBytes: configuration.capture.maxMediaBytes, counters: counters, tail: liveTail, logger: logger,
-            commitObserver: { session, report in router.route(report, of: session) })
+            commitObserver: { session, report in
+                router.route(report, of: session)
+                replicator?.committed()
+            })
         try await registry.recover(now: started)
         let transcription = TranscriptionService(
             configuration: configuration.transcription, temporaryDirectory: try Self.scratchDirectory(in: dataDirectory),
@@ -135,9 +140,7 @@ public struct MuEvalDaemon {
         // Shutdown runs from the last to the first.
         var services: [any Service] = [JournalService(registry: registry),
                                        TranscriptionWorker(service: transcription, catalog: catalog), control, capture]
-        // The shared PostgreSQL follows the local files; it never holds up recording.
-        if let settings = configuration.postgres {
-            let replicator = PostgresReplicator(settings: settings, catalog: catalog, logger: logger)
+        if let replicator {
             commands.reportReplication { replicator.current }
             services.append(replicator)
         }

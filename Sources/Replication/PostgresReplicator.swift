@@ -21,6 +21,11 @@ public final class PostgresReplicator: Service, Sendable {
     private let logger: Logger
     private let status = NIOLockedValueBox(ReplicationStatus(target: "", state: "starting", pendingEvents: 0, lagSeconds: nil, sessions: []))
 
+    private let doorbell = Doorbell()
+    /// After a commit rang, how long the replicator waits for more before its pass, so that a burst of
+    /// commits (a busy lab commits every few milliseconds) makes one pass, not one each.
+    static let gatherDelay = Duration.milliseconds(50)
+
     public init(settings: ReplicationSettings, catalog: Catalog, logger: Logger) {
         self.settings = settings
         self.catalog = catalog
@@ -28,6 +33,11 @@ public final class PostgresReplicator: Service, Sendable {
     }
 
     public var current: ReplicationStatus { status.withLockedValue { $0 } }
+
+    /// Events were committed locally: replicate them now rather than at the next `interval`.
+    public func committed() {
+        doorbell.ring()
+    }
 
     public func run() async throws {
         let target: PostgresTarget
@@ -85,7 +95,12 @@ public final class PostgresReplicator: Service, Sendable {
                 try? await connection?.close()
                 connection = nil
             }
-            if !more { try? await Task.sleep(for: .seconds(settings.interval)) }
+            if !more, current.state == "replicating" {
+                await doorbell.wait(upTo: settings.interval)
+                try? await Task.sleep(for: Self.gatherDelay)
+            } else if !more {
+                try? await Task.sleep(for: .seconds(settings.interval))
+            }
         }
         try? await connection?.close()
     }

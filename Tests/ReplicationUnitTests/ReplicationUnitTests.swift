@@ -1,0 +1,82 @@
+import Foundation
+@testable import Replication
+import Testing
+
+/// The replicator's parts that need no PostgreSQL: settings, the doorbell, the deadline
+/// (the whole chain runs against a real server in IntegrationTests/ReplicationTests).
+struct ReplicationUnitTests {
+    @Test func urlsGiveTheirPartsAndNeverTheirPassword() throws {
+        let target = try PostgresTarget(url: "postgres://lab:s%40cret@db.example.org:6543/studies?sslmode=verify-full", passwordFile: nil)
+        #expect(target.host == "db.example.org")
+        #expect(target.port == 6543)
+        #expect(target.user == "lab")
+        #expect(target.password == "s@cret")
+        #expect(target.database == "studies")
+        #expect(target.sslMode == "verify-full")
+        #expect(target.description == "db.example.org:6543/studies")
+
+        let plain = try PostgresTarget(url: "postgresql://mueval@127.0.0.1", passwordFile: nil)
+        #expect(plain.port == 5432)
+        #expect(plain.database == "mueval", "the user's name, as libpq does")
+        #expect(plain.sslMode == "disable")
+    }
+
+    @Test func aPasswordFileGivesThePassword() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pw-\(UUID().uuidString)").path
+        try "from the file\nsecond line\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(try PostgresTarget(url: "postgres://u:inurl@h/d", passwordFile: file).password == "from the file")
+        #expect(throws: ReplicationError.self) { try PostgresTarget(url: "postgres://u@h/d", passwordFile: file + ".missing") }
+    }
+
+    @Test(arguments: ["mysql://u@h/d", "postgres://h/d", "postgres:///d", "postgres://u@h/d?sslmode=allow", "not a url"])
+    func badURLsAreRefusedWithWhatToWrite(url: String) {
+        #expect(throws: ReplicationError.self) { try PostgresTarget(url: url, passwordFile: nil) }
+    }
+
+    @Test func aRingBeforeTheWaitEndsItAtOnceAndRingsDoNotAddUp() async {
+        let doorbell = Doorbell()
+        doorbell.ring()
+        doorbell.ring()
+        let clock = ContinuousClock()
+        let first = await clock.measure { await doorbell.wait(upTo: 30) }
+        #expect(first < .seconds(10), "the ring came before the wait")
+        let second = await clock.measure { await doorbell.wait(upTo: 0.2) }
+        #expect(second >= .milliseconds(200), "two rings count as one")
+    }
+
+    @Test func aRingWakesAWaiter() async {
+        let doorbell = Doorbell()
+        let waiter = Task { await doorbell.wait(upTo: 60) }
+        // Rings until the waiter is woken (a ring before it waits counts too).
+        let clock = ContinuousClock()
+        let woken = await clock.measure {
+            let ringer = Task {
+                while !Task.isCancelled {
+                    doorbell.ring()
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+            }
+            await waiter.value
+            ringer.cancel()
+        }
+        #expect(woken < .seconds(30))
+    }
+
+    @Test func aDeadlineGivesUpOnWhatNeverEndsAndExpiresIt() async {
+        let expired = Expired()
+        await #expect(throws: ReplicationError.self) {
+            try await Deadline.run(seconds: 0.1, expire: { await expired.set() }) {
+                try await Task.sleep(for: .seconds(3600))
+            }
+        }
+        #expect(await expired.value)
+        let value = try? await Deadline.run(seconds: 30, expire: {}) { 42 }
+        #expect(value == 42)
+    }
+}
+
+private actor Expired {
+    var value = false
+    func set() { value = true }
+}
