@@ -198,6 +198,33 @@ final class ReplicationTests: XCTestCase {
         XCTAssertTrue(missing.stderr.contains("the shared database has no study \"nothing\""), missing.stderr)
     }
 
+    /// `import --into` renumbers the session's events by time: PostgreSQL forgets the old numbering
+    /// and gets the session again, in the new one.
+    func testAnImportIntoAReplicatedSessionArrivesInItsNewNumbering() async throws {
+        let lab = try await lab("lab-i")
+        defer { lab.cleanUp() }
+        let session = try await record(lab, "walk", events: 40, seed: 9)
+        try await caughtUp(lab)
+        let before = try remote()
+        let gpx = directory + "/walk.gpx"
+        // Points in the middle of the recording (it starts at 2011-02-19T22:43:06Z): later events move up.
+        try """
+            <?xml version="1.0"?>
+            <gpx version="1.1" creator="test"><trk><name>walk</name><trkseg>
+              <trkpt lat="48.1" lon="11.5"><time>2011-02-19T22:43:08Z</time></trkpt>
+              <trkpt lat="48.2" lon="11.6"><time>2011-02-19T22:43:12Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """.write(toFile: gpx, atomically: true, encoding: .utf8)
+        let merged = try lab.muevalctl(["import", gpx, "--into", String(session.id)])
+        XCTAssertEqual(merged.status, 0, merged.stderr)
+        let after = try await eventually(timeout: 60, "the merged session in PostgreSQL; log: \(lab.log)") { () -> [String]? in
+            let remote = try self.remote(), local = try self.local([session])
+            return remote == local && local.count == before.count + 2 ? remote : nil
+        }
+        XCTAssertNotEqual(Array(after.prefix(before.count)), before, "the events were renumbered")
+        XCTAssertEqual(try postgres.query("SELECT generation FROM replication"), "1")
+    }
+
     /// Both report directories hold the same files with the same bytes, but for the time each was made.
     private func assertSameReport(_ first: String, _ second: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let files = try FileManager.default.subpathsOfDirectory(atPath: first).sorted()
