@@ -88,7 +88,9 @@ public final class PostgresReplicator: Service, Sendable {
                 if Task.isCancelled { break }
                 // Our own errors (a newer schema) are no network trouble: say what they are.
                 let cause = Self.cause(of: error)
-                let reason = cause is ReplicationError ? "not replicating: \(cause)" : "unreachable: \(Self.describe(cause))"
+                let ours = cause as? ReplicationError
+                let reason = ours.map { $0.isConnectionTrouble ? "unreachable: \($0)" : "not replicating: \($0)" }
+                    ?? "unreachable: \(Self.describe(cause))"
                 if current.state != reason { logger.error("postgres: \(target.description) \(reason); recording locally, retrying") }
                 setState(reason)
                 await countBacklog()

@@ -90,6 +90,14 @@ public enum ReplicationError: Error, Sendable, CustomStringConvertible {
     case noSchema(target: String)
     case noSuchSession(selector: String, candidates: [String])
 
+    /// The server or the network, rather than what is in the database or the settings: worth a retry as it is.
+    var isConnectionTrouble: Bool {
+        switch self {
+        case .timedOut, .unreachable: true
+        case .badSettings, .newerSchema, .noSchema, .noSuchSession: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .badSettings(let reason): reason
