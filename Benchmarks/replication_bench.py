@@ -13,19 +13,9 @@ simulated phones send the touch profile (taps on one button: small events, the h
     Benchmarks/replication_bench.py --muevald .build-bench/release/muevald --muevalsim .build-bench/release/muevalsim \
         --muevalctl .build-bench/release/muevalctl [--seconds 10]
 """
-import argparse, glob, json, os, pwd, shutil, socket, subprocess, tempfile, time
+import argparse, glob, json, os, pwd, shutil, subprocess, tempfile, time
 
-
-def cpu_seconds(pids):
-    total = 0.0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
-        except (FileNotFoundError, ProcessLookupError):
-            pass
-    return total
+from benchkit import cpu_seconds, free_port, simulate, touch_scenario, wait_for
 
 
 def postgres_pids(directory):
@@ -34,22 +24,6 @@ def postgres_pids(directory):
         master = int(f.readline())
     children = subprocess.run(["pgrep", "-P", str(master)], capture_output=True, text=True).stdout.split()
     return [master, *map(int, children)]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-TOUCH = {
-    "name": "touch", "description": "A tester taps one button again and again.",
-    "app": {"id": "bench.touch", "name": "Touch", "version": "1"},
-    "initialView": "PadViewController",
-    "views": [{"name": "PadViewController", "elements": [
-        {"id": "button", "class": "UIButton", "frame": [100, 200, 120, 44], "title": "Tap", "action": "tap:"}]}],
-    "tasks": [{"name": "Tap", "steps": [{"do": "tap", "on": "button"}] * 50}],
-}
 
 
 class Postgres:
@@ -104,23 +78,10 @@ class Daemon:
         self.process = subprocess.Popen([args.muevald, "--config", config, "--data-dir", os.path.join(scratch, name),
                                          "--socket", self.socket, "--no-console", "--no-zeroconf"],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                time.sleep(0.1)
-        raise SystemExit("muevald did not listen")
+        wait_for(self.port)
 
     def send(self, scenario, devices, rate, seconds):
-        start = time.monotonic()
-        run = subprocess.run([self.args.muevalsim, "--connect", f"127.0.0.1:{self.port}", "--devices", str(devices), "--rate", rate,
-                              "--duration", str(seconds), "--scenario", scenario, "--seed", "1", "--json"], capture_output=True, text=True)
-        elapsed = time.monotonic() - start
-        if run.returncode != 0:
-            raise SystemExit(f"muevalsim failed: {(run.stderr + run.stdout)[-800:]}")
-        return sum(device["acknowledged"] for device in json.loads(run.stdout)["devices"]), elapsed
+        return simulate(self.args.muevalsim, self.port, scenario, devices, rate, seconds)
 
     def replication(self):
         status = subprocess.run([self.args.muevalctl, "--socket", self.socket, "status", "--json"], capture_output=True, text=True, check=True)
@@ -153,9 +114,7 @@ def main():
     scratch = tempfile.mkdtemp(prefix="replication-bench-")
     postgres, daemons = None, []
     try:
-        touch = os.path.join(scratch, "touch.json")
-        with open(touch, "w") as f:
-            json.dump(TOUCH, f)
+        touch = touch_scenario(scratch)
         postgres = Postgres(scratch)
         print(f"Replication into PostgreSQL (Benchmarks/replication_bench.py: touch profile, {args.devices} devices, "
               f"--duration {args.seconds:g}, loopback, storage.synchronous = normal, PostgreSQL {os.path.basename(os.path.dirname(postgres.bin))} local with fsync):")
@@ -182,10 +141,10 @@ def main():
         pending = lab.replication().get("pendingEvents", 0)
         postgres.start()
         servers = postgres_pids(postgres.dir)
-        before_cpu = cpu_seconds([lab.process.pid]), cpu_seconds(servers)
+        before_cpu = cpu_seconds([lab.process.pid]), cpu_seconds(servers, reaped_children=True)
         took = lab.caught_up()
         servers = postgres_pids(postgres.dir)
-        muevald_cpu, server_cpu = cpu_seconds([lab.process.pid]) - before_cpu[0], cpu_seconds(servers) - before_cpu[1]
+        muevald_cpu, server_cpu = cpu_seconds([lab.process.pid]) - before_cpu[0], cpu_seconds(servers, reaped_children=True) - before_cpu[1]
         print(f"  replication of a backlog            {backlog / took:>9.0f} events/s into PostgreSQL "
               f"({backlog} events recorded while it was down, {pending} counted waiting, caught up in {took:.1f} s; "
               f"CPU s per 100k events: muevald {muevald_cpu / backlog * 1e5:.2f}, PostgreSQL {server_cpu / backlog * 1e5:.2f})")

@@ -9,13 +9,9 @@ ratio is the server's and the client's TLS cost together; CPU per event is mueva
 
     Benchmarks/tls_bench.py --muevald .build-bench/release/muevald --muevalsim .build-bench/release/muevalsim [--seconds 10]
 """
-import argparse, json, os, shutil, socket, subprocess, tempfile, time
+import argparse, os, shutil, subprocess, tempfile
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from benchkit import cpu_seconds, free_port, simulate, touch_scenario, wait_for
 
 
 def openssl(directory, *arguments):
@@ -31,33 +27,6 @@ def certificates(directory):
             "-keyout", "server.key", "-out", "server.csr")
     openssl(directory, "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial", "1",
             "-days", "2", "-extfile", "san.cnf", "-out", "server.pem")
-
-
-TOUCH = {
-    "name": "touch", "description": "A tester taps one button again and again.",
-    "app": {"id": "bench.touch", "name": "Touch", "version": "1"},
-    "initialView": "PadViewController",
-    "views": [{"name": "PadViewController", "elements": [
-        {"id": "button", "class": "UIButton", "frame": [100, 200, 120, 44], "title": "Tap", "action": "tap:"}]}],
-    "tasks": [{"name": "Tap", "steps": [{"do": "tap", "on": "button"}] * 50}],
-}
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def wait_for(port, seconds=30):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit(f"muevald did not listen on {port}")
 
 
 def main():
@@ -81,9 +50,7 @@ def main():
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for(plain)
         wait_for(tls)
-        touch = os.path.join(scratch, "touch.json")
-        with open(touch, "w") as f:
-            json.dump(TOUCH, f)
+        touch = touch_scenario(scratch)
         print(f"TLS next to plaintext (Benchmarks/tls_bench.py: muevalsim --rate max --duration {args.seconds:g} per run, "
               "loopback, storage.synchronous = normal):")
         print("  profile  connections  transport   events/s  muevald CPU s per 100k events")
@@ -91,16 +58,9 @@ def main():
             for connections in [4, 256]:
                 results = {}
                 for name, port, extra in [("plaintext", plain, []), ("TLS", tls, ["--ca", os.path.join(scratch, "ca.pem")])]:
-                    before = cpu_seconds(daemon.pid)
-                    start = time.monotonic()
-                    run = subprocess.run([args.muevalsim, "--connect", f"127.0.0.1:{port}", "--devices", str(connections), "--rate", "max",
-                                          "--duration", str(args.seconds), "--scenario", scenario, "--seed", "1", "--json", *extra],
-                                         capture_output=True, text=True)
-                    elapsed = time.monotonic() - start
-                    cpu = cpu_seconds(daemon.pid) - before
-                    if run.returncode != 0:
-                        raise SystemExit(f"muevalsim failed ({profile}, {name}, {connections}): {(run.stderr + run.stdout)[-800:]}")
-                    acknowledged = sum(device["acknowledged"] for device in json.loads(run.stdout)["devices"])
+                    before = cpu_seconds([daemon.pid])
+                    acknowledged, elapsed = simulate(args.muevalsim, port, scenario, connections, "max", args.seconds, *extra)
+                    cpu = cpu_seconds([daemon.pid]) - before
                     results[name] = (acknowledged / elapsed, cpu / acknowledged * 100_000)
                     print(f"  {profile:<7}  {connections:>11}  {name:<9} {results[name][0]:>9.0f}  {results[name][1]:>6.2f}")
                 (plain_rate, plain_cpu), (tls_rate, tls_cpu) = results["plaintext"], results["TLS"]
