@@ -32,6 +32,7 @@ public struct SharedSession: Codable, Sendable, Equatable {
 /// (reports, export, the analysis) reads the shared database the same way.
 public final class PostgresArchive: Sendable {
     private let connection: PostgresConnection
+    /// Queries log nothing: what fails is thrown to muevalctl, which says it on one line.
     private let logger = Logger(label: "muevalctl.postgres") { _ in SwiftLogNoOpLogHandler() }
     public let target: String
 
@@ -43,19 +44,14 @@ public final class PostgresArchive: Sendable {
     /// Connects to `url` (`postgres://USER@HOST[:PORT]/DATABASE`, the password in the URL or `passwordFile`).
     public static func open(url: String, passwordFile: String? = nil) async throws -> PostgresArchive {
         let target = try PostgresTarget(url: url, passwordFile: passwordFile)
-        var configuration = PostgresConnection.Configuration(host: target.host, port: target.port, username: target.user,
-                                                            password: target.password, database: target.database, tls: try target.tls())
-        configuration.options.connectTimeout = .seconds(10)
-        let logger = Logger(label: "muevalctl.postgres") { _ in SwiftLogNoOpLogHandler() }
         do {
-            let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
-            let archive = PostgresArchive(connection: connection, target: target.description)
+            let archive = PostgresArchive(connection: try await target.connect(timeout: 10), target: target.description)
             try await archive.checkSchema()
             return archive
         } catch let error as ReplicationError {
             throw error
         } catch {
-            throw ReplicationError.unreachable(target: target.description, reason: PostgresReplicator.describe(error))
+            throw ReplicationError.unreachable(target: target.description, reason: PostgresReplicator.reason(for: error))
         }
     }
 

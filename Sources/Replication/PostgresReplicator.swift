@@ -7,7 +7,6 @@ internal import NIOPosix
 internal import PostgresNIO
 public import SessionModel
 public import ServiceLifecycle
-internal import WireProtocol
 
 /// Copies what muevald stores into a shared PostgreSQL (docs/POSTGRES.md): sessions, devices, events
 /// (payloads as JSONB), blobs once per SHA-256. The session files stay the source of truth and the
@@ -67,7 +66,7 @@ public final class PostgresReplicator: Service, Sendable {
                     live = connection
                 } else {
                     pass.positions = nil
-                    live = try await connect(target)
+                    live = try await target.connect(timeout: Int64(min(settings.timeout, 30)))
                     connection = live
                 }
                 // A pass that takes longer than `timeout` (a server or network that stopped
@@ -90,7 +89,7 @@ public final class PostgresReplicator: Service, Sendable {
                 let cause = Self.cause(of: error)
                 let ours = cause as? ReplicationError
                 let reason = ours.map { $0.isConnectionTrouble ? "unreachable: \($0)" : "not replicating: \($0)" }
-                    ?? "unreachable: \(Self.describe(cause))"
+                    ?? "unreachable: \(Self.reason(for: cause))"
                 if current.state != reason { logger.error("postgres: \(target.description) \(reason); recording locally, retrying") }
                 setState(reason)
                 await countBacklog()
@@ -105,16 +104,6 @@ public final class PostgresReplicator: Service, Sendable {
             }
         }
         try? await connection?.close()
-    }
-
-    private func connect(_ target: PostgresTarget) async throws -> PostgresConnection {
-        var configuration = PostgresConnection.Configuration(host: target.host, port: target.port, username: target.user,
-                                                            password: target.password, database: target.database, tls: try target.tls())
-        configuration.options.connectTimeout = .seconds(Int64(min(settings.timeout, 30)))
-        // PostgresNIO's own lines would repeat what `replicate` says once per state change. (A
-        // logger of its own: a copy of ours shares the daemon's level, which a change would silence.)
-        let quiet = Logger(label: "muevald.postgres") { _ in SwiftLogNoOpLogHandler() }
-        return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: quiet)
     }
 
     /// What one pass remembers of the next: positions, and what was already sent once.
@@ -175,13 +164,8 @@ public final class PostgresReplicator: Service, Sendable {
             report.append(SessionReplication(session: session.id, uuid: session.uuid, replicated: replicated,
                                              pending: max(0, batch.newest - replicated)))
         }
-        let pending = report.reduce(0) { $0 + $1.pending }
         let now = Date().timeIntervalSince1970
-        status.withLockedValue {
-            $0.sessions = report
-            $0.pendingEvents = pending
-            $0.lagSeconds = more ? oldestWaiting.map { now - $0 } : nil
-        }
+        status.withLockedValue { $0.record(report, lagSeconds: more ? oldestWaiting.map { now - $0 } : nil) }
         return more
     }
 
@@ -347,11 +331,7 @@ public final class PostgresReplicator: Service, Sendable {
             }
         }
         guard let counted else { return }
-        status.withLockedValue { status in
-            status.sessions = counted
-            status.pendingEvents = counted.reduce(0) { $0 + $1.pending }
-            status.lagSeconds = nil
-        }
+        status.withLockedValue { $0.record(counted, lagSeconds: nil) }
     }
 
     private func setState(_ state: String) {
@@ -370,7 +350,7 @@ public final class PostgresReplicator: Service, Sendable {
     }
 
     /// PostgresNIO's errors print their query; say what went wrong and no more (no credentials either).
-    static func describe(_ error: Error) -> String {
+    static func reason(for error: Error) -> String {
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] { return message }
             return "\(error.code)"

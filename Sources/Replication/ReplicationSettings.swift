@@ -1,4 +1,5 @@
 internal import Foundation
+internal import Logging
 internal import NIOSSL
 internal import PostgresNIO
 
@@ -66,8 +67,19 @@ struct PostgresTarget: Sendable, Equatable {
         }
     }
 
+    /// A connection to the target, waiting at most `timeout` seconds for it. PostgresNIO logs into a
+    /// logger of its own that says nothing: the callers say once what went wrong (and a copy of the
+    /// daemon's logger would share its level, which a change would silence).
+    func connect(timeout: Int64) async throws -> PostgresConnection {
+        var configuration = PostgresConnection.Configuration(host: host, port: port, username: user, password: password,
+                                                            database: database, tls: try tls())
+        configuration.options.connectTimeout = .seconds(timeout)
+        let quiet = Logger(label: "mueval.postgres") { _ in SwiftLogNoOpLogHandler() }
+        return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: quiet)
+    }
+
     /// How the connection is encrypted, as `sslMode` says.
-    func tls() throws -> PostgresConnection.Configuration.TLS {
+    private func tls() throws -> PostgresConnection.Configuration.TLS {
         switch sslMode {
         case "require":
             var configuration = TLSConfiguration.makeClientConfiguration()

@@ -19,6 +19,15 @@ public struct ReplicationStatus: Codable, Sendable, Equatable {
     }
 }
 
+extension ReplicationStatus {
+    /// Each session's position, with the total waiting derived from them.
+    public mutating func record(_ sessions: [SessionReplication], lagSeconds: Double?) {
+        self.sessions = sessions
+        pendingEvents = sessions.reduce(0) { $0 + $1.pending }
+        self.lagSeconds = lagSeconds
+    }
+}
+
 /// One session's replication position.
 public struct SessionReplication: Codable, Sendable, Equatable {
     public var session: Int64
