@@ -49,10 +49,15 @@ final class ReplicationTests: XCTestCase {
         return session
     }
 
+    /// Until the status says every session of `daemon` is in PostgreSQL as far as its catalog counts
+    /// (a status of a pass before the last commits says "caught up" too, with what it had seen).
     private func caughtUp(_ daemon: TestDaemon, timeout: Double = 60) async throws {
         try await eventually(timeout: timeout, "replication to catch up; log: \(daemon.log)") { () -> Bool? in
-            let replication = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).replication
-            return replication?.state == "replicating" && replication?.pendingEvents == 0 ? true : nil
+            let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+            guard let replication = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).replication,
+                  replication.state == "replicating", replication.pendingEvents == 0 else { return nil }
+            let replicated = Dictionary(replication.sessions.map { ($0.uuid, $0.replicated) }) { first, _ in first }
+            return sessions.allSatisfy { replicated[$0.uuid] == $0.events } ? true : nil
         }
     }
 
@@ -217,7 +222,9 @@ final class ReplicationTests: XCTestCase {
             """.write(toFile: gpx, atomically: true, encoding: .utf8)
         let merged = try lab.muevalctl(["import", gpx, "--into", String(session.id)])
         XCTAssertEqual(merged.status, 0, merged.stderr)
-        let after = try await eventually(timeout: 60, "the merged session in PostgreSQL; log: \(lab.log)") { () -> [String]? in
+        let after = try await eventually(timeout: 60, "the merged session in PostgreSQL (\((try? self.remote().count) ?? -1) events there, "
+                                             + "\((try? self.local([session]).count) ?? -1) in the file, \(before.count) before; generation "
+                                             + "\((try? self.postgres.query("SELECT generation FROM replication")) ?? "?")); log: \(lab.log)") { () -> [String]? in
             let remote = try self.remote(), local = try self.local([session])
             return remote == local && local.count == before.count + 2 ? remote : nil
         }
