@@ -112,6 +112,7 @@ public final class PostgresReplicator: Service, Sendable {
         var positions: [String: ReplicationPosition]? = nil
         var details: [String: SessionDetails] = [:]
         var studies: [String: StudyData] = [:]
+        var studiesRead: ContinuousClock.Instant?
         var blobs: Set<String> = []
         /// Stopped sessions whose every event is in PostgreSQL, with their last id.
         var complete: [String: Int64] = [:]
@@ -120,13 +121,17 @@ public final class PostgresReplicator: Service, Sendable {
     /// Every session's new events and media, a batch each; true when some session has more waiting.
     private func replicateOnce(_ connection: PostgresConnection, _ pass: inout Pass) async throws -> Bool {
         let catalog = catalog
+        // Studies change by hand (a questionnaire answered): looked at once per `interval`, not on
+        // every pass a commit wakes while a session records.
+        let lookAtStudies = pass.studiesRead.map { $0.duration(to: .now) >= .seconds(settings.interval) } ?? true
         let (sessions, studies) = try await NIOThreadPool.singleton.runIfActive {
-            (try catalog.sessions(), try catalog.studies().map { try catalog.studyData($0.name) })
+            (try catalog.sessions(), lookAtStudies ? try catalog.studies().map { try catalog.studyData($0.name) } : [])
         }
         for study in studies where pass.studies[study.study.name] != study {
             try await describe(study, connection)
             pass.studies[study.study.name] = study
         }
+        if lookAtStudies { pass.studiesRead = .now }
         var more = false
         var report: [SessionReplication] = []
         var oldestWaiting: Double?
