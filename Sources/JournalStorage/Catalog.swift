@@ -121,13 +121,8 @@ public final class Catalog: @unchecked Sendable {
         guard !result.isEmpty else { return result }
         // Few sessions are imported: one query for all of them, rather than one per session.
         var imports: [Int64: [SessionImportRecord]] = [:]
-        let sources = try database.prepare(
-            "SELECT session, file, format, sha256, imported, events, cut_short FROM session_imports ORDER BY rowid")
-        try sources.forEachRow { row in
-            imports[row.int64(0), default: []].append(SessionImportRecord(
-                file: row.string(1) ?? "", format: ImportFormat(rawValue: row.string(2) ?? "") ?? .jsonl,
-                sha256: row.string(3) ?? "", imported: row.double(4), events: row.int64(5), cutShort: row.string(6)))
-        }
+        let sources = try database.prepare("SELECT session, \(ImportRow.columns) FROM session_imports ORDER BY rowid")
+        try sources.forEachRow { row in imports[row.int64(0), default: []].append(ImportRow.read(row, from: 1)) }
         if !imports.isEmpty {
             for index in result.indices { result[index].imports = imports[result[index].id] }
         }
@@ -182,9 +177,8 @@ public final class Catalog: @unchecked Sendable {
 
     private func insertImport(_ source: SessionImportRecord, session: Int64) throws {
         let statement = try database.prepare(
-            "INSERT INTO session_imports (session, file, format, sha256, imported, events, cut_short) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        statement.bind([.integer(session), .text(source.file), .text(source.format.rawValue), .text(source.sha256),
-                        .real(source.imported), .integer(source.events), source.cutShort.map { .text($0) } ?? .null])
+            "INSERT INTO session_imports (session, \(ImportRow.columns)) VALUES (?, \(ImportRow.placeholders))")
+        statement.bind([.integer(session)] + ImportRow.values(source))
         try statement.run()
     }
 

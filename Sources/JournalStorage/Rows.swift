@@ -57,6 +57,26 @@ enum DeviceRow {
     }
 }
 
+/// Column mapping of `SessionImportRecord`, shared by the catalog's `session_imports` (which adds
+/// `session` in front) and a session file's `imports`.
+enum ImportRow {
+    static let columns = "file, format, sha256, imported, events, cut_short"
+    static let placeholders = "?, ?, ?, ?, ?, ?"
+
+    static func values(_ source: SessionImportRecord) -> [SQLiteValue] {
+        [.text(source.file), .text(source.format.rawValue), .text(source.sha256), .real(source.imported),
+         .integer(source.events), text(source.cutShort)]
+    }
+
+    /// Reads the columns above, starting at column `first`.
+    static func read(_ row: SQLiteStatement, from first: Int32 = 0) -> SessionImportRecord {
+        SessionImportRecord(
+            file: row.string(first) ?? "", format: ImportFormat(rawValue: row.string(first + 1) ?? "") ?? .jsonl,
+            sha256: row.string(first + 2) ?? "", imported: row.double(first + 3), events: row.int64(first + 4),
+            cutShort: row.string(first + 5))
+    }
+}
+
 func text(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
 private func real(_ value: Double?) -> SQLiteValue { value.map { .real($0) } ?? .null }
 func optionalDouble(_ row: SQLiteStatement, _ column: Int32) -> Double? { row.isNull(column) ? nil : row.double(column) }

@@ -329,9 +329,8 @@ public final class SessionFile {
 
     /// The file this session was imported from (or one merged into it), so that a copied file says so.
     package func recordImport(_ source: SessionImportRecord) throws {
-        let statement = try database.prepare("INSERT INTO imports (file, format, sha256, imported, events, cut_short) VALUES (?, ?, ?, ?, ?, ?)")
-        statement.bind([.text(source.file), .text(source.format.rawValue), .text(source.sha256), .real(source.imported),
-                        .integer(source.events), source.cutShort.map { .text($0) } ?? .null])
+        let statement = try database.prepare("INSERT INTO imports (\(ImportRow.columns)) VALUES (\(ImportRow.placeholders))")
+        statement.bind(ImportRow.values(source))
         try statement.run()
     }
 

@@ -27,13 +27,9 @@ public final class SessionReader {
     /// for files made before imports existed).
     public func imports() throws -> [SessionImportRecord] {
         guard try hasTable("imports") else { return [] }
-        let statement = try database.prepare("SELECT file, format, sha256, imported, events, cut_short FROM imports ORDER BY rowid")
+        let statement = try database.prepare("SELECT \(ImportRow.columns) FROM imports ORDER BY rowid")
         var result: [SessionImportRecord] = []
-        try statement.forEachRow { row in
-            result.append(SessionImportRecord(
-                file: row.string(0) ?? "", format: ImportFormat(rawValue: row.string(1) ?? "") ?? .jsonl, sha256: row.string(2) ?? "",
-                imported: row.double(3), events: row.int64(4), cutShort: row.string(5)))
-        }
+        try statement.forEachRow { result.append(ImportRow.read($0)) }
         return result
     }
 
