@@ -36,13 +36,13 @@ public final class TestPostgres: @unchecked Sendable {
 
     /// Starts the server and waits until it accepts connections.
     public func start() throws {
-        try control(["start", "-l", directory + "/server.log", "-t", "60", "-o",
-                     "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off"])
+        try run("pg_ctl", ["-D", directory + "/data", "-w", "start", "-l", directory + "/server.log", "-t", "60", "-o",
+                           "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off"])
     }
 
     /// Stops the server (fast shutdown: open connections are ended).
     public func stop() throws {
-        try control(["stop", "-m", "fast"])
+        try run("pg_ctl", ["-D", directory + "/data", "-w", "stop", "-m", "fast"])
     }
 
     /// Runs SQL through psql and returns its unaligned output.
@@ -61,29 +61,20 @@ public final class TestPostgres: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    private func run(_ program: String, _ arguments: [String]) throws {
-        let command = [binaries + "/" + program] + arguments
-        let result = getuid() == 0
-            ? try runProcess("/usr/sbin/runuser", ["-u", "postgres", "--"] + command, timeout: 120)
-            : try runProcess(command[0], Array(command.dropFirst()), timeout: 120)
-        guard result.status == 0 else {
-            throw TestPostgresError(message: "\(program) \(arguments.joined(separator: " ")): \(result.stdout)\(result.stderr)\(log)")
-        }
-    }
-
-    /// `pg_ctl -w ACTION`, through posix_spawn rather than Foundation's `Process`: the server it
+    /// A PostgreSQL program, as the `postgres` user when the test runs as root; its output goes to
+    /// PROGRAM.log. Through posix_spawn rather than Foundation's `Process`: the server `pg_ctl start`
     /// starts outlives it, and Foundation's child monitor then never notices pg_ctl's exit (see
     /// SpawnedProcess), so every later `waitUntilExit()` in the test process would hang.
-    private func control(_ arguments: [String]) throws {
-        let output = directory + "/pg_ctl.log"
-        let command = [binaries + "/pg_ctl", "-D", directory + "/data", "-w"] + arguments
+    private func run(_ program: String, _ arguments: [String]) throws {
+        let output = "\(directory)/\(program).log"
+        let command = [binaries + "/" + program] + arguments
         let process = try SpawnedProcess(getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + command : command, log: output)
         let deadline = Date().addingTimeInterval(120)
         while process.isRunning, Date() < deadline { usleep(20_000) }
         if process.isRunning { process.stop() }
         guard process.status == 0 else {
             let said = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            throw TestPostgresError(message: "pg_ctl \(arguments.joined(separator: " ")) (status \(process.status.map(String.init) ?? "none")): \(said)\(log)")
+            throw TestPostgresError(message: "\(program) \(arguments.joined(separator: " ")) (status \(process.status.map(String.init) ?? "none")): \(said)\(log)")
         }
     }
 
