@@ -10,6 +10,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 import SessionModel
 import Testing
 import WireProtocol
@@ -17,6 +18,11 @@ import WireProtocol
 /// The control socket's server side in this process: a real registry on a temporary data directory,
 /// a real Unix socket, the real client; no muevald binary.
 @Suite struct ControlServiceTests {
+    enum HarnessError: Error {
+        case serverEnded
+        case notListening(String)
+    }
+
     /// The daemon's control plane, assembled as muevald assembles it, minus the capture server.
     final class Harness: Sendable {
         let directory: String
@@ -24,6 +30,7 @@ import WireProtocol
         let control: ControlServer
         let group: ServiceGroup
         let client: ControlClient
+        let serverEnded = Atomic<Bool>(false)
 
         init(maxRequestBytes: Int = ControlLimits.maxRequestBytes) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("control-\(UUID().uuidString)").path
@@ -48,11 +55,17 @@ import WireProtocol
         /// Runs the server while `body` runs, then shuts it down and removes the directory.
         func run<T: Sendable>(_ body: @Sendable (Harness) async throws -> T) async throws -> T {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await self.group.run() }
+                tasks.addTask {
+                    defer { self.serverEnded.store(true, ordering: .releasing) }
+                    try await self.group.run()
+                }
                 defer { try? FileManager.default.removeItem(atPath: directory) }
-                let deadline = ContinuousClock.now + .seconds(10)
+                // Generous: the whole suite starts at once on CI's two cores. A server that ends early
+                // (a bind error) is reported by the task group, not waited out.
+                let deadline = ContinuousClock.now + .seconds(60)
                 while !ControlSocketPath.isListening(client.socketPath) {
-                    guard ContinuousClock.now < deadline else { throw CancellationError() }
+                    if serverEnded.load(ordering: .acquiring) { try await tasks.next(); throw HarnessError.serverEnded }
+                    guard ContinuousClock.now < deadline else { throw HarnessError.notListening(client.socketPath) }
                     try await Task.sleep(for: .milliseconds(10))
                 }
                 do {
