@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "JournalStorage", targets: ["JournalStorage"]),
         .library(name: "GroupCommit", targets: ["GroupCommit"]),
         .library(name: "DeviceSimulator", targets: ["DeviceSimulator"]),
+        // The capture library an app links to be evaluated (docs/CAPTURE-LIBRARY.md).
+        .library(name: "MuEvalCapture", targets: ["MuEvalCapture"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -173,6 +175,17 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The device simulator: scenarios, events, PNG screenshots, and a reliable sender (muevalsim).
+        // The thesis's CaptureLibrary: kept small, it needs the wire encoder and NIO only (and Avahi's
+        // browser on Linux); never the journal, the server or SQLite.
+        .target(name: "MuEvalCapture", dependencies: [
+            "WireProtocol",
+            .target(name: "Zeroconf", condition: .when(platforms: [.linux])),
+            .product(name: "DequeModule", package: "swift-collections"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
         .target(name: "DeviceSimulator", dependencies: [
             "CZlib", "WireProtocol", "Zeroconf",
             .product(name: "DequeModule", package: "swift-collections"),
@@ -277,6 +290,7 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        .testTarget(name: "MuEvalCaptureTests", dependencies: ["MuEvalCapture", "WireProtocol"]),
         // The Zeroconf module in-process, against an avahi-daemon in a network namespace of the test's own.
         .testTarget(name: "ZeroconfUnitTests", dependencies: [
             "DaemonTestSupport", "Zeroconf",

@@ -1,0 +1,90 @@
+public import NIOCore
+internal import NIOPosix
+internal import WireProtocol
+
+/// TLS for the library's connections: the app's implementation makes the first handler of each new
+/// connection (muevalsim's uses swift-nio-ssl; an iOS app would use NIOTransportServices' TLS). The
+/// library itself stays free of a TLS stack.
+public protocol ConnectionSecurity: Sendable {
+    /// The handler a new connection to `host` starts with.
+    func handler(host: String) throws -> any ChannelHandler
+}
+
+/// One TCP connection to the capture server: writes wire messages, hands the replies to `received`
+/// and says when it is gone (`closed`, once).
+final class CaptureConnection: Sendable {
+    private let channel: any Channel
+
+    private init(channel: any Channel) {
+        self.channel = channel
+    }
+
+    static func connect(to server: ServerAddress, security: (any ConnectionSecurity)?, timeout: Double,
+                        received: @escaping @Sendable (WireMessage) -> Void,
+                        closed: @escaping @Sendable () -> Void) async throws -> CaptureConnection {
+        if server.tls, security == nil { throw CaptureError.securityNeeded(server.description) }
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.milliseconds(Int64(timeout * 1000)))
+            .channelOption(.socketOption(.so_keepalive), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if server.tls, let security { try channel.pipeline.syncOperations.addHandler(try security.handler(host: server.host)) }
+                    try channel.pipeline.syncOperations.addHandler(ReplyReader(received: received, closed: closed))
+                }
+            }
+            .connect(host: server.host, port: server.port).get()
+        return CaptureConnection(channel: channel)
+    }
+
+    /// Writes the messages and waits until they are handed to the kernel: a server that reads slowly
+    /// slows the writer, never the app (which only fills the bounded queue).
+    func write(_ messages: [[UInt8]]) async throws {
+        guard !messages.isEmpty else { return }
+        var buffer = channel.allocator.buffer(capacity: messages.reduce(0) { $0 + $1.count })
+        for message in messages { buffer.writeBytes(message) }
+        do {
+            try await channel.writeAndFlush(buffer).get()
+        } catch {
+            try? await channel.close()
+            throw error
+        }
+    }
+
+    func close() async {
+        try? await channel.close()
+    }
+}
+
+/// Decodes the server's replies with the protocol's own decoder.
+private final class ReplyReader: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    private let received: @Sendable (WireMessage) -> Void
+    private let closed: @Sendable () -> Void
+    private var decoder = WireDecoder()
+
+    init(received: @escaping @Sendable (WireMessage) -> Void, closed: @escaping @Sendable () -> Void) {
+        self.received = received
+        self.closed = closed
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        unwrapInboundIn(data).withUnsafeReadableBytes { decoder.append($0) }
+        while let result = decoder.next() {
+            // A reply the decoder cannot read changes nothing: the device keeps its events until acked.
+            if case .success(let message) = result { received(message) }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closed()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
+
+// ReplyReader lives on its channel's event loop only.
+@available(*, unavailable)
+extension ReplyReader: Sendable {}
