@@ -290,7 +290,9 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        .testTarget(name: "MuEvalCaptureTests", dependencies: ["MuEvalCapture", "WireProtocol"]),
+        .testTarget(name: "MuEvalCaptureTests", dependencies: [
+            "MuEvalCapture", "WireProtocol",
+        ]),
         // The Zeroconf module in-process, against an avahi-daemon in a network namespace of the test's own.
         .testTarget(name: "ZeroconfUnitTests", dependencies: [
             "DaemonTestSupport", "Zeroconf",

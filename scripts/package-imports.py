@@ -26,16 +26,20 @@ SYSTEM = {'Foundation', 'FoundationNetworking', 'FoundationXML', 'Glibc', 'Musl'
 # Executables the integration tests start: declared so that `swift test` builds them.
 STARTED = {'IntegrationTests': ['muevald', 'muevalctl', 'muevalsim']}
 IMPORT = re.compile(r'^(?:@testable )?(?:(?:public|internal|package|private|fileprivate) )?import (\w+)\s*$', re.M)
+# `#if canImport(X)` then `import X`: a module built on Linux only (the capture library's Avahi browser).
+CONDITIONAL = re.compile(r'^#if canImport\((\w+)\)\s*\n(?:(?:public|internal|package) )?import \1\s*$', re.M)
 # Python and shell scripts embedded in Swift strings (tests) are not Swift imports.
 EMBEDDED = re.compile(r'"""(.*?)"""', re.S)
 
 
 def imports(target_dir):
-    found = set()
+    """The modules a target imports, and those of them it imports only where they can be."""
+    found, conditional = set(), set()
     for path in glob.glob(os.path.join(target_dir, '**', '*.swift'), recursive=True):
         text = EMBEDDED.sub('', open(path).read())
         found.update(IMPORT.findall(text))
-    return found - SYSTEM
+        conditional.update(CONDITIONAL.findall(text))
+    return found - SYSTEM, conditional - SYSTEM
 
 
 def declared_block(text, name):
@@ -55,12 +59,14 @@ def declared_block(text, name):
         i += 1
 
 
-def render(target, modules):
-    local = sorted({m for m in modules if m not in PRODUCTS} | set(STARTED.get(target, [])))
+def render(target, found):
+    modules, conditional = found
+    local = sorted({m for m in modules if m not in PRODUCTS and m not in conditional} | set(STARTED.get(target, [])))
     products = sorted((m for m in modules if m in PRODUCTS), key=lambda m: (PRODUCTS[m], m))
     lines = []
     if local:
         lines.append('            ' + ', '.join('"%s"' % m for m in local) + ',')
+    lines += ['            .target(name: "%s", condition: .when(platforms: [.linux])),' % m for m in sorted(conditional)]
     lines += ['            .product(name: "%s", package: "%s"),' % (p, PRODUCTS[p]) for p in products]
     return 'dependencies: [\n' + '\n'.join(lines) + '\n        ]' if lines else 'dependencies: []'
 
