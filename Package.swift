@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "muevald", targets: ["muevald"]),
         .executable(name: "muevalctl", targets: ["muevalctl"]),
         .executable(name: "muevalsim", targets: ["muevalsim"]),
+        .executable(name: "plainnote", targets: ["plainnote"]),
         // For the separate Benchmarks/ package (`make bench`), which depends on this one by path.
         .library(name: "WireProtocol", targets: ["WireProtocol"]),
         .library(name: "JournalStorage", targets: ["JournalStorage"]),
@@ -186,17 +187,19 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
+        // The thesis's PlainNote host app as a command-line stand-in: it links MuEvalCapture alone.
+        .executableTarget(name: "plainnote", dependencies: [
+            "MuEvalCapture",
+        ], path: "Examples/plainnote"),
         .target(name: "DeviceSimulator", dependencies: [
-            "CZlib", "WireProtocol", "Zeroconf",
+            "CZlib", "MuEvalCapture", "WireProtocol",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "OrderedCollections", package: "swift-collections"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         .executableTarget(name: "muevalsim", dependencies: [
-            "DeviceSimulator", "WireProtocol",
+            "DeviceSimulator", "MuEvalCapture", "WireProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Starts a real muevald on a temporary directory, for integration tests.
@@ -305,7 +308,7 @@ let package = Package(
         ]),
         // Depends on the executables so that `swift test` builds the binaries it starts.
         .testTarget(name: "IntegrationTests", dependencies: [
-            "ControlClient", "ControlProtocol", "DaemonTestSupport", "DeviceSimulator", "JournalStorage", "SessionModel", "WireProtocol", "Zeroconf", "muevalctl", "muevald", "muevalsim",
+            "ControlClient", "ControlProtocol", "DaemonTestSupport", "DeviceSimulator", "JournalStorage", "SessionModel", "WireProtocol", "Zeroconf", "muevalctl", "muevald", "muevalsim", "plainnote",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "NIOCore", package: "swift-nio"),

@@ -24,7 +24,7 @@ PRODUCTS = {
 # The toolchain's own modules need no declaration.
 SYSTEM = {'Foundation', 'FoundationNetworking', 'FoundationXML', 'Glibc', 'Musl', 'Dispatch', 'Synchronization', 'XCTest', 'Testing', 'Darwin'}
 # Executables the integration tests start: declared so that `swift test` builds them.
-STARTED = {'IntegrationTests': ['muevald', 'muevalctl', 'muevalsim']}
+STARTED = {'IntegrationTests': ['muevald', 'muevalctl', 'muevalsim', 'plainnote']}
 IMPORT = re.compile(r'^(?:@testable )?(?:(?:public|internal|package|private|fileprivate) )?import (\w+)\s*$', re.M)
 # `#if canImport(X)` then `import X`: a module built on Linux only (the capture library's Avahi browser).
 CONDITIONAL = re.compile(r'^#if canImport\((\w+)\)\s*\n(?:(?:public|internal|package) )?import \1\s*$', re.M)
@@ -74,7 +74,7 @@ def render(target, found):
 def main():
     path = os.path.join(ROOT, 'Package.swift')
     text = open(path).read()
-    targets = {os.path.basename(d.rstrip('/')): d for kind in ('Sources', 'Tests') for d in glob.glob(os.path.join(ROOT, kind, '*/'))}
+    targets = {os.path.basename(d.rstrip('/')): d for kind in ('Sources', 'Tests', 'Examples') for d in glob.glob(os.path.join(ROOT, kind, '*/'))}
     problems = []
     for name, directory in sorted(targets.items()):
         if not glob.glob(os.path.join(directory, '**', '*.swift'), recursive=True):

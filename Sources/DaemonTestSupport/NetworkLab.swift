@@ -175,6 +175,11 @@ public final class NetworkLab: @unchecked Sendable {
                        timeout: timeout)
     }
 
+    /// Takes `host`'s end of the link between the hosts down (a cut cable, a lost Wi-Fi) or up again.
+    public func setLink(of host: Host, up: Bool) throws {
+        try Self.must("ip", ["-n", host.namespace, "link", "set", host.interface, up ? "up" : "down"])
+    }
+
     /// A prefix that runs a program on `host` (for `TestDaemon.start(launcher:)`).
     public func launcher(on host: Host) -> [String] {
         ["ip", "netns", "exec", host.namespace, "env", "DBUS_SYSTEM_BUS_ADDRESS=\(host.busAddress)"]

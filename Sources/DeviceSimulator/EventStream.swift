@@ -1,24 +1,23 @@
 internal import DequeModule
+internal import MuEvalCapture
 public import WireProtocol
 
-/// An event ready for the wire: its encoded bytes and what the sender needs to account for it.
+/// An event numbered and encoded as the capture library sends it, for writers without a server
+/// (`--dry-run`, session files for tests, benchmarks).
 public struct OutgoingEvent: Sendable, Equatable {
     public let seq: Int64
-    /// For a media chunk, `.custom`: its `media` kind is what matters.
     public let eventClass: EventClass
-    public let sensor: String?
-    /// Set for a `<media>` chunk (think-aloud audio) rather than an event.
-    public var media: MediaKind? = nil
-    /// Seconds since the device's run started, on the simulated clock; pacing follows it.
+    /// Seconds since the device's run started, on the simulated clock.
     public let time: Double
     public let bytes: [UInt8]
 }
 
-/// The events of one simulated device, numbered and encoded: pass after pass of its scenario.
+/// The events of one simulated device: pass after pass of its scenario.
 public struct EventStream {
     public let profile: DeviceProfile
     private var player: ScenarioPlayer
     private var pass: Deque<SimulatedEvent> = []
+    /// The seq of the last `nextEncoded` event.
     private var lastSeq: Int64 = 0
     /// Device time at the run's start, in seconds since 1970.
     public let epoch: Double
@@ -51,32 +50,25 @@ public struct EventStream {
         }
     }
 
-    /// The next event, numbered now; a new pass starts when the previous one is used up.
-    public mutating func next() -> OutgoingEvent {
+    /// The next event; a new pass starts when the previous one is used up.
+    public mutating func next() -> SimulatedEvent {
         fillPass()
-        let event = pass.removeFirst()
+        return pass.removeFirst()
+    }
+
+    /// The next event numbered (from 1) and encoded, as the capture library would send it.
+    public mutating func nextEncoded() -> OutgoingEvent {
+        let event = next()
         lastSeq += 1
-        var sensor: String?
-        if case .string(let name)? = event.fields["sensor"] { sensor = name }
-        return OutgoingEvent(seq: lastSeq, eventClass: event.eventClass, sensor: sensor, time: event.time,
-                             bytes: WireEncoder.event(event.wireFields(seq: lastSeq, epoch: epoch)))
+        let capture = event.captureEvent(epoch: epoch)
+        return OutgoingEvent(seq: lastSeq, eventClass: event.eventClass, time: event.time,
+                             bytes: capture.encoded(seq: lastSeq, timestamp: capture.timestamp ?? epoch))
     }
 
     /// The lines said in the passes generated since the last call.
     public mutating func takeSpoken() -> [SpokenLine] {
         defer { spoken = [] }
         return spoken
-    }
-
-    /// A media chunk, numbered in the device's one sequence with its events.
-    public mutating func media(_ chunk: (inout WireMedia) -> Void, time: Double) -> OutgoingEvent {
-        lastSeq += 1
-        var media = WireMedia(stream: "", format: .wav, part: 0, start: 0, duration: nil, seq: lastSeq, bytes: [])
-        chunk(&media)
-        media.seq = lastSeq
-        var event = OutgoingEvent(seq: lastSeq, eventClass: .custom, sensor: media.kind.sensor, time: time, bytes: WireEncoder.media(media))
-        event.media = media.kind
-        return event
     }
 
     /// Whether the current pass has no events left (a one-pass run ends here).

@@ -1,32 +1,31 @@
-internal import NIOCore
+internal import MuEvalCapture
 internal import WireProtocol
 
-/// One simulated phone for one run: generates its events at the chosen pace and delivers each exactly once
-/// to the server's session, across dropped connections and server restarts.
-///
-/// A single loop does everything in turn (connect, read replies, generate, write), so the state needs no
-/// locks; it sleeps until the next event is due, and at most `pollInterval` so that replies and a lost
-/// connection are noticed promptly.
+/// One simulated phone for one run: plays its scenario at the chosen pace into a `CaptureManager` of
+/// its own, which delivers each event exactly once to the server's session across dropped connections
+/// and server restarts. The simulator is the capture library's first client: everything on the wire
+/// is the library's.
 struct SimulatedDevice {
+    /// How often the generator looks again while the queue is full or the microphone records.
     private static let pollInterval = Duration.milliseconds(5)
-    /// Events generated per turn of the loop at most, so that a fast run still reads its replies.
+    /// Events generated per turn of the loop at most.
     private static let batchSize = 256
 
     let options: SimulationOptions
     let server: ServerAddress
+    let security: (any ConnectionSecurity)?
     private var stream: EventStream
-    private var outbox: Outbox
     private var report: DeviceReport
-    private var welcome: Welcome?
     /// The microphone, when the tester thinks aloud.
     private var recorder: ThinkAloudRecorder?
     private var thinkAloudProblem: String?
+    private let capture = CaptureManager()
 
-    init(index: Int, options: SimulationOptions, server: ServerAddress) {
+    init(index: Int, options: SimulationOptions, server: ServerAddress, security: (any ConnectionSecurity)?) {
         self.options = options
         self.server = server
+        self.security = security
         stream = EventStream(options, device: index)
-        outbox = Outbox(capacity: options.bufferCapacity)
         report = DeviceReport(deviceId: stream.profile.deviceId, deviceName: stream.profile.hello.deviceName ?? "")
         if options.behaviour.thinksAloud {
             do {
@@ -37,96 +36,75 @@ struct SimulatedDevice {
         }
     }
 
+    /// The library as this phone: its hello, the server, seqs from 1 (each run is a new device run), the
+    /// simulator's buffer and patience.
+    private var configuration: CaptureConfiguration {
+        var configuration = CaptureConfiguration(device: stream.profile.hello)
+        configuration.token = options.token
+        configuration.server = .address(server)
+        configuration.security = security
+        configuration.firstSeq = 1
+        configuration.limits.capacity = options.bufferCapacity
+        configuration.limits.reconnectDelays = options.reconnectDelays
+        configuration.connectTimeout = 2
+        configuration.stopTimeout = options.ackTimeout
+        return configuration
+    }
+
     mutating func run() async -> DeviceReport {
         if let thinkAloudProblem {
             report.recordingProblem = thinkAloudProblem
             return report
         }
+        do {
+            try capture.startCapture(configuration)
+        } catch {
+            report.lastProblem = error.description
+            return report
+        }
         let clock = ContinuousClock()
         let start = clock.now
         let stopGenerating = options.duration.map { start + .seconds($0) }
-        // Events are numbered when they go into the outbox (`stream.next()`), not ahead, so that media
-        // chunks recorded meanwhile take their seqs in order.
         var generating = true
         var eventsGenerated = 0
-        var connection: DeviceConnection?
-        var backoff = Backoff(options.reconnectDelays)
-        var nextAttempt = start
-        var drainDeadline: ContinuousClock.Instant?
         var lastEventTime = 0.0
 
-        while !Task.isCancelled {
-            // The connection: notice its loss, or make one when it is time.
-            if let lost = connection, lost.isClosed {
-                apply(lost.takeReplies())
-                outbox.connectionLost()
-                connection = nil
-                report.disconnects += 1
-                nextAttempt = clock.now + .seconds(backoff.delay())
+        while generating, !Task.isCancelled {
+            // Generate what is due while the queue has room: the simulated tester waits for a full
+            // queue rather than lose events (an app would drop them, `DropPolicy`).
+            var made = 0
+            while generating, made < Self.batchSize, capture.hasRoom,
+                  due(time: stream.nextTime(), index: eventsGenerated, start: start) <= clock.now {
+                let event = stream.next()
+                capture.record(event.captureEvent(epoch: stream.epoch))
+                report.generated += 1
+                report.perClass[event.eventClass.rawValue, default: 0] += 1
+                lastEventTime = event.time
+                made += 1
+                eventsGenerated += 1
+                generating = !generationComplete(eventsGenerated)
             }
-            if connection == nil, clock.now >= nextAttempt {
-                do {
-                    let fresh = try await DeviceConnection.connect(to: server, timeout: .seconds(2))
-                    try await fresh.write([options.hello(of: stream.profile)])
-                    connection = fresh
-                    report.connections += 1
-                    backoff.reset()
-                } catch {
-                    report.lastProblem = "cannot connect to \(server): \(error)"
-                    nextAttempt = clock.now + .seconds(backoff.delay())
-                }
-            }
-            if let connection { apply(connection.takeReplies()) }
-
-            // Generate what is due, while the buffer has room.
-            if drainDeadline == nil {
-                var made = 0
-                while generating, made < Self.batchSize, outbox.hasRoom,
-                      due(time: stream.nextTime(), index: eventsGenerated, start: start) <= clock.now {
-                    let event = stream.next()
-                    outbox.append(event)
-                    report.generated += 1
-                    report.perClass[event.eventClass.rawValue, default: 0] += 1
-                    lastEventTime = event.time
-                    made += 1
-                    eventsGenerated += 1
-                    generating = !generationComplete(eventsGenerated)
-                }
-                record(until: scenarioTime(since: start, now: clock.now), final: false)
-                if !generating || stopGenerating.map({ clock.now >= $0 }) == true {
-                    generating = false
-                    record(until: max(lastEventTime, scenarioTime(since: start, now: clock.now)), final: true)
-                    drainDeadline = clock.now + .seconds(options.ackTimeout)
-                }
-            }
-
-            // Write everything not yet written on this connection.
-            if let connection {
-                let batch = outbox.takeUnwritten()
-                report.resent += batch.resent
-                report.sent += batch.events.count - batch.resent
-                // A failed write closes the connection; the next turn notices and reconnects.
-                try? await connection.write(batch.events.map(\.bytes))
-            }
-
-            if let deadline = drainDeadline {
-                let unsettled = outbox.unsettled(selectedBy: welcome)
-                if unsettled.awaited == 0 || clock.now >= deadline {
-                    report.notSelected = unsettled.notSelected
-                    report.unacknowledged = unsettled.awaited
-                    break
-                }
-            }
-
+            record(until: scenarioTime(since: start, now: clock.now), final: false)
+            if stopGenerating.map({ clock.now >= $0 }) == true { generating = false }
+            guard generating else { break }
             var wake = clock.now + Self.pollInterval
-            if generating, outbox.hasRoom { wake = min(wake, due(time: stream.nextTime(), index: eventsGenerated, start: start)) }
+            if recorder == nil, capture.hasRoom { wake = due(time: stream.nextTime(), index: eventsGenerated, start: start) }
             try? await Task.sleep(until: wake, clock: clock)
         }
+        record(until: max(lastEventTime, scenarioTime(since: start, now: clock.now)), final: true)
 
-        if let connection {
-            try? await connection.write([WireEncoder.goodbye()])
-            await connection.close()
-        }
+        guard let summary = await capture.stopCapture(timeout: options.ackTimeout) else { return report }
+        let statistics = summary.statistics
+        report.sent = statistics.sent
+        report.resent = statistics.resent
+        report.acknowledged = statistics.acknowledged
+        report.rejected = statistics.refused
+        report.connections = statistics.connections
+        report.disconnects = statistics.disconnects
+        report.sessions = statistics.sessions
+        report.lastProblem = statistics.lastProblem
+        report.unacknowledged = summary.unacknowledged
+        report.notSelected = summary.notSelected
         return report
     }
 
@@ -138,7 +116,7 @@ struct SimulatedDevice {
         return seconds
     }
 
-    /// Puts the microphone's (and camera's) parts that are due into the outbox (with `final`, all the rest: the run ends).
+    /// Records the microphone's (and camera's) parts that are due (with `final`, all the rest: the run ends).
     private mutating func record(until now: Double, final: Bool) {
         guard var recorder else { return }
         // After the last parts, or once an encoder failed, there is nothing more to record.
@@ -154,7 +132,7 @@ struct SimulatedDevice {
             if final {
                 chunks = try recorder.remaining(through: now)
             } else {
-                while outbox.hasRoom, let parts = try recorder.advance(until: now) { chunks += parts }
+                while capture.hasRoom, let parts = try recorder.advance(until: now) { chunks += parts }
             }
         } catch {
             // The encoder is gone: what was recorded is sent, the rest of the run goes on without the recording.
@@ -162,7 +140,7 @@ struct SimulatedDevice {
             recording = false
         }
         for chunk in chunks {
-            outbox.append(stream.media({ $0 = chunk }, time: chunk.start - stream.epoch))
+            capture.record(media: chunk)
             report.generated += 1
             report.perClass["media", default: 0] += 1
         }
@@ -182,15 +160,5 @@ struct SimulatedDevice {
         if let limit = options.events { return generated >= limit }
         // Neither a count nor a duration: one pass of the scenario.
         return options.duration == nil && stream.passFinished
-    }
-
-    private mutating func apply(_ replies: ServerReplies) {
-        if let welcome = replies.welcome {
-            self.welcome = welcome
-            if !report.sessions.contains(welcome.sessionId) { report.sessions.append(welcome.sessionId) }
-        }
-        if let seq = replies.acknowledged { report.acknowledged += outbox.acknowledge(through: seq) }
-        for seq in replies.rejected where outbox.reject(seq) { report.rejected += 1 }
-        if let problem = replies.lastError { report.lastProblem = "the server said: \(problem)" }
     }
 }

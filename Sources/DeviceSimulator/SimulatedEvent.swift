@@ -1,7 +1,8 @@
+public import MuEvalCapture
 public import OrderedCollections
 public import WireProtocol
 
-/// An event as the simulated capture library produces it, before it gets its `seq` and wall-clock timestamp.
+/// An event as the simulated app records it, on the simulated clock.
 public struct SimulatedEvent: Sendable, Equatable {
     public var eventClass: EventClass
     /// Seconds since the device's run started, on the simulated clock.
@@ -15,14 +16,8 @@ public struct SimulatedEvent: Sendable, Equatable {
         self.fields = fields
     }
 
-    /// The event's dictionary as it goes on the wire; `timestamp` is a `<real>` for millisecond precision.
-    public func wireFields(seq: Int64, epoch: Double) -> OrderedDictionary<String, PlistValue> {
-        var dict: OrderedDictionary<String, PlistValue> = [
-            "class": .string(eventClass.rawValue),
-            "timestamp": .real(((epoch + time) * 1000).rounded() / 1000),
-            "seq": .integer(seq),
-        ]
-        dict.merge(fields) { current, _ in current }
-        return dict
+    /// The event for the capture library, stamped with the simulated device time (to the millisecond).
+    public func captureEvent(epoch: Double) -> CaptureEvent {
+        CaptureEvent(eventClass, fields, timestamp: ((epoch + time) * 1000).rounded() / 1000)
     }
 }

@@ -1,14 +1,16 @@
 internal import Foundation
+public import MuEvalCapture
 internal import WireProtocol
 
 /// Runs the simulated devices of a run concurrently, each with its own connection and identity.
 public enum Simulation {
-    public static func run(_ options: SimulationOptions, server: ServerAddress) async -> SimulationReport {
+    /// `security`: TLS for a server that asks for it (`server.tls`).
+    public static func run(_ options: SimulationOptions, server: ServerAddress, security: (any ConnectionSecurity)? = nil) async -> SimulationReport {
         let started = ContinuousClock.now
         let devices = await withTaskGroup(of: (Int, DeviceReport).self) { group in
             for index in 0..<options.devices {
                 group.addTask {
-                    var device = SimulatedDevice(index: index, options: options, server: server)
+                    var device = SimulatedDevice(index: index, options: options, server: server, security: security)
                     return (index, await device.run())
                 }
             }
@@ -26,8 +28,8 @@ public enum Simulation {
     /// computed without a server, for tests and `--dry-run`.
     public static func plannedEvents(_ options: SimulationOptions, device index: Int) -> [OutgoingEvent] {
         var stream = EventStream(options, device: index)
-        var events = [stream.next()]
-        while options.events.map({ events.count < $0 }) ?? !stream.passFinished { events.append(stream.next()) }
+        var events = [stream.nextEncoded()]
+        while options.events.map({ events.count < $0 }) ?? !stream.passFinished { events.append(stream.nextEncoded()) }
         return events
     }
 }

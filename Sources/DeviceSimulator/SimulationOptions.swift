@@ -25,7 +25,7 @@ public struct SimulationOptions: Sendable {
     public var bufferCapacity = 10_000
     /// How long to wait at the end for the last acknowledgements (and to get the last events out).
     public var ackTimeout = 30.0
-    /// Reconnection delays: doubling from the first to the last.
+    /// Reconnection delays: doubling from the first to the last, with jitter.
     public var reconnectDelays: ClosedRange<Double> = 0.05...2
     /// The server's device token or a session's pairing code, presented in every `<hello>`.
     public var token: String?
@@ -38,26 +38,6 @@ public struct SimulationOptions: Sendable {
     public init(scenario: Scenario, epoch: Double) {
         self.scenario = scenario
         self.epoch = epoch
-    }
-}
-
-/// Exponential backoff, so that devices do not hammer a restarting server.
-struct Backoff {
-    let delays: ClosedRange<Double>
-    private var next: Double
-
-    init(_ delays: ClosedRange<Double>) {
-        self.delays = delays
-        next = delays.lowerBound
-    }
-
-    mutating func delay() -> Double {
-        defer { next = min(next * 2, delays.upperBound) }
-        return next
-    }
-
-    mutating func reset() {
-        next = delays.lowerBound
     }
 }
 

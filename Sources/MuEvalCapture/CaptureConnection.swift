@@ -1,6 +1,11 @@
 public import NIOCore
 internal import NIOPosix
 internal import WireProtocol
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 
 /// TLS for the library's connections: the app's implementation makes the first handler of each new
 /// connection (muevalsim's uses swift-nio-ssl; an iOS app would use NIOTransportServices' TLS). The
@@ -23,7 +28,23 @@ final class CaptureConnection: Sendable {
                         received: @escaping @Sendable (WireMessage) -> Void,
                         closed: @escaping @Sendable () -> Void) async throws -> CaptureConnection {
         if server.tls, security == nil { throw CaptureError.securityNeeded(server.description) }
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let channel: any Channel
+        do {
+            channel = try await bootstrap(server, security: security, timeout: timeout, received: received, closed: closed)
+        } catch let error as NIOConnectionError {
+            // "connection refused" rather than the attempts' structure.
+            let reasons = error.connectionErrors.map { failure in
+                (failure.error as? IOError).map { String(cString: strerror($0.errnoCode)).lowercased() } ?? "\(failure.error)"
+            }
+            throw CaptureError.cannotConnect(server.description, reasons.isEmpty ? "\(error)" : Set(reasons).sorted().joined(separator: ", "))
+        }
+        return CaptureConnection(channel: channel)
+    }
+
+    private static func bootstrap(_ server: ServerAddress, security: (any ConnectionSecurity)?, timeout: Double,
+                                  received: @escaping @Sendable (WireMessage) -> Void,
+                                  closed: @escaping @Sendable () -> Void) async throws -> any Channel {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.milliseconds(Int64(timeout * 1000)))
             .channelOption(.socketOption(.so_keepalive), value: 1)
             .channelInitializer { channel in
@@ -33,7 +54,6 @@ final class CaptureConnection: Sendable {
                 }
             }
             .connect(host: server.host, port: server.port).get()
-        return CaptureConnection(channel: channel)
     }
 
     /// Writes the messages and waits until they are handed to the kernel: a server that reads slowly

@@ -10,6 +10,7 @@ public enum CaptureError: Error, CustomStringConvertible, Equatable {
     case spool(String, String)
     case alreadyCapturing
     case discoveryUnavailable
+    case cannotConnect(String, String)
 
     public var description: String {
         switch self {
@@ -29,6 +30,8 @@ public enum CaptureError: Error, CustomStringConvertible, Equatable {
             "the spool \(path) cannot be used: \(reason)"
         case .alreadyCapturing:
             "capture is already started: stopCapture() first"
+        case .cannotConnect(let server, let reason):
+            "cannot connect to \(server): \(reason)"
         case .discoveryUnavailable:
             "this platform has no Zeroconf browser built in: give the server's address, or a ServiceBrowser (docs/CAPTURE-LIBRARY.md)"
         }

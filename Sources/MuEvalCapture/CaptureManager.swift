@@ -395,7 +395,7 @@ private struct Driver: Sendable {
             }
             return fresh
         } catch {
-            let reason = "cannot connect to \(describe(configuration.server)): \(error)"
+            let reason = (error as? CaptureError).map(\.description) ?? "cannot connect to \(describe(configuration.server)): \(error)"
             manager.withRun { $0.machine.connectFailed(reason, now: CaptureClock.monotonicNow(), jitter: .random(in: 0...1)) }
             manager.report(.connection(reason))
             return nil

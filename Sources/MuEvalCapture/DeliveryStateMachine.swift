@@ -106,6 +106,8 @@ public struct DeliveryStateMachine: Sendable {
         public var sessions: [String] = []
         /// The last connection failure or server error.
         public var lastProblem: String?
+        /// Messages written to the spool (restored ones were already there).
+        public var spooled = 0
         public var pending = 0
         public var pendingBytes = 0
     }
@@ -271,6 +273,7 @@ public struct DeliveryStateMachine: Sendable {
     // MARK: Spool, writes and the end
 
     public mutating func spooled(through seq: Int64) {
+        statistics.spooled += entries.reversed().prefix { $0.seq > spooledThrough }.filter { $0.seq <= seq }.count
         spooledThrough = max(spooledThrough, seq)
     }
 
@@ -300,6 +303,15 @@ public struct DeliveryStateMachine: Sendable {
 
     public mutating func nextAction(now: Double) -> Action {
         if finished { return .finish }
+        if spooling, let last = entries.last, last.seq > spooledThrough {
+            return .spool(entries.reversed().prefix { $0.seq > spooledThrough }.reversed().map(\.seq))
+        }
+        let settledThrough = (entries.first?.seq).map { $0 - 1 } ?? nextSeq - 1
+        if spooling, settledThrough > forgottenThrough {
+            forgottenThrough = settledThrough
+            return .forgetSpooled(through: settledThrough)
+        }
+        // The end comes after the spool has everything pending and has forgotten what is settled.
         if let stopDeadline, unsettled.awaited == 0 || now >= stopDeadline {
             if case .connected = link, !writing {
                 link = .idle
@@ -309,14 +321,6 @@ public struct DeliveryStateMachine: Sendable {
                 finished = true
                 return .finish
             }
-        }
-        if spooling, let last = entries.last, last.seq > spooledThrough {
-            return .spool(entries.reversed().prefix { $0.seq > spooledThrough }.reversed().map(\.seq))
-        }
-        let settledThrough = (entries.first?.seq).map { $0 - 1 } ?? nextSeq - 1
-        if spooling, settledThrough > forgottenThrough {
-            forgottenThrough = settledThrough
-            return .forgetSpooled(through: settledThrough)
         }
         switch link {
         case .idle:

@@ -22,7 +22,7 @@ public enum SimulatedSession {
         let builder = try JournalBuilder(path: path, name: "\(name) \(owner ?? "")", testUser: owner, device: device)
         var finished = 0
         while finished < passes {
-            try builder.add(wire: stream.next().bytes)
+            try builder.add(wire: stream.nextEncoded().bytes)
             if stream.passFinished { finished += 1 }
         }
         try await builder.finish()

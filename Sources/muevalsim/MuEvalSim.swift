@@ -1,6 +1,7 @@
 internal import ArgumentParser
 internal import DeviceSimulator
 internal import Foundation
+internal import MuEvalCapture
 internal import WireProtocol
 
 /// muevalsim: simulated phones that play usability-test scenarios against muevald (docs/SIMULATOR.md).
@@ -164,16 +165,18 @@ struct MuEvalSim: AsyncParsableCommand {
             return
         }
         let clientTLS = tls || ca != nil ? try ClientTLS(caFile: ca) : nil
-        let target: ServerAddress
+        var target: ServerAddress
         if let connect {
-            var given = try ServerAddress(parsing: connect)
-            given.tls = clientTLS
-            target = given
+            // --ca implies --tls with a given address.
+            target = try ServerAddress(parsing: connect)
+            target.tls = clientTLS != nil
         } else {
-            // Found over Zeroconf: TLS when the TXT record asks for it (or --tls), trusting --ca's CAs.
-            target = try await ServerLocator.discover(name: server, timeout: browseTimeout, tls: clientTLS, alwaysTLS: tls)
+            // Found over Zeroconf once, before the run (a clear error at once rather than retries); TLS
+            // when the TXT record asks for it or --tls, trusting --ca's CAs or the system's.
+            target = try await ServerDiscovery.find(name: server, timeout: browseTimeout, hasCredential: token != nil, alwaysTLS: tls)
         }
-        let report = await Simulation.run(options, server: target)
+        let security: (any ConnectionSecurity)? = target.tls ? try clientTLS ?? ClientTLS() : nil
+        let report = await Simulation.run(options, server: target, security: security)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -51,6 +51,9 @@ import WireProtocol
         _ = Self.connect(&machine)
         machine.acknowledged(through: 2)
         machine.connectionLost("reset", now: 10, jitter: 1)
+        // A late ack of the lost connection settles nothing: the new server may not have those events.
+        machine.acknowledged(through: 4)
+        #expect(machine.statistics.pending == 2)
         // Backoff: the first delay (1 s) at full jitter.
         #expect(machine.nextAction(now: 10) == .wait(until: 11))
         #expect(Self.connect(&machine, now: 11) == [3, 4])
@@ -138,6 +141,19 @@ import WireProtocol
         machine.acknowledged(through: 2)
         #expect(machine.nextAction(now: 0) == .forgetSpooled(through: 2))
         #expect(machine.nextAction(now: 0) == .wait(until: nil))
+    }
+
+    @Test func atTheEndTheSpoolForgetsWhatIsSettledBeforeTheGoodbye() {
+        var machine = Self.machine(spooling: true)
+        Self.record(&machine, 1)
+        #expect(machine.nextAction(now: 0) == .spool([1]))
+        machine.spooled(through: 1)
+        _ = Self.connect(&machine)
+        machine.acknowledged(through: 1)
+        machine.stop(deadline: 10)
+        #expect(machine.nextAction(now: 0) == .forgetSpooled(through: 1))
+        #expect(machine.nextAction(now: 0) == .sayGoodbye)
+        #expect(machine.nextAction(now: 0) == .finish)
     }
 
     @Test func aRestoredBacklogGoesFirstAndNewSeqsContinueAfterIt() {

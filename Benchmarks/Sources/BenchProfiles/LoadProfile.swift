@@ -80,7 +80,7 @@ public struct LoadProfile: Sendable {
         var lastTime = 0.0
         var lastShot = -3.0
         while lastTime < 600 {
-            let event = stream.next()
+            let event = stream.nextEncoded()
             lastTime = event.time
             var bytes = event.bytes
             if let swapped = replaceScreenshot(in: bytes, with: screenshot) {
