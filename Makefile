@@ -97,6 +97,9 @@ bench: deps
 	-python3 Benchmarks/import_bench.py --muevalctl $(BENCH_SCRATCH)/release/muevalctl >> $(BENCH_SCRATCH)/report.txt
 	-$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product muevalsim \
 		&& python3 Benchmarks/tls_bench.py --muevald $(BENCH_SCRATCH)/release/muevald --muevalsim $(BENCH_SCRATCH)/release/muevalsim >> $(BENCH_SCRATCH)/report.txt
+	-$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product plainnote \
+		&& python3 Benchmarks/capture_bench.py --muevald $(BENCH_SCRATCH)/release/muevald --muevalsim $(BENCH_SCRATCH)/release/muevalsim \
+		--plainnote $(BENCH_SCRATCH)/release/plainnote >> $(BENCH_SCRATCH)/report.txt
 	-python3 Benchmarks/replication_bench.py --muevald $(BENCH_SCRATCH)/release/muevald --muevalsim $(BENCH_SCRATCH)/release/muevalsim \
 		--muevalctl $(BENCH_SCRATCH)/release/muevalctl >> $(BENCH_SCRATCH)/report.txt
 	$(BENCH_SCRATCH)/benchmarks/release/muevalbench run --muevald $(BENCH_SCRATCH)/release/muevald \

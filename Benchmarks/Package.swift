@@ -35,5 +35,15 @@ let package = Package(
             path: "Benchmarks/Ingest",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Micro: the capture library's record call on the app's thread, with allocation counts.
+        .executableTarget(
+            name: "Capture",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "MuEvalCapture", package: "muEval"),
+            ],
+            path: "Benchmarks/Capture",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

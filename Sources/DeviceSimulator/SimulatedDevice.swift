@@ -36,14 +36,16 @@ struct SimulatedDevice {
         }
     }
 
-    /// The library as this phone: its hello, the server, seqs from 1 (each run is a new device run), the
-    /// simulator's buffer and patience.
+    /// The library as this phone: its hello, the server, seqs from 1 (each run is a new device run, and
+    /// runs repeat byte for byte; with a spool they continue after its backlog), the simulator's
+    /// buffer and patience.
     private var configuration: CaptureConfiguration {
         var configuration = CaptureConfiguration(device: stream.profile.hello)
         configuration.token = options.token
         configuration.server = .address(server)
         configuration.security = security
         configuration.firstSeq = 1
+        configuration.spoolDirectory = options.spoolDirectory
         configuration.limits.capacity = options.bufferCapacity
         configuration.limits.reconnectDelays = options.reconnectDelays
         configuration.connectTimeout = 2

@@ -25,6 +25,8 @@ public struct SimulationOptions: Sendable {
     public var bufferCapacity = 10_000
     /// How long to wait at the end for the last acknowledgements (and to get the last events out).
     public var ackTimeout = 30.0
+    /// The capture library's spool: what a run does not deliver, the next run of the same devices does.
+    public var spoolDirectory: String?
     /// Reconnection delays: doubling from the first to the last, with jitter.
     public var reconnectDelays: ClosedRange<Double> = 0.05...2
     /// The server's device token or a session's pairing code, presented in every `<hello>`.

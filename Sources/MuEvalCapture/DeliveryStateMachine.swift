@@ -27,7 +27,8 @@ public enum Selectable: Sendable, Equatable {
 /// (device, seq) once.
 public struct DeliveryStateMachine: Sendable {
     public struct Limits: Sendable, Equatable {
-        /// Pending messages at most: recorded and not yet settled.
+        /// Pending messages at most: recorded and not yet settled. The default holds half an hour of
+        /// a tester at 50 events/s; the bytes limit usually comes first.
         public var capacity: Int
         /// Their encoded bytes at most (screenshots and media chunks are large).
         public var maxBytes: Int
@@ -37,7 +38,7 @@ public struct DeliveryStateMachine: Sendable {
         /// Delays between connection attempts, doubling from the first to the last, with jitter.
         public var reconnectDelays: ClosedRange<Double>
 
-        public init(capacity: Int = 10_000, maxBytes: Int = 64 << 20, maxBatchBytes: Int = 256 << 10,
+        public init(capacity: Int = 100_000, maxBytes: Int = 64 << 20, maxBatchBytes: Int = 256 << 10,
                     policy: DropPolicy = .dropNewest, reconnectDelays: ClosedRange<Double> = 0.05...30) {
             self.capacity = capacity
             self.maxBytes = maxBytes

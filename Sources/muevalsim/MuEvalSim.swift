@@ -51,6 +51,10 @@ struct MuEvalSim: AsyncParsableCommand {
     @Option(help: ArgumentHelp("At the end, how long to wait for the last acknowledgements.", valueName: "SECONDS"))
     var ackTimeout = 30.0
 
+    @Option(help: ArgumentHelp("Keep what the server has not acknowledged in DIR (the capture library's spool): the next run of the same devices delivers it first.",
+                               valueName: "DIR"))
+    var spool: String?
+
     @Flag(help: "Print the summary as JSON.")
     var json = false
 
@@ -156,6 +160,7 @@ struct MuEvalSim: AsyncParsableCommand {
         options.seed = seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
         options.bufferCapacity = buffer
         options.ackTimeout = ackTimeout
+        options.spoolDirectory = spool
         options.token = token
 
         if dryRun {
