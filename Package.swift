@@ -295,6 +295,9 @@ let package = Package(
         ]),
         .testTarget(name: "MuEvalCaptureTests", dependencies: [
             "MuEvalCapture", "WireProtocol",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
         // The Zeroconf module in-process, against an avahi-daemon in a network namespace of the test's own.
         .testTarget(name: "ZeroconfUnitTests", dependencies: [

@@ -76,7 +76,7 @@ final class CaptureConnection: Sendable {
 }
 
 /// Decodes the server's replies with the protocol's own decoder.
-private final class ReplyReader: ChannelInboundHandler {
+final class ReplyReader: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     private let received: @Sendable (WireMessage) -> Void
     private let closed: @Sendable () -> Void
