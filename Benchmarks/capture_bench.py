@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The capture library (make bench): what one client sustains, and what it keeps while no server answers.
 
-1. One library client (muevalsim --devices 1 --rate max: one CaptureManager) into muevald (release,
-   loopback, storage.synchronous = normal) for the mixed and touch profiles: events/s, and the CPU
-   seconds of muevald and of the client per 100,000 events, so that it shows which side is the limit.
+1. One library client into muevald (release, loopback, storage.synchronous = normal): plainnote,
+   whose events cost nothing to make, records 160,000 at once; events/s until stopCapture returns,
+   and the CPU per event of muevald and of the app, so that it shows which side is the limit.
+   (muevalsim's figures elsewhere in BENCHMARKS.md are library clients too, with the simulator's
+   scenario playing and screenshot rendering on top.)
 2. Ten minutes of a tester at 50 events/s (30,000 Wordpress events: views with screenshots, touches,
    text, sensors) recorded while no server answers, with a spool, compressed into a minute (the queue
    and the spool hold the same whatever the pace): the client's peak RSS and the spool's size; then
@@ -18,7 +20,7 @@
 """
 import argparse, json, os, shutil, sqlite3, subprocess, tempfile, time
 
-from benchkit import cpu_seconds, free_port, touch_scenario, wait_for
+from benchkit import cpu_seconds, free_port, wait_for
 
 
 def start_daemon(muevald, scratch, port):
@@ -54,21 +56,25 @@ def children_usage():
 
 
 def throughput(args, scratch):
+    """plainnote records its notes as fast as it can: what the library sustains when the app costs nothing."""
     port = free_port()
     daemon = start_daemon(args.muevald, scratch, port)
     try:
-        print(f"One capture library client into muevald (Benchmarks/capture_bench.py: muevalsim --devices 1 --rate max "
-              f"--duration {args.seconds:g}, loopback, storage.synchronous = normal):")
-        print("  profile   events/s  CPU s per 100k events: muevald  client")
-        for profile, scenario in [("mixed", "wordpress"), ("touch", touch_scenario(scratch))]:
-            before_daemon = cpu_seconds([daemon.pid])
-            before_client, _ = children_usage()
-            report, elapsed = simulate(args.muevalsim, port, "--devices", "1", "--rate", "max", "--duration", str(args.seconds),
-                                       "--scenario", scenario)
-            events = sum(device["acknowledged"] for device in report["devices"])
-            daemon_cpu = cpu_seconds([daemon.pid]) - before_daemon
-            client_cpu = children_usage()[0] - before_client
-            print(f"  {profile:8s} {events / elapsed:9,.0f}  {daemon_cpu / events * 1e5:28.1f}  {client_cpu / events * 1e5:6.1f}")
+        notes = 20_000
+        events = 2 + 8 * notes
+        before_daemon = cpu_seconds([daemon.pid])
+        before_client, _ = children_usage()
+        start = time.monotonic()
+        run = subprocess.run([args.plainnote, "--connect", f"127.0.0.1:{port}", "--notes", str(notes), "--device-id", "bench-plainnote"],
+                             capture_output=True, text=True)
+        elapsed = time.monotonic() - start
+        if run.returncode != 0 or "unacknowledged 0" not in run.stdout:
+            raise SystemExit(f"plainnote failed: {(run.stderr + run.stdout)[-800:]}")
+        daemon_cpu = cpu_seconds([daemon.pid]) - before_daemon
+        client_cpu = children_usage()[0] - before_client
+        print(f"One capture library client into muevald (capture_bench.py: plainnote --notes {notes:,}, {events:,} events recorded at once and "
+              f"delivered until stopCapture returns, loopback, storage.synchronous = normal): {events / elapsed:,.0f} events/s; "
+              f"CPU per event: muevald {daemon_cpu / events * 1e6:.1f} µs, the app with the library {client_cpu / events * 1e6:.1f} µs")
     finally:
         daemon.terminate()
         daemon.wait()
@@ -79,8 +85,11 @@ def offline(args, scratch):
     dead = free_port()  # nothing listens there
     events = 30_000
     common = ["--scenario", "wordpress", "--buffer", "100000", "--spool", spool]
-    # Its own process group of measurements: the peak RSS of children is the largest child's so far,
-    # and this run comes first among the large ones.
+    # The peak RSS of children is the largest child's so far: the simulator alone (100 events) first,
+    # then the 30,000.
+    subprocess.run([args.muevalsim, "--connect", f"127.0.0.1:{dead}", "--seed", "2", "--events", "100", "--rate", "max",
+                    "--ack-timeout", "0", "--scenario", "wordpress"], capture_output=True)
+    _, baseline = children_usage()
     start = time.monotonic()
     process = subprocess.Popen([args.muevalsim, "--connect", f"127.0.0.1:{dead}", "--seed", "1", "--json", "--events", str(events),
                                 "--rate", "500", "--ack-timeout", "0", *common], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -90,7 +99,7 @@ def offline(args, scratch):
     report = json.loads(out)["devices"][0]
     size = sum(os.path.getsize(os.path.join(spool, name)) for name in os.listdir(spool))
     print(f"Ten minutes at 50 events/s with no server (capture_bench.py: {events:,} Wordpress events, recorded in {recording:.0f} s "
-          f"at 500 events/s, --spool): client peak RSS {peak:.0f} MB, spool {size / 1e6:.1f} MB "
+          f"at 500 events/s, --spool): client peak RSS {peak:.0f} MB (muevalsim with 100 events: {baseline:.0f} MB), spool {size / 1e6:.1f} MB "
           f"({size / events:.0f} bytes per event), {report['unacknowledged']:,} pending, 0 dropped" if report["unacknowledged"] == events
           else f"offline run: {report}")
 
@@ -99,12 +108,12 @@ def offline(args, scratch):
     try:
         report, elapsed = simulate(args.muevalsim, port, "--events", "1", "--rate", "max", *common)
         device = report["devices"][0]
-        data = os.path.join(scratch, "data")
         stored = 0
-        for name in os.listdir(data):
-            if name.endswith(".sqlite") and name != "catalog.sqlite":
-                with sqlite3.connect(os.path.join(data, name)) as db:
-                    stored += db.execute("select count(distinct seq) from events").fetchone()[0]
+        for directory, _, names in os.walk(os.path.join(scratch, "data")):
+            for name in names:
+                if name.endswith(".sqlite") and name != "catalog.sqlite":
+                    with sqlite3.connect(os.path.join(directory, name)) as db:
+                        stored += db.execute("select count(distinct seq) from events").fetchone()[0]
         print(f"  then a server: the next start delivered the backlog and its one new event in {elapsed:.1f} s "
               f"({device['acknowledged']:,} acknowledged, {stored:,} distinct seqs stored)")
     finally:

@@ -25,13 +25,7 @@ public struct CaptureEvent: Sendable, Equatable {
     /// The `<event>` message: class, timestamp (a `<real>` to the millisecond, for the analysis'
     /// precision) and seq first, then the fields in their order.
     public func encoded(seq: Int64, timestamp: Double) -> [UInt8] {
-        var dict: OrderedDictionary<String, PlistValue> = [
-            "class": .string(eventClass.rawValue),
-            "timestamp": .real((timestamp * 1000).rounded() / 1000),
-            "seq": .integer(seq),
-        ]
-        dict.merge(fields) { current, _ in current }
-        return WireEncoder.event(dict)
+        WireEncoder.event(class: eventClass.rawValue, timestamp: (timestamp * 1000).rounded() / 1000, seq: seq, fields: fields)
     }
 }
 

@@ -88,6 +88,8 @@ final class CaptureLibraryTests: XCTestCase {
         let stored = try appEvents(in: session)
         XCTAssertEqual(stored.count, Self.appEvents(notes: 4) + Self.appEvents(notes: 1))
         XCTAssertEqual(stored.filter { $0.payload.contains(#""marker":"begin""#) }.count, 5)
+        // The session selects everything: the battery sensor's readings are there too.
+        XCTAssertFalse(try SessionReader(path: session.path).events(classes: ["DeviceSensorEvent"]).isEmpty)
 
         // A third start finds nothing left to send.
         let again = try Self.plainnote(["--connect", "127.0.0.1:\(daemon.port)", "--device-id", "phone-offline", "--spool", spool, "--notes", "1"])
