@@ -88,7 +88,7 @@ let screenshot: [UInt8] = [
 ]
 let list = "NotesListViewController", editor = "NoteEditorViewController"
 
-capture.record(CaptureEvent(.application, ["type": .string("launch"), "appId": .string("org.mueval.PlainNote")]))
+capture.record(.application(.launch, appId: "org.mueval.PlainNote", appVersion: "1.0"))
 capture.viewAppeared(list, stack: [list], screenshot: screenshot)
 for note in 1...max(notes, 1) {
     capture.beginEvent("Write a note")

@@ -87,6 +87,17 @@ extension CaptureEvent {
         return CaptureEvent(.userInterface, fields)
     }
 
+    public enum Lifecycle: String, Sendable { case launch, background, foreground, terminate }
+
+    /// The app's life (ApplicationEvent): launched (with its id and version), to the background and
+    /// back, terminated; the analysis reads the breaks between them.
+    public static func application(_ change: Lifecycle, appId: String? = nil, appVersion: String? = nil) -> CaptureEvent {
+        var fields: OrderedDictionary<String, PlistValue> = ["type": .string(change.rawValue)]
+        fields["appId"] = appId.map(PlistValue.string)
+        fields["appVersion"] = appVersion.map(PlistValue.string)
+        return CaptureEvent(.application, fields)
+    }
+
     /// An application's own event (CustomEvent): `name` and whatever fields it wants stored.
     public static func custom(_ name: String, _ fields: OrderedDictionary<String, PlistValue> = [:]) -> CaptureEvent {
         var all: OrderedDictionary<String, PlistValue> = ["name": .string(name)]
