@@ -103,6 +103,8 @@ public final class CaptureManager: Sendable {
     /// cannot be opened (another process records as this device); connecting is retried in the
     /// background, with `problems` saying why it fails.
     public func startCapture(_ configuration: CaptureConfiguration = CaptureConfiguration()) throws(CaptureError) {
+        // Before the spool: this process holds it while capturing, which would read as another one's.
+        guard !isCapturing else { throw .alreadyCapturing }
         let spool = try configuration.spoolDirectory.map { directory throws(CaptureError) in
             try CaptureSpool(directory: directory, deviceId: configuration.device.deviceId)
         }
