@@ -298,6 +298,7 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         // The Zeroconf module in-process, against an avahi-daemon in a network namespace of the test's own.
         .testTarget(name: "ZeroconfUnitTests", dependencies: [

@@ -1,0 +1,160 @@
+@testable import MuEvalCapture
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Testing
+import WireProtocol
+
+/// The facade and its task against a small capture server in this process (NIO on loopback): what
+/// arrives, in what order, and what the app hears back.
+@Suite struct CaptureManagerTests {
+    /// Welcomes with `sensors`, acknowledges every event, refuses the seqs in `refuse`.
+    final class FakeServer: Sendable {
+        let received = NIOLockedValueBox<[Int64]>([])
+        let welcomes = NIOLockedValueBox<[[String]]>([["UserInputEvent"]])
+        let refuse: Set<Int64>
+        private let channel: any Channel
+
+        init(refuse: Set<Int64> = []) async throws {
+            self.refuse = refuse
+            let received = received, welcomes = welcomes
+            channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(Handler(received: received, welcomes: welcomes, refuse: refuse))
+                    }
+                }
+                .bind(host: "127.0.0.1", port: 0).get()
+        }
+
+        var address: ServerAddress { ServerAddress(host: "127.0.0.1", port: channel.localAddress!.port!) }
+
+        func close() async { try? await channel.close() }
+
+        private final class Handler: ChannelInboundHandler, @unchecked Sendable {
+            typealias InboundIn = ByteBuffer
+            typealias OutboundOut = ByteBuffer
+            let received: NIOLockedValueBox<[Int64]>
+            let welcomes: NIOLockedValueBox<[[String]]>
+            let refuse: Set<Int64>
+            var decoder = WireDecoder()
+
+            init(received: NIOLockedValueBox<[Int64]>, welcomes: NIOLockedValueBox<[[String]]>, refuse: Set<Int64>) {
+                self.received = received
+                self.welcomes = welcomes
+                self.refuse = refuse
+            }
+
+            func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+                unwrapInboundIn(data).withUnsafeReadableBytes { decoder.append($0) }
+                var replies: [UInt8] = []
+                while case .success(let message)? = decoder.next() {
+                    switch message {
+                    case .hello:
+                        let sensors = welcomes.withLockedValue { $0.count > 1 ? $0.removeFirst() : $0[0] }
+                        replies += WireEncoder.welcome(Welcome(sessionId: "1", sensors: sensors))
+                    case .event(let event):
+                        guard let seq = event.seq else { continue }
+                        if refuse.contains(seq) {
+                            replies += WireEncoder.error(WireReplyError(reason: "refused for the test", seq: seq))
+                        } else {
+                            received.withLockedValue { $0.append(seq) }
+                        }
+                        replies += WireEncoder.ack(seq: seq)
+                    default: break
+                    }
+                }
+                if !replies.isEmpty { context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: replies)), promise: nil) }
+            }
+        }
+    }
+
+    static func configuration(_ server: FakeServer) -> CaptureConfiguration {
+        var configuration = CaptureConfiguration(device: DeviceHello(deviceId: "test-phone"))
+        configuration.server = .address(server.address)
+        configuration.firstSeq = 1
+        return configuration
+    }
+
+    @Test func eventsFromManyThreadsArriveOnceEachInSeqOrderAndStopWaitsForTheirAcks() async throws {
+        let server = try await FakeServer()
+        let capture = CaptureManager()
+        try capture.startCapture(Self.configuration(server))
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for index in 0..<1_000 { capture.touch(.began, x: Double(task), y: Double(index), view: "V") }
+                }
+            }
+        }
+        let summary = try #require(await capture.stopCapture(timeout: 30))
+        #expect(summary.unacknowledged == 0)
+        #expect(summary.statistics.acknowledged == 8_000 && summary.statistics.connections == 1)
+        #expect(summary.statistics.sessions == ["1"])
+        // The queue is in seq order, and so is the wire.
+        #expect(server.received.withLockedValue { $0 } == Array(1...8_000))
+        #expect(!capture.isCapturing)
+        await server.close()
+    }
+
+    @Test func aRefusedEventReachesTheAppAndIsNotSentAgain() async throws {
+        let server = try await FakeServer(refuse: [2])
+        let capture = CaptureManager()
+        try capture.startCapture(Self.configuration(server))
+        var problems = capture.problems.makeAsyncIterator()
+        for index in 0..<3 { capture.touch(.began, x: 0, y: Double(index), view: "V") }
+        let problem = await problems.next()
+        #expect(problem == .refused(seq: 2, reason: "refused for the test"))
+        let summary = try #require(await capture.stopCapture(timeout: 30))
+        #expect(summary.statistics.refused == 1 && summary.statistics.acknowledged == 2 && summary.unacknowledged == 0)
+        await server.close()
+    }
+
+    @Test func startingTwiceIsAClearError() async throws {
+        let server = try await FakeServer()
+        let capture = CaptureManager()
+        try capture.startCapture(Self.configuration(server))
+        #expect(throws: CaptureError.alreadyCapturing) { try capture.startCapture(Self.configuration(server)) }
+        await capture.stopCapture(timeout: 5)
+        // And again after a stop.
+        try capture.startCapture(Self.configuration(server))
+        await capture.stopCapture(timeout: 5)
+        await server.close()
+    }
+
+    /// A sensor runs until the session's selection leaves it out, and again when one selects it.
+    @Test func theWelcomesSelectionStartsAndStopsTheSensors() async throws {
+        final class Battery: CaptureSensor {
+            let produces = Selectable.event(eventClass: "DeviceSensorEvent", sensor: "battery")
+            let switches = NIOLockedValueBox<[Bool]>([])
+            func start(_ recorder: SensorRecorder) { switches.withLockedValue { $0.append(true) } }
+            func stop() { switches.withLockedValue { $0.append(false) } }
+        }
+        let server = try await FakeServer()
+        server.welcomes.withLockedValue { $0 = [["UserInputEvent"], ["battery"]] }
+        let battery = Battery()
+        var configuration = Self.configuration(server)
+        configuration.sensors = [battery]
+        let capture = CaptureManager()
+        try capture.startCapture(configuration)
+        capture.touch(.began, x: 0, y: 0, view: "V")
+        try await waitUntil { battery.switches.withLockedValue { $0 } == [true, false] }
+        await capture.stopCapture(timeout: 5)
+        // A new connection's welcome selects it.
+        try capture.startCapture(configuration)
+        capture.touch(.began, x: 0, y: 0, view: "V")
+        try await waitUntil { battery.switches.withLockedValue { $0 }.count >= 3 }
+        await capture.stopCapture(timeout: 5)
+        #expect(battery.switches.withLockedValue { $0 } == [true, false, true, false])
+        await server.close()
+    }
+
+    func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { Issue.record("the condition never held"); return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
