@@ -42,12 +42,13 @@ public struct CaptureConfiguration: Sendable {
     /// Platform sensors, switched on and off by the session's selection.
     public var sensors: [any CaptureSensor] = []
 
-    /// This machine as the device: its machine id (or host name) and host name; the program as the app.
+    /// This machine as the device: an id derived from its machine id for this app (never the machine id
+    /// itself: machine-id(5)), else its host name; the program as the app.
     public init(appId: String? = nil, appVersion: String? = nil) {
         let host = Self.hostName()
-        device = DeviceHello(deviceId: Self.machineId() ?? host, protocolVersion: 1, deviceName: host,
-                             appId: appId ?? CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") },
-                             appVersion: appVersion)
+        let app = appId ?? CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? "app"
+        device = DeviceHello(deviceId: Self.machineId().map { DeviceIdentity.appSpecific(machineID: $0, application: app) } ?? host,
+                             protocolVersion: 1, deviceName: host, appId: app, appVersion: appVersion)
     }
 
     public init(device: DeviceHello) {
