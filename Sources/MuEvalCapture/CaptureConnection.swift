@@ -57,11 +57,15 @@ final class CaptureConnection: Sendable {
     }
 
     /// Writes the messages and waits until they are handed to the kernel: a server that reads slowly
-    /// slows the writer, never the app (which only fills the bounded queue).
-    func write(_ messages: [[UInt8]]) async throws {
+    /// slows the writer, never the app (which only fills the bounded queue). A write not done within
+    /// `timeout` seconds (a peer gone without a word) closes the connection.
+    func write(_ messages: [[UInt8]], timeout: Double) async throws {
         guard !messages.isEmpty else { return }
         var buffer = channel.allocator.buffer(capacity: messages.reduce(0) { $0 + $1.count })
         for message in messages { buffer.writeBytes(message) }
+        let channel = channel
+        let watchdog = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) { channel.close(promise: nil) }
+        defer { watchdog.cancel() }
         do {
             try await channel.writeAndFlush(buffer).get()
         } catch {

@@ -76,8 +76,9 @@ public final class CaptureManager: Sendable {
         var machine: DeliveryStateMachine
         let configuration: CaptureConfiguration
         var clock: CaptureClock
-        /// The connection attempt or connection whose replies count.
+        /// The connection attempt or connection whose replies count, and the connection once made.
         var connectionID = 0
+        var connection: CaptureConnection?
         /// It closed before it was registered as connected.
         var lostEarly = false
         /// A `<welcome>` came: the driver switches the sensors.
@@ -134,7 +135,14 @@ public final class CaptureManager: Sendable {
         }
         guard stopping, let running = task.withLockedValue({ $0 }) else { return nil }
         ring()
+        // A write the peer never takes must not outlast the deadline: closing the connection ends it.
+        let grace = (timeout ?? run.withLockedValue { $0?.configuration.stopTimeout ?? 0 }) + 1
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(grace))
+            await self.run.withLockedValue { $0?.connection }?.close()
+        }
         let summary = await running.value
+        watchdog.cancel()
         task.withLockedValue { $0 = nil }
         return summary
     }
@@ -346,10 +354,12 @@ private struct Driver: Sendable {
                     (hello ? [configuration.hello] : []) + seqs.compactMap { run.machine.message($0)?.bytes }
                 }
                 // A failed write closes the connection, and its close tells the machine.
-                try? await connection?.write(messages)
+                try? await connection?.write(messages, timeout: configuration.limits.ackTimeout)
                 manager.withRun { $0.machine.written() }
+            case .replaceConnection:
+                await connection?.close()
             case .sayGoodbye:
-                try? await connection?.write([WireEncoder.goodbye()])
+                try? await connection?.write([WireEncoder.goodbye()], timeout: 1)
                 await connection?.close()
                 connection = nil
             case .finish:
@@ -390,6 +400,7 @@ private struct Driver: Sendable {
                 to: server, security: configuration.security, timeout: configuration.connectTimeout,
                 received: { manager.received($0, on: id) }, closed: { manager.closed(id) })
             manager.withRun { run in
+                run.connection = fresh
                 run.machine.connected()
                 if run.lostEarly {
                     run.machine.connectionLost("the connection closed at once", now: CaptureClock.monotonicNow(), jitter: .random(in: 0...1))

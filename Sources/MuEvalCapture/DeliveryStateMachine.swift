@@ -37,14 +37,19 @@ public struct DeliveryStateMachine: Sendable {
         public var policy: DropPolicy
         /// Delays between connection attempts, doubling from the first to the last, with jitter.
         public var reconnectDelays: ClosedRange<Double>
+        /// Seconds a connection may leave written messages unacknowledged (or a write unfinished)
+        /// before it is taken for dead and replaced: a phone that changed networks has a socket that
+        /// TCP would give up on only after many minutes. muevald acknowledges within a group commit.
+        public var ackTimeout: Double
 
         public init(capacity: Int = 100_000, maxBytes: Int = 64 << 20, maxBatchBytes: Int = 256 << 10,
-                    policy: DropPolicy = .dropNewest, reconnectDelays: ClosedRange<Double> = 0.05...30) {
+                    policy: DropPolicy = .dropNewest, reconnectDelays: ClosedRange<Double> = 0.05...30, ackTimeout: Double = 30) {
             self.capacity = capacity
             self.maxBytes = maxBytes
             self.maxBatchBytes = maxBatchBytes
             self.policy = policy
             self.reconnectDelays = reconnectDelays
+            self.ackTimeout = ackTimeout
         }
     }
 
@@ -82,6 +87,8 @@ public struct DeliveryStateMachine: Sendable {
         case forgetSpooled(through: Int64)
         /// Write (the `<hello>` first when `hello`) these messages; then `written`.
         case write(hello: Bool, seqs: [Int64])
+        /// No acknowledgement for `ackTimeout`: close the connection (its close is `connectionLost`).
+        case replaceConnection
         /// The end (`stop` and nothing awaited, or its deadline): write `<goodbye/>` and close.
         case sayGoodbye
         case finish
@@ -124,6 +131,13 @@ public struct DeliveryStateMachine: Sendable {
     private var forgottenThrough: Int64
     private(set) var link = Link.idle
     private var writing = false
+    /// Written messages not yet settled on this connection, and since when one has been waited for.
+    private var inFlight = 0
+    private var awaitingSince: Double?
+    /// An ack came: the wait for the rest starts over at the next `nextAction`.
+    private var acknowledgedSinceLook = false
+    /// The connection is being replaced: its close is not news (`lastProblem` keeps why).
+    private var replacing = false
     private var attempts = 0
     /// When entries a ranged `<error>` failed are written again.
     private var retryAt: Double?
@@ -213,13 +227,16 @@ public struct DeliveryStateMachine: Sendable {
     public mutating func connectionLost(_ reason: String?, now: Double, jitter: Double) {
         guard case .connected = link else { return }
         statistics.disconnects += 1
-        if let reason { statistics.lastProblem = reason }
+        if let reason, !replacing { statistics.lastProblem = reason }
+        replacing = false
         for index in entries.indices where entries[index].state == .sent || entries[index].state == .failed {
             entries[index].state = .unsent
         }
         firstUnsent = 0
         retryAt = nil
         writing = false
+        inFlight = 0
+        awaitingSince = nil
         link = .waiting(until: now + backoff(jitter: jitter))
     }
 
@@ -250,6 +267,7 @@ public struct DeliveryStateMachine: Sendable {
             index += 1
         }
         popSettled()
+        acknowledgedSinceLook = true
     }
 
     /// `<error>`: with a seq alone, that message is refused for good (the reason is returned for the
@@ -260,6 +278,7 @@ public struct DeliveryStateMachine: Sendable {
         if let from = error.fromSeq {
             for index in entries.indices where (from...seq).contains(entries[index].seq) && entries[index].state == .sent {
                 entries[index].state = .failed
+                inFlight -= 1
             }
             retryAt = now + backoff(jitter: jitter)
             return error.reason
@@ -336,7 +355,18 @@ public struct DeliveryStateMachine: Sendable {
         case .connecting:
             return .wait(until: stopDeadline)
         case .connected(let helloSent):
-            if writing { return .wait(until: nil) }
+            if acknowledgedSinceLook {
+                acknowledgedSinceLook = false
+                awaitingSince = inFlight > 0 ? now : nil
+            }
+            if let since = awaitingSince, now - since >= limits.ackTimeout {
+                awaitingSince = nil
+                replacing = true
+                statistics.lastProblem = "no acknowledgement for \(Int(limits.ackTimeout)) s: connecting again"
+                return .replaceConnection
+            }
+            let ackDue = awaitingSince.map { $0 + limits.ackTimeout }
+            if writing { return .wait(until: ackDue) }
             if let retryAt, now >= retryAt {
                 self.retryAt = nil
                 for index in entries.indices where entries[index].state == .failed { entries[index].state = .unsent }
@@ -344,8 +374,9 @@ public struct DeliveryStateMachine: Sendable {
             }
             let batch = takeUnsent()
             if batch.isEmpty && helloSent {
-                return .wait(until: [retryAt, stopDeadline].compactMap { $0 }.min())
+                return .wait(until: [retryAt, stopDeadline, ackDue].compactMap { $0 }.min())
             }
+            if !batch.isEmpty, awaitingSince == nil { awaitingSince = now }
             link = .connected(helloSent: true)
             writing = true
             return .write(hello: !helloSent, seqs: batch)
@@ -365,6 +396,7 @@ public struct DeliveryStateMachine: Sendable {
                 bytes += entry.bytes.count
                 seqs.append(entry.seq)
                 entries[index].state = .sent
+                inFlight += 1
                 if entry.everSent { statistics.resent += 1 } else { statistics.sent += 1 }
                 entries[index].everSent = true
             }
@@ -375,6 +407,7 @@ public struct DeliveryStateMachine: Sendable {
     }
 
     private mutating func settle(at index: Int) {
+        if entries[index].state == .sent { inFlight -= 1 }
         statistics.pending -= 1
         statistics.pendingBytes -= entries[index].bytes.count
         entries[index].state = .settled

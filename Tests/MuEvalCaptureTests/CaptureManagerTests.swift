@@ -8,20 +8,26 @@ import WireProtocol
 /// The facade and its task against a small capture server in this process (NIO on loopback): what
 /// arrives, in what order, and what the app hears back.
 @Suite struct CaptureManagerTests {
-    /// Welcomes with `sensors`, acknowledges every event, refuses the seqs in `refuse`.
+    /// Welcomes with `sensors`, acknowledges every event, refuses the seqs in `refuse`; or, `mute`,
+    /// reads and never answers; or, `deaf`, reads nothing at all.
     final class FakeServer: Sendable {
+        enum Manner: Sendable { case answering, mute, deaf }
         let received = NIOLockedValueBox<[Int64]>([])
         let welcomes = NIOLockedValueBox<[[String]]>([["UserInputEvent"]])
+        let connections = NIOLockedValueBox(0)
         let refuse: Set<Int64>
         private let channel: any Channel
 
-        init(refuse: Set<Int64> = []) async throws {
+        init(refuse: Set<Int64> = [], _ manner: Manner = .answering) async throws {
             self.refuse = refuse
-            let received = received, welcomes = welcomes
+            let received = received, welcomes = welcomes, connections = connections
             channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.autoRead, value: manner != .deaf)
                 .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
+                    connections.withLockedValue { $0 += 1 }
+                    guard manner == .answering else { return channel.eventLoop.makeSucceededVoidFuture() }
+                    return channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(Handler(received: received, welcomes: welcomes, refuse: refuse))
                     }
                 }
@@ -147,6 +153,38 @@ import WireProtocol
         try await waitUntil { battery.switches.withLockedValue { $0 }.count >= 3 }
         await capture.stopCapture(timeout: 5)
         #expect(battery.switches.withLockedValue { $0 } == [true, false, true, false])
+        await server.close()
+    }
+
+    /// A server that reads and never answers is given up after `ackTimeout` and connected to again.
+    @Test func aServerThatNeverAcknowledgesIsReplacedAfterTheAckTimeout() async throws {
+        let server = try await FakeServer(.mute)
+        var configuration = Self.configuration(server)
+        configuration.limits.ackTimeout = 0.3
+        configuration.limits.reconnectDelays = 0.01...0.05
+        let capture = CaptureManager()
+        try capture.startCapture(configuration)
+        capture.touch(.began, x: 0, y: 0, view: "V")
+        try await waitUntil { server.connections.withLockedValue { $0 } >= 3 }
+        let summary = try #require(await capture.stopCapture(timeout: 0.2))
+        #expect(summary.unacknowledged == 1)
+        #expect(summary.statistics.lastProblem?.contains("no acknowledgement") == true, "\(summary.statistics)")
+        await server.close()
+    }
+
+    /// A server that takes nothing (its window full) cannot hold `stopCapture` beyond its timeout.
+    @Test func stopCaptureKeepsItsTimeoutWhenAWriteNeverEnds() async throws {
+        let server = try await FakeServer(.deaf)
+        let capture = CaptureManager()
+        try capture.startCapture(Self.configuration(server))
+        let screenshot = [UInt8](repeating: 7, count: 100_000)
+        for index in 0..<200 { capture.record(.viewAppeared("V\(index)", stack: ["V\(index)"], screenshot: screenshot)) }
+        try await waitUntil { capture.statistics.map { $0.sent > 0 } ?? false }
+        let clock = ContinuousClock()
+        var summary: CaptureSummary?
+        let took = await clock.measure { summary = await capture.stopCapture(timeout: 1) }
+        #expect(took < .seconds(20), "stopCapture took \(took)")
+        #expect(summary?.unacknowledged == 200)
         await server.close()
     }
 

@@ -35,7 +35,8 @@ import WireProtocol
         var machine = Self.machine()
         #expect(Self.record(&machine, 3) == [1, 2, 3])
         #expect(Self.connect(&machine) == [1, 2, 3])
-        #expect(machine.nextAction(now: 0) == .wait(until: nil))
+        // Until the ack comes, or the ack timeout (30 s) gives the connection up.
+        #expect(machine.nextAction(now: 0) == .wait(until: 30))
         Self.record(&machine, 2)
         #expect(machine.nextAction(now: 0) == .write(hello: false, seqs: [4, 5]))
         machine.written()
@@ -79,6 +80,23 @@ import WireProtocol
         machine.welcomed(Welcome(sessionId: "1", sensors: []))
         machine.connectionLost(nil, now: now, jitter: 0)
         #expect(machine.nextAction(now: now) == .wait(until: now + 0.5))
+    }
+
+    @Test func aConnectionThatStopsAcknowledgingIsReplaced() {
+        var machine = Machine(limits: .init(capacity: 100, reconnectDelays: 1...8, ackTimeout: 10), firstSeq: 1)
+        Self.record(&machine, 2)
+        _ = Self.connect(&machine, now: 0)
+        #expect(machine.nextAction(now: 5) == .wait(until: 10))
+        // An ack is progress: the wait for the rest starts over.
+        machine.acknowledged(through: 1)
+        #expect(machine.nextAction(now: 6) == .wait(until: 16))
+        #expect(machine.nextAction(now: 16) == .replaceConnection)
+        #expect(machine.statistics.lastProblem == "no acknowledgement for 10 s: connecting again")
+        machine.connectionLost(nil, now: 16, jitter: 1)
+        #expect(Self.connect(&machine, now: 17) == [2])
+        // Nothing in flight: an idle connection is never given up.
+        machine.acknowledged(through: 2)
+        #expect(machine.nextAction(now: 1_000) == .wait(until: nil))
     }
 
     @Test func anErrorWithASeqRefusesThatEventForGood() {
@@ -140,7 +158,7 @@ import WireProtocol
         machine.written()
         machine.acknowledged(through: 2)
         #expect(machine.nextAction(now: 0) == .forgetSpooled(through: 2))
-        #expect(machine.nextAction(now: 0) == .wait(until: nil))
+        #expect(machine.nextAction(now: 0) == .wait(until: 30))
     }
 
     @Test func atTheEndTheSpoolForgetsWhatIsSettledBeforeTheGoodbye() {
