@@ -12,7 +12,8 @@ internal import Darwin
 ///
 /// A 32-byte header (magic, version, the seq through which everything is settled, the highest seq
 /// ever spooled) and then records: length (UInt32), seq (Int64), the encoded message, little-endian.
-/// Records are appended with one `write` per batch and never fsynced: the copy survives the app's
+/// Records are appended with one `write` per batch (the header is rewritten when something is
+/// settled) and never fsynced: the copy survives the app's
 /// death (it is in the kernel's page cache) but not a power cut, which a phone rarely has mid-test
 /// and an fsync per event would cost more than the events. Written by hand: no package keeps an
 /// append-only record file, and this one is 200 lines. Unchecked Sendable: after `startCapture` opens
@@ -26,8 +27,11 @@ final class CaptureSpool: @unchecked Sendable {
 
     let path: String
     private var descriptor: Int32
-    /// Records in the file, in order: their seq and size on disk.
+    /// Records in the file, in seq order: their seq and size on disk. Those through `forgottenThrough`
+    /// are a prefix: `settledRecords` of them, `settledBytes` long.
     private var records: Deque<(seq: Int64, bytes: Int)> = []
+    private var settledRecords = 0
+    private var settledBytes = 0
     private var fileBytes: Int
     private(set) var forgottenThrough: Int64
     private(set) var highestSeq: Int64
@@ -100,6 +104,7 @@ final class CaptureSpool: @unchecked Sendable {
         }
         fileBytes = offset
         if offset < contents.count { ftruncate(descriptor, off_t(offset)) }
+        advanceSettled()
     }
 
     /// Appends messages (in seq order) with one write.
@@ -113,19 +118,15 @@ final class CaptureSpool: @unchecked Sendable {
             records.append((message.seq, 12 + message.bytes.count))
             highestSeq = max(highestSeq, message.seq)
         }
+        // The header is not rewritten: loading takes the highest seq from the records too.
         try write(out, at: fileBytes)
         fileBytes += out.count
-        try writeHeader()
     }
 
     /// Everything through `seq` is settled: the header says so, and a file mostly settled is rewritten.
     func forget(through seq: Int64) throws(CaptureError) {
         forgottenThrough = max(forgottenThrough, seq)
-        var settledBytes = 0
-        for record in records {
-            guard record.seq <= forgottenThrough else { break }
-            settledBytes += record.bytes
-        }
+        advanceSettled()
         if fileBytes > Self.compactBytes, settledBytes * 2 > fileBytes - Self.headerBytes {
             try compact()
         } else {
@@ -136,21 +137,22 @@ final class CaptureSpool: @unchecked Sendable {
     /// Rewrites the file with the records not settled, through a new file renamed over the old one
     /// (the lock stays on the descriptor, which is then the new file's).
     private func compact() throws(CaptureError) {
-        var live: [UInt8] = []
-        var offset = Self.headerBytes
-        var kept: Deque<(seq: Int64, bytes: Int)> = []
-        for record in records {
-            if record.seq > forgottenThrough {
-                var buffer = [UInt8](repeating: 0, count: record.bytes)
-                let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
-                guard count == record.bytes else { throw .spool(path, "cannot read back a record: \(Self.errnoText())") }
-                live += buffer
-                kept.append(record)
-            }
-            offset += record.bytes
-        }
+        // What is not settled is the file's tail: one read.
+        let start = Self.headerBytes + settledBytes
+        var live = [UInt8](repeating: 0, count: fileBytes - start)
+        let count = live.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(start)) }
+        guard count == live.count else { throw .spool(path, "cannot read back the records: \(Self.errnoText())") }
         try rewrite(live)
-        records = kept
+        records.removeFirst(settledRecords)
+        (settledRecords, settledBytes) = (0, 0)
+    }
+
+    /// Counts the records `forgottenThrough` now covers into the settled prefix.
+    private func advanceSettled() {
+        while settledRecords < records.count, records[settledRecords].seq <= forgottenThrough {
+            settledBytes += records[settledRecords].bytes
+            settledRecords += 1
+        }
     }
 
     /// The file becomes the header and `body`: a new file, locked, then renamed over the old one, so

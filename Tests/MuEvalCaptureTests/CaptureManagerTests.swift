@@ -117,6 +117,25 @@ import WireProtocol
         await server.close()
     }
 
+    /// A configured first seq (muevalsim's 1) after a spool's delivered backlog goes on above it: the
+    /// server would take a repeated seq for a duplicate.
+    @Test func seqsContinueAboveWhatTheSpoolEverHeld() async throws {
+        let server = try await FakeServer()
+        let spool = "/tmp/mueval-capture-test-\(UInt64.random(in: 0...UInt64.max))"
+        defer { _ = spool.withCString { rmdir($0) } }
+        defer { _ = "\(spool)/test-phone.spool".withCString { unlink($0) } }
+        var configuration = Self.configuration(server)
+        configuration.spoolDirectory = spool
+        let capture = CaptureManager()
+        for _ in 0..<2 {
+            try capture.startCapture(configuration)
+            for index in 0..<3 { capture.touch(.began, x: 0, y: Double(index), view: "V") }
+            #expect(try #require(await capture.stopCapture(timeout: 30)).unacknowledged == 0)
+        }
+        #expect(server.received.withLockedValue { $0 } == Array(1...6))
+        await server.close()
+    }
+
     @Test func startingTwiceIsAClearError() async throws {
         let server = try await FakeServer()
         let capture = CaptureManager()
