@@ -19,6 +19,11 @@ public struct CaptureClock: Sendable, Equatable {
         monotonicAtStart = monotonic
     }
 
+    /// Seconds since 1970 now.
+    public func now() -> Double {
+        timestamp(monotonic: Self.monotonicNow())
+    }
+
     /// Seconds since 1970 at the monotonic time `monotonic`.
     public func timestamp(monotonic: Double) -> Double {
         wallAtStart + (monotonic - monotonicAtStart)
@@ -87,6 +92,14 @@ public final class CaptureManager: Sendable {
         var roomWaiters: [CheckedContinuation<Void, Never>] = []
         var rung = false
         var waiter: CheckedContinuation<Void, Never>?
+
+        /// A ring, under the lock the caller holds: the driver's waiter to resume after it, if it waits.
+        /// Any number of rings before it waits count as one.
+        mutating func ring() -> CheckedContinuation<Void, Never>? {
+            defer { waiter = nil }
+            if waiter == nil { rung = true }
+            return waiter
+        }
     }
 
     private let run = NIOLockedValueBox<Run?>(nil)
@@ -110,8 +123,10 @@ public final class CaptureManager: Sendable {
             try CaptureSpool(directory: directory, deviceId: configuration.device.deviceId)
         }
         let wall = CaptureClock.wallNow()
-        var machine = DeliveryStateMachine(limits: configuration.limits, firstSeq: configuration.firstSeq ?? Int64(wall * 1e6),
-                                           spooling: spool != nil)
+        // Never below what the spool ever held: a configured first seq (the simulator's 1) after a
+        // delivered backlog would otherwise repeat seqs the server already stored.
+        let firstSeq = max(configuration.firstSeq ?? Int64(wall * 1e6), (spool?.highestSeq ?? 0) + 1)
+        var machine = DeliveryStateMachine(limits: configuration.limits, firstSeq: firstSeq, spooling: spool != nil)
         if let spool { machine.restore(spool.backlog) }
         let started = run.withLockedValue { run -> Bool in
             guard run == nil else { return false }
@@ -157,8 +172,8 @@ public final class CaptureManager: Sendable {
     /// Records an event (ignored when capture is not started): it gets the next seq and, unless it has
     /// one, the time stamp of now.
     public func record(_ event: CaptureEvent) {
-        enqueue(.event(eventClass: event.eventClass.rawValue, sensor: event.sensor)) { seq, now in
-            event.encoded(seq: seq, timestamp: event.timestamp ?? now)
+        enqueue(.event(eventClass: event.eventClass.rawValue, sensor: event.sensor)) { seq, clock in
+            event.encoded(seq: seq, timestamp: event.timestamp ?? clock.now())
         }
     }
 
@@ -216,21 +231,19 @@ public final class CaptureManager: Sendable {
         }
     }
 
-    private func enqueue(_ kind: Selectable, _ encode: (Int64, Double) -> [UInt8]) {
+    /// `encode` writes the message with its seq, reading the clock only when it needs the time.
+    private func enqueue(_ kind: Selectable, _ encode: (Int64, CaptureClock) -> [UInt8]) {
         let (dropped, waiter) = run.withLockedValue { run -> (Int?, CheckedContinuation<Void, Never>?) in
             guard run != nil else { return (nil, nil) }
-            let now = run!.clock.timestamp(monotonic: CaptureClock.monotonicNow())
+            let clock = run!.clock
             var dropped: Int?
-            if run!.machine.record(kind: kind, { encode($0, now) }) != nil {
+            if run!.machine.record(kind: kind, { encode($0, clock) }) != nil {
                 run!.saidFull = false
             } else if !run!.saidFull {
                 run!.saidFull = true
                 dropped = run!.machine.statistics.dropped
             }
-            // The ring, in the same lock.
-            defer { run!.waiter = nil }
-            if run!.waiter == nil { run!.rung = true }
-            return (dropped, run!.waiter)
+            return (dropped, run!.ring())
         }
         waiter?.resume()
         if let dropped { problemSink.yield(.dropped(total: dropped)) }
@@ -238,15 +251,9 @@ public final class CaptureManager: Sendable {
 
     // MARK: The driver's side
 
-    /// Wakes the driver; any number of rings before it waits count as one.
+    /// Wakes the driver.
     fileprivate func ring() {
-        let waiter = run.withLockedValue { run -> CheckedContinuation<Void, Never>? in
-            guard run != nil else { return nil }
-            defer { run!.waiter = nil }
-            if run!.waiter == nil { run!.rung = true }
-            return run!.waiter
-        }
-        waiter?.resume()
+        run.withLockedValue { $0?.ring() }?.resume()
     }
 
     /// Waits for a ring, or until `deadline` (monotonic seconds).
@@ -293,26 +300,29 @@ public final class CaptureManager: Sendable {
                 problem = error.fromSeq == nil ? .refused(seq: error.seq, reason: reason) : .notStored(reason: reason)
             case .hello, .event, .media, .goodbye: break
             }
-            guard run!.machine.hasRoom else { return (problem, []) }
-            defer { run!.roomWaiters = [] }
-            return (problem, run!.roomWaiters)
+            // The driver, and those waiting for room when there is some now.
+            var waiters = run!.ring().map { [$0] } ?? []
+            if run!.machine.hasRoom {
+                waiters += run!.roomWaiters
+                run!.roomWaiters = []
+            }
+            return (problem, waiters)
         }
         for waiter in waiters { waiter.resume() }
         if let problem { problemSink.yield(problem) }
-        ring()
     }
 
     /// Connection `id` closed.
     fileprivate func closed(_ id: Int) {
-        run.withLockedValue { run in
-            guard run != nil, run!.connectionID == id else { return }
+        run.withLockedValue { run -> CheckedContinuation<Void, Never>? in
+            guard run != nil, run!.connectionID == id else { return nil }
             if case .connected = run!.machine.link {
                 run!.machine.connectionLost("the connection closed", now: CaptureClock.monotonicNow(), jitter: .random(in: 0...1))
             } else {
                 run!.lostEarly = true
             }
-        }
-        ring()
+            return run!.ring()
+        }?.resume()
     }
 
     fileprivate func finished() {
