@@ -28,9 +28,18 @@ final class CaptureConnection: Sendable {
                         received: @escaping @Sendable (WireMessage) -> Void,
                         closed: @escaping @Sendable () -> Void) async throws -> CaptureConnection {
         if server.tls, security == nil { throw CaptureError.securityNeeded(server.description) }
-        let channel: any Channel
         do {
-            channel = try await bootstrap(server, security: security, timeout: timeout, received: received, closed: closed)
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.milliseconds(Int64(timeout * 1000)))
+                .channelOption(.socketOption(.so_keepalive), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        if server.tls, let security { try channel.pipeline.syncOperations.addHandler(try security.handler(host: server.host)) }
+                        try channel.pipeline.syncOperations.addHandler(ReplyReader(received: received, closed: closed))
+                    }
+                }
+                .connect(host: server.host, port: server.port).get()
+            return CaptureConnection(channel: channel)
         } catch let error as NIOConnectionError {
             // "connection refused" rather than the attempts' structure.
             let reasons = error.connectionErrors.map { failure in
@@ -38,22 +47,6 @@ final class CaptureConnection: Sendable {
             }
             throw CaptureError.cannotConnect(server.description, reasons.isEmpty ? "\(error)" : Set(reasons).sorted().joined(separator: ", "))
         }
-        return CaptureConnection(channel: channel)
-    }
-
-    private static func bootstrap(_ server: ServerAddress, security: (any ConnectionSecurity)?, timeout: Double,
-                                  received: @escaping @Sendable (WireMessage) -> Void,
-                                  closed: @escaping @Sendable () -> Void) async throws -> any Channel {
-        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.milliseconds(Int64(timeout * 1000)))
-            .channelOption(.socketOption(.so_keepalive), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if server.tls, let security { try channel.pipeline.syncOperations.addHandler(try security.handler(host: server.host)) }
-                    try channel.pipeline.syncOperations.addHandler(ReplyReader(received: received, closed: closed))
-                }
-            }
-            .connect(host: server.host, port: server.port).get()
     }
 
     /// Writes the messages and waits until they are handed to the kernel: a server that reads slowly
