@@ -295,6 +295,7 @@ let package = Package(
         ]),
         .testTarget(name: "MuEvalCaptureTests", dependencies: [
             "MuEvalCapture", "WireProtocol",
+            .target(name: "Zeroconf", condition: .when(platforms: [.linux])),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),

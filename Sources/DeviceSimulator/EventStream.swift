@@ -60,9 +60,8 @@ public struct EventStream {
     public mutating func nextEncoded() -> OutgoingEvent {
         let event = next()
         lastSeq += 1
-        let capture = event.captureEvent(epoch: epoch)
         return OutgoingEvent(seq: lastSeq, eventClass: event.eventClass, time: event.time,
-                             bytes: capture.encoded(seq: lastSeq, timestamp: capture.timestamp ?? epoch))
+                             bytes: event.captureEvent(epoch: epoch).encoded(seq: lastSeq, timestamp: epoch + event.time))
     }
 
     /// The lines said in the passes generated since the last call.

@@ -16,8 +16,9 @@ public struct SimulatedEvent: Sendable, Equatable {
         self.fields = fields
     }
 
-    /// The event for the capture library, stamped with the simulated device time (to the millisecond).
+    /// The event for the capture library, stamped with the simulated device time (the library writes
+    /// it to the millisecond).
     public func captureEvent(epoch: Double) -> CaptureEvent {
-        CaptureEvent(eventClass, fields, timestamp: ((epoch + time) * 1000).rounded() / 1000)
+        CaptureEvent(eventClass, fields, timestamp: epoch + time)
     }
 }

@@ -2,6 +2,9 @@ import Foundation
 @testable import MuEvalCapture
 import Testing
 import WireProtocol
+#if canImport(Zeroconf)
+import Zeroconf
+#endif
 
 /// The spool on a real file: what a run left is the next run's backlog, once.
 @Suite struct CaptureSpoolTests {
@@ -98,6 +101,12 @@ import WireProtocol
             try ServerDiscovery.choose([Self.server("v2", ["protocol": "2"])], name: nil, timeout: 1, hasCredential: true)
         }
     }
+
+    #if canImport(Zeroconf)
+    @Test func theLibraryBrowsesForWhatMuevaldAnnounces() {
+        #expect(ServerDiscovery.serviceType == ServiceAnnouncement.captureServiceType)
+    }
+    #endif
 
     @Test func tlsAsAnnounced() throws {
         let tls = try ServerDiscovery.choose([Self.server("s", ["tls": "1"], addresses: ["fe80::1", "10.0.0.6"])], name: nil, timeout: 1, hasCredential: false)
