@@ -38,6 +38,24 @@ def wait_for(port, seconds=30):
     raise SystemExit(f"nothing listens on {port} after {seconds} s")
 
 
+# What every benchmark's muevald has: auto sessions, the fast commit, no transcription.
+BENCH_CONFIG = '[server]\nlisten = "127.0.0.1:{port}"\nunknown_device_policy = "auto"\nmax_connections_per_address = 1024\n{server}' \
+               '[storage]\nsynchronous = "normal"\n[transcription]\nenabled = false\n{more}'
+
+
+def start_muevald(muevald, directory, name, port, server="", more=""):
+    """A release muevald on loopback `port` with BENCH_CONFIG (plus `server` lines in [server] and `more`
+    sections), its data in DIRECTORY/NAME and its socket DIRECTORY/NAME.sock; returns once it listens."""
+    config = os.path.join(directory, name + ".toml")
+    with open(config, "w") as f:
+        f.write(BENCH_CONFIG.format(port=port, server=server, more=more))
+    process = subprocess.Popen([muevald, "--config", config, "--data-dir", os.path.join(directory, name),
+                                "--socket", os.path.join(directory, name + ".sock"), "--no-console", "--no-zeroconf"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for(port)
+    return process
+
+
 def cpu_seconds(pids, reaped_children=False):
     """User and system CPU seconds of `pids` (with `reaped_children`, also of their children that ended)."""
     total = 0.0

@@ -18,21 +18,9 @@
     Benchmarks/capture_bench.py --muevald .build-bench/release/muevald --muevalsim .build-bench/release/muevalsim \
         --plainnote .build-bench/release/plainnote
 """
-import argparse, json, os, shutil, sqlite3, subprocess, tempfile, time
+import argparse, json, os, resource, shutil, sqlite3, subprocess, tempfile, time
 
-from benchkit import cpu_seconds, free_port, wait_for
-
-
-def start_daemon(muevald, scratch, port):
-    config = os.path.join(scratch, "muevald.toml")
-    with open(config, "w") as f:
-        f.write(f'[server]\nlisten = "127.0.0.1:{port}"\nunknown_device_policy = "auto"\n'
-                f'[storage]\nsynchronous = "normal"\n[transcription]\nenabled = false\n')
-    daemon = subprocess.Popen([muevald, "--config", config, "--data-dir", os.path.join(scratch, "data"),
-                               "--socket", os.path.join(scratch, "control.sock"), "--no-console", "--no-zeroconf"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_for(port)
-    return daemon
+from benchkit import cpu_seconds, free_port, start_muevald
 
 
 def simulate(muevalsim, port, *arguments):
@@ -50,7 +38,6 @@ def simulate(muevalsim, port, *arguments):
 
 
 def children_usage():
-    import resource
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
@@ -58,7 +45,7 @@ def children_usage():
 def throughput(args, scratch):
     """plainnote records its notes as fast as it can: what the library sustains when the app costs nothing."""
     port = free_port()
-    daemon = start_daemon(args.muevald, scratch, port)
+    daemon = start_muevald(args.muevald, scratch, "data", port)
     try:
         notes = 20_000
         events = 2 + 8 * notes
@@ -104,7 +91,7 @@ def offline(args, scratch):
           else f"offline run: {report}")
 
     port = free_port()
-    daemon = start_daemon(args.muevald, scratch, port)
+    daemon = start_muevald(args.muevald, scratch, "data", port)
     try:
         report, elapsed = simulate(args.muevalsim, port, "--events", "1", "--rate", "max", *common)
         device = report["devices"][0]

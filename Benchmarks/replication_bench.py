@@ -15,7 +15,7 @@ simulated phones send the touch profile (taps on one button: small events, the h
 """
 import argparse, glob, json, os, pwd, shutil, subprocess, tempfile, time
 
-from benchkit import cpu_seconds, free_port, simulate, touch_scenario, wait_for
+from benchkit import cpu_seconds, free_port, simulate, start_muevald, touch_scenario
 
 
 def postgres_pids(directory):
@@ -69,16 +69,8 @@ class Daemon:
     def __init__(self, args, scratch, name, postgres_url=None):
         self.args, self.port = args, free_port()
         self.socket = os.path.join(scratch, name + ".sock")
-        config = os.path.join(scratch, name + ".toml")
-        with open(config, "w") as f:
-            f.write(f'[server]\nlisten = "127.0.0.1:{self.port}"\nunknown_device_policy = "auto"\nmax_connections_per_address = 1024\n'
-                    f'[storage]\nsynchronous = "normal"\n[transcription]\nenabled = false\n')
-            if postgres_url:
-                f.write(f'[storage.postgres]\nurl = "{postgres_url}"\nlab = "bench"\n')
-        self.process = subprocess.Popen([args.muevald, "--config", config, "--data-dir", os.path.join(scratch, name),
-                                         "--socket", self.socket, "--no-console", "--no-zeroconf"],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for(self.port)
+        more = f'[storage.postgres]\nurl = "{postgres_url}"\nlab = "bench"\n' if postgres_url else ""
+        self.process = start_muevald(args.muevald, scratch, name, self.port, more=more)
 
     def send(self, scenario, devices, rate, seconds):
         return simulate(self.args.muevalsim, self.port, scenario, devices, rate, seconds)

@@ -11,7 +11,7 @@ ratio is the server's and the client's TLS cost together; CPU per event is mueva
 """
 import argparse, os, shutil, subprocess, tempfile
 
-from benchkit import cpu_seconds, free_port, simulate, touch_scenario, wait_for
+from benchkit import cpu_seconds, free_port, simulate, start_muevald, touch_scenario, wait_for
 
 
 def openssl(directory, *arguments):
@@ -40,15 +40,8 @@ def main():
     try:
         certificates(scratch)
         plain, tls = free_port(), free_port()
-        config = os.path.join(scratch, "muevald.toml")
-        with open(config, "w") as f:
-            f.write(f'[server]\nlisten = "127.0.0.1:{plain}"\ntls_listen = "127.0.0.1:{tls}"\nunknown_device_policy = "auto"\nmax_connections_per_address = 1024\n'
-                    f'tls_certificate = "{scratch}/server.pem"\ntls_key = "{scratch}/server.key"\n'
-                    f'[storage]\nsynchronous = "normal"\n[transcription]\nenabled = false\n')
-        daemon = subprocess.Popen([args.muevald, "--config", config, "--data-dir", os.path.join(scratch, "data"),
-                                   "--socket", os.path.join(scratch, "control.sock"), "--no-console", "--no-zeroconf"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for(plain)
+        daemon = start_muevald(args.muevald, scratch, "data", plain,
+                               server=f'tls_listen = "127.0.0.1:{tls}"\ntls_certificate = "{scratch}/server.pem"\ntls_key = "{scratch}/server.key"\n')
         wait_for(tls)
         touch = touch_scenario(scratch)
         print(f"TLS next to plaintext (Benchmarks/tls_bench.py: muevalsim --rate max --duration {args.seconds:g} per run, "
