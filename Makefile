@@ -15,9 +15,10 @@ RUN_PACKAGES  := libsqlite3-dev libavahi-client-dev libavahi-common-dev zlib1g-d
 # in network namespaces, chromium renders reports and (driven by chromium-driver through Debian's Selenium)
 # tests the web console, systemd checks the unit, netcat as in docs/CONTROL.md, curl and openssl
 # reach the console over TLS, espeak-ng gives simulated testers a voice and ffmpeg (ffprobe) checks
-# exported media and makes AAC.
+# exported media and makes AAC. systemd-container and debootstrap boot a Debian system whose PID 1 is
+# systemd, in which README's deploy steps run the unit (docs/SYSTEMD.md).
 TEST_PACKAGES := sqlite3 python3 dbus avahi-utils iproute2 chromium chromium-driver python3-selenium systemd netcat-openbsd curl openssl \
-                 espeak-ng ffmpeg postgresql
+                 espeak-ng ffmpeg postgresql systemd-container debootstrap
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -30,10 +31,12 @@ UNITDIR      ?= /etc/systemd/system
 SYSUSERSDIR  := $(PREFIX)/lib/sysusers.d
 CONFDIR      ?= /etc/mueval
 DOCDIR       := $(PREFIX)/share/doc/mueval
+# Where zsh finds completions: site-functions under /usr/local, vendor-completions for Debian's packages.
+ZSHCOMPDIR   ?= $(PREFIX)/share/zsh/site-functions
 # Where the binaries to install are; empty: build them in release mode first.
 BIN          ?=
 
-.PHONY: deps test-deps build release run test fuzz bench clean install uninstall
+.PHONY: deps test-deps deb-deps build release run test fuzz bench clean install uninstall deb deb-test
 
 # Installs the packages of $(1) that are missing.
 define apt_install
@@ -47,6 +50,11 @@ endef
 ## deps: install the system packages that building and running need and are missing (apt)
 deps:
 	$(call apt_install,$(RUN_PACKAGES))
+
+## deb-deps: what `make deb` needs besides deps: debhelper (with dpkg-dev) builds the packages, lintian checks them
+DEB_PACKAGES := debhelper dpkg-dev lintian
+deb-deps:
+	$(call apt_install,$(DEB_PACKAGES))
 
 ## test-deps: those, and the tools the tests drive (a browser among them: not for a machine that only runs muevald)
 test-deps:
@@ -65,16 +73,21 @@ run: release
 	@echo "muevald: data in $(DATA_DIR); muevalctl is $$($(SWIFT) build -c release --show-bin-path)/muevalctl"
 	$$($(SWIFT) build -c release --show-bin-path)/muevald --data-dir $(DATA_DIR) $(ARGS)
 
-## test: check that Package.swift declares what each module imports, build, run every test
+## test: check that Package.swift declares what each module imports and that no conversion of a number can trap, build, run every test, then
+## README's deploy steps under a real systemd (as root: it boots a container; docs/SYSTEMD.md)
 test: test-deps
 	python3 scripts/package-imports.py
+	python3 scripts/total-conversions.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(SUDO) python3 Tests/Systemd/unit_under_systemd.py --bin "$$($(SWIFT) build --show-bin-path)"
 
-## fuzz: build the wire decoder's libFuzzer target and run it FUZZ_SECONDS (docs/FUZZING.md); fails on a crash or hang
-FUZZ_SECONDS ?= 60
+## fuzz: build the libFuzzer targets (wire decoder, analysis and report, study, replay, media, import, console,
+## control) and run each FUZZ_SECONDS (docs/FUZZING.md; FUZZ_TARGETS="session media" runs some); fails on a crash or hang
+FUZZ_SECONDS ?= 20
+FUZZ_TARGETS ?= wire session study replay media import console control
 fuzz: deps
-	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run.sh
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" SWIFT=$(SWIFT) Fuzz/run.sh
 
 ## bench: release build, then the end-to-end, console, micro, report, study report and speech benchmarks; prints the figures and writes
 ## docs/BENCHMARKS.md (a few minutes; loopback only). Its own scratch path and package (Benchmarks/), so
@@ -107,6 +120,22 @@ bench: deps
 		--replay-script Benchmarks/replay_first_frame.py \
 		--out docs/BENCHMARKS.md --command "make bench"
 
+## deb: mueval_VERSION_ARCH.deb and mueval-tools_VERSION_ARCH.deb here (docs/PACKAGING.md): a release build with the
+## Swift runtime and Foundation linked in (its own scratch path), man pages generated from the argument parsers and the
+## configuration table, then debhelper; lintian checks them
+DEB_SCRATCH ?= .build-release
+deb: deps deb-deps
+	for product in muevald muevalctl muevalsim; do \
+		$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(DEB_SCRATCH) --product $$product || exit 1; done
+	$(SWIFT) build -c release --package-path $(DEB_SCRATCH)/checkouts/swift-argument-parser \
+		--scratch-path $(CURDIR)/$(DEB_SCRATCH)/manual-tool --product generate-manual
+	packaging/build-deb.sh $(DEB_SCRATCH)/release .
+
+## deb-test: `make deb`, then the package installed with apt, upgraded and purged in a Debian system booted with
+## systemd (as root; docs/PACKAGING.md). In .ci/run, as the release build takes long
+deb-test: deb test-deps
+	$(SUDO) python3 Tests/Systemd/package_under_systemd.py --debs .
+
 clean:
 	rm -rf .build
 
@@ -114,7 +143,7 @@ clean:
 install: $(if $(BIN),,release)
 	$(eval BIN := $(or $(BIN),$(shell $(SWIFT) build -c release --show-bin-path)))
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(CONFDIR) $(DESTDIR)$(DOCDIR) \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(ZSHCOMPDIR) \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	for tool in muevald muevalctl muevalsim; do \
 		[ ! -x $(BIN)/$$tool ] || install -m 0755 $(BIN)/$$tool $(DESTDIR)$(BINDIR)/$$tool; done
@@ -123,7 +152,7 @@ install: $(if $(BIN),,release)
 	install -m 0644 systemd/sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/mueval.conf
 	[ -e $(DESTDIR)$(CONFDIR)/muevald.toml ] || install -m 0644 config/muevald.toml $(DESTDIR)$(CONFDIR)/muevald.toml
 	$(BIN)/muevalctl --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/muevalctl
-	$(BIN)/muevalctl --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_muevalctl
+	$(BIN)/muevalctl --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_muevalctl
 	$(BIN)/muevalctl --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/muevalctl.fish
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
 	install -d $(DESTDIR)$(PREFIX)/share/mueval/console
@@ -134,6 +163,6 @@ install: $(if $(BIN),,release)
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,muevald muevalctl muevalsim) $(DESTDIR)$(UNITDIR)/muevald.service \
 		$(DESTDIR)$(SYSUSERSDIR)/mueval.conf $(DESTDIR)$(PREFIX)/share/bash-completion/completions/muevalctl \
-		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_muevalctl $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/muevalctl.fish
+		$(DESTDIR)$(ZSHCOMPDIR)/_muevalctl $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/muevalctl.fish
 	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PREFIX)/share/mueval
 	@echo "kept $(DESTDIR)$(CONFDIR)/muevald.toml; remove it by hand if you no longer need it"

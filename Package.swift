@@ -249,7 +249,7 @@ let package = Package(
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .testTarget(name: "SessionImportTests", dependencies: [
-            "SessionImport", "WireProtocol",
+            "JournalStorage", "SessionImport", "WireProtocol",
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .testTarget(name: "JournalStorageTests", dependencies: [

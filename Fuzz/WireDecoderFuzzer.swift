@@ -1,5 +1,5 @@
-// libFuzzer entry point for the wire decoder (docs/FUZZING.md). Built by Fuzz/build.sh together with the
-// sources of Sources/WireProtocol, never by SwiftPM: this directory is outside Sources/.
+// The wire decoder's fuzz target (docs/FUZZING.md, target `wire`). Built by Fuzz/build.sh, never by SwiftPM:
+// this directory is outside Sources/.
 //
 // Each input is one connection's byte stream. It is decoded twice: appended all at once, and appended one byte
 // at a time (the most fragmented a TCP stream can be). Besides crashes, leaks and hangs, the fuzzer stops on
@@ -9,20 +9,19 @@
 //   - while decoding, the decoder may hold no more than the message limit plus the last append;
 //   - after a fatal error nothing more is decoded.
 // Small limits put the "message too large" and "nesting too deep" paths within reach of short inputs.
-//
-// The decoder's sources are compiled into the same module as this file, so internals need no import.
+
+internal import WireProtocol
 
 private let limits = WireLimits(maxMessageBytes: 2048, maxDepth: 6)
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func wireDecoderFuzzTest(_ data: UnsafeRawPointer, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeRawBufferPointer(start: data, count: size))
-    let whole = decode(bytes, piece: max(bytes.count, 1))
-    let bytewise = decode(bytes, piece: 1)
-    guard messages(whole) == messages(bytewise) else {
-        fatalError("splitting the stream changed the messages:\n whole: \(messages(whole))\n bytewise: \(messages(bytewise))")
+enum WireFuzz {
+    static func run(_ bytes: [UInt8]) {
+        let whole = decode(bytes, piece: max(bytes.count, 1))
+        let bytewise = decode(bytes, piece: 1)
+        guard messages(whole) == messages(bytewise) else {
+            fatalError("splitting the stream changed the messages:\n whole: \(messages(whole))\n bytewise: \(messages(bytewise))")
+        }
     }
-    return 0
 }
 
 /// Decodes `bytes` appended `piece` bytes at a time, draining after each append, then finishes the stream.

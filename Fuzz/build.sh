@@ -1,30 +1,67 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer binary for the wire decoder (docs/FUZZING.md) and prints its path.
+# Builds the libFuzzer binary of every fuzz target (docs/FUZZING.md) and prints its path.
 #
 # SwiftPM cannot link a libFuzzer executable (it renames the target's main), so:
-#   1. SwiftPM builds WireProtocol's dependencies (swift-crypto, swift-collections) in release mode, without
-#      instrumentation, in its own scratch directory (so a half-finished edit elsewhere cannot break it);
-#   2. swiftc compiles Sources/WireProtocol and the fuzz entry into one module with -sanitize=fuzzer,address,
-#      importing the dependencies' modules and linking their object files.
-# Only the decoder is instrumented: coverage guides the fuzzer through the code under test.
+#   1. SwiftPM builds the packages our modules depend on (swift-crypto, swift-collections, NIO's lock) in release
+#      mode, without instrumentation, in its own scratch directory (so a half-finished edit elsewhere cannot
+#      break it);
+#   2. swiftc compiles each of our modules under test (Sources/<Module>) into a module and an object file with
+#      -sanitize=fuzzer,address, two at a time in dependency order, skipping a module whose sources, and whose
+#      dependencies, have not changed since its object was made;
+#   3. swiftc compiles Fuzz/*.swift, with the console's pure files (its module needs Hummingbird, which is not
+#      built here), and links everything into one binary.
+# Only our modules are instrumented: coverage guides the fuzzer through the code under test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
 SWIFTC=${SWIFTC:-swiftc}
 SCRATCH=${FUZZ_SCRATCH:-.build-fuzz}
-OUT="$SCRATCH/wire-decoder-fuzzer"
-
-"$SWIFT" build -c release --scratch-path "$SCRATCH" --target WireProtocol >&2
 deps="$SCRATCH/release"
-# The object files of every module WireProtocol links against, C (BoringSSL) included.
-objects=()
-for module in Crypto CryptoBoringWrapper CCryptoBoringSSL CCryptoBoringSSLShims OrderedCollections InternalCollectionsUtilities; do
+out="$SCRATCH/fuzz"
+OUT="$SCRATCH/mueval-fuzzer"
+mkdir -p "$out/Modules" "$out/objects"
+
+for target in Crypto OrderedCollections NIOConcurrencyHelpers; do
+    "$SWIFT" build -c release --scratch-path "$SCRATCH" --target "$target" >&2
+done
+
+flags=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name mueval
+       -I "$out/Modules" -I "$deps/Modules" -I Sources/CSQLite
+       -Xcc -fmodule-map-file="$deps/CNIOAtomics.build/module.modulemap")
+
+# compile MODULE DEPENDENCY...: Sources/MODULE into $out/Modules/MODULE.swiftmodule and $out/objects/MODULE.o.
+compile() {
+    local module=$1 object="$out/objects/$1.o"
+    shift
+    local sources=()
+    while IFS= read -r -d '' source; do sources+=("$source"); done < <(find "Sources/$module" -name '*.swift' -print0)
+    if [ -e "$object" ] && [ -z "$(find "Sources/$module" "$@" -newer "$object" -print -quit)" ]; then return 0; fi
+    echo "fuzz build: $module" >&2
+    "$SWIFTC" "${flags[@]}" -wmo -module-name "$module" -emit-module -emit-module-path "$out/Modules/$module.swiftmodule" \
+        -c "${sources[@]}" -o "$object" >&2
+}
+module() { echo "$out/Modules/$1.swiftmodule"; }
+
+# Two at a time (the machine has two cores), each wave after the modules it imports.
+compile WireProtocol & first=$!
+compile SessionModel && compile StudyMetrics; wait $first
+compile JournalStorage "$(module WireProtocol)" "$(module SessionModel)" & first=$!
+compile ControlProtocol "$(module WireProtocol)" "$(module SessionModel)"; wait $first
+compile SessionAnalysis "$(module JournalStorage)" & first=$!
+compile SessionImport "$(module JournalStorage)"; wait $first
+compile StudyAnalysis "$(module SessionAnalysis)" "$(module StudyMetrics)"
+compile ReportCritique "$(module StudyAnalysis)"
+
+# The object files of every module the fuzzer links, C (BoringSSL, NIO's atomics) included.
+objects=("$out"/objects/*.o)
+for module in Crypto CryptoBoringWrapper CCryptoBoringSSL CCryptoBoringSSLShims OrderedCollections \
+              InternalCollectionsUtilities NIOConcurrencyHelpers CNIOAtomics; do
     while IFS= read -r -d '' object; do objects+=("$object"); done < <(find "$deps/$module.build" -name '*.o' -print0)
 done
 
-"$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -module-name WireDecoderFuzzer \
-    -I "$deps/Modules" -use-ld=lld \
-    Sources/WireProtocol/*.swift Fuzz/WireDecoderFuzzer.swift "${objects[@]}" \
-    -o "$OUT" >&2
+echo "fuzz build: the fuzzer" >&2
+"$SWIFTC" "${flags[@]}" -module-name MuEvalFuzz -use-ld=lld -lsqlite3 \
+    Fuzz/*.swift Sources/ConsoleServer/ReplayIndex.swift Sources/ConsoleServer/ByteRangeRequest.swift \
+    Sources/ConsoleServer/ConsoleInput.swift "${objects[@]}" -o "$OUT" >&2
 echo "$OUT"

@@ -8,9 +8,51 @@
 #include <libavutil/channel_layout.h>
 #include <libavutil/opt.h>
 #include <libswresample/swresample.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-enum { OUTPUT_RATE = 16000, OUTPUT_BLOCK = 8192 };
+enum { OUTPUT_RATE = 16000, OUTPUT_BLOCK = 8192, INPUT_BLOCK = 65536 };
+
+/// The decoders of what the protocol accepts (docs/PROTOCOL.md, Media): linear PCM in WAV, AAC in MP4.
+/// Nothing else is opened, not even while libavformat looks at the streams.
+static const char *const DECODERS = "pcm_u8,pcm_s16le,pcm_s24le,pcm_s32le,pcm_f32le,pcm_f64le,aac";
+
+/// The one demuxer of each container: never probed, so a file cannot choose another (an HLS playlist
+/// calling itself WAV would otherwise open the HLS demuxer, and through it any file or URL).
+static const char *demuxer(mueval_audio_container container) {
+    switch (container) {
+    case MUEVAL_AUDIO_WAV: return "wav";
+    case MUEVAL_AUDIO_MP4: return "mov";
+    }
+    return NULL;
+}
+
+/// The file is read through descriptor callbacks, not a URL: libavformat opens no protocol at all.
+static int read_input(void *opaque, uint8_t *buffer, int size) {
+    ssize_t got;
+    do { got = read(*(int *)opaque, buffer, (size_t)size); } while (got < 0 && errno == EINTR);
+    if (got < 0) return AVERROR(errno);
+    return got == 0 ? AVERROR_EOF : (int)got;
+}
+
+static int64_t seek_input(void *opaque, int64_t offset, int whence) {
+    int descriptor = *(int *)opaque;
+    if (whence == AVSEEK_SIZE) {
+        struct stat info;
+        return fstat(descriptor, &info) == 0 ? (int64_t)info.st_size : AVERROR(errno);
+    }
+    off_t position = lseek(descriptor, (off_t)offset, whence & ~AVSEEK_FORCE);
+    return position < 0 ? AVERROR(errno) : (int64_t)position;
+}
+
+/// What a demuxer would open besides the file (a playlist's segments, an MP4's data references): refused.
+static int refuse_open(AVFormatContext *format, AVIOContext **pb, const char *url, int flags, AVDictionary **options) {
+    (void)format; (void)pb; (void)url; (void)flags; (void)options;
+    return AVERROR(EPERM);
+}
 
 static int fail(char *error, size_t size, const char *what, int code) {
     char reason[128] = "";
@@ -35,19 +77,48 @@ static int deliver(SwrContext *resampler, const AVFrame *frame, int16_t *out, mu
     return 0;
 }
 
-int mueval_decode_audio(const char *path, mueval_audio_block block, void *context, double *duration,
-                        char *error, size_t error_size) {
+int mueval_decode_audio(const char *path, mueval_audio_container container, mueval_audio_block block, void *context,
+                        double *duration, char *error, size_t error_size) {
     AVFormatContext *format = NULL;
+    AVIOContext *input = NULL;
+    AVDictionary *options = NULL;
     AVCodecContext *codec = NULL;
     SwrContext *resampler = NULL;
     AVPacket *packet = av_packet_alloc();
     AVFrame *frame = av_frame_alloc();
     int16_t *out = av_malloc(OUTPUT_BLOCK * sizeof(int16_t));
+    int descriptor = -1;
     int result = 0, code;
     *duration = 0;
     if (!packet || !frame || !out) { result = fail(error, error_size, "out of memory", 0); goto done; }
 
-    if ((code = avformat_open_input(&format, path, NULL, NULL)) < 0) { result = fail(error, error_size, "cannot open the audio", code); goto done; }
+    const char *name = demuxer(container);
+    const AVInputFormat *input_format = name ? av_find_input_format(name) : NULL;
+    if (!input_format) { result = fail(error, error_size, "no demuxer for this container", 0); goto done; }
+    if ((descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+        result = fail(error, error_size, "cannot open the audio", AVERROR(errno));
+        goto done;
+    }
+    uint8_t *buffer = av_malloc(INPUT_BLOCK);
+    if (!buffer || !(input = avio_alloc_context(buffer, INPUT_BLOCK, 0, &descriptor, read_input, NULL, seek_input))) {
+        av_free(buffer);
+        result = fail(error, error_size, "out of memory", 0);
+        goto done;
+    }
+    if (!(format = avformat_alloc_context())) { result = fail(error, error_size, "out of memory", 0); goto done; }
+    format->pb = input;
+    format->flags |= AVFMT_FLAG_CUSTOM_IO;
+    format->io_open = refuse_open;
+    av_dict_set(&options, "format_whitelist", name, 0);
+    av_dict_set(&options, "protocol_whitelist", "", 0);  // none at all
+    av_dict_set(&options, "codec_whitelist", DECODERS, 0);
+    // On failure avformat_open_input frees the context (and leaves our AVIOContext to us).
+    code = avformat_open_input(&format, NULL, input_format, &options);
+    av_dict_free(&options);
+    if (code < 0) {
+        result = fail(error, error_size, container == MUEVAL_AUDIO_WAV ? "cannot open the audio as WAV" : "cannot open the audio as MP4", code);
+        goto done;
+    }
     if ((code = avformat_find_stream_info(format, NULL)) < 0) { result = fail(error, error_size, "cannot read the audio's format", code); goto done; }
     const AVCodec *decoder = NULL;
     int stream = av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0);
@@ -56,8 +127,12 @@ int mueval_decode_audio(const char *path, mueval_audio_block block, void *contex
 
     codec = avcodec_alloc_context3(decoder);
     if (!codec) { result = fail(error, error_size, "out of memory", 0); goto done; }
+    av_dict_set(&options, "codec_whitelist", DECODERS, 0);
     if ((code = avcodec_parameters_to_context(codec, format->streams[stream]->codecpar)) < 0
-        || (code = avcodec_open2(codec, decoder, NULL)) < 0) { result = fail(error, error_size, "cannot start the audio decoder", code); goto done; }
+        || (code = avcodec_open2(codec, decoder, &options)) < 0) {
+        result = fail(error, error_size, "cannot start the audio decoder (muEval decodes PCM and AAC)", code);
+        goto done;
+    }
 
     AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO;
     if (codec->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC) av_channel_layout_default(&codec->ch_layout, codec->ch_layout.nb_channels);
@@ -97,6 +172,10 @@ done:
     swr_free(&resampler);
     avcodec_free_context(&codec);
     avformat_close_input(&format);
+    if (input) av_freep(&input->buffer);
+    avio_context_free(&input);
+    av_dict_free(&options);
+    if (descriptor >= 0) close(descriptor);
     av_frame_free(&frame);
     av_packet_free(&packet);
     av_free(out);

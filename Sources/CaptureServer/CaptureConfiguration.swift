@@ -20,8 +20,11 @@ public struct CaptureConfiguration: Sendable {
     public var idleTimeout: Double
     public var unknownDevicePolicy: UnknownDevicePolicy
     public var journal: JournalWriterLimits
-    /// When set, a device must present it in `<hello>` (`token`), or a session's pairing code.
+    /// When set, a device must present it in `<hello>` (`token`); a session with a pairing code
+    /// needs that too (`pairing`).
     public var deviceToken: String?
+    /// How many wrong pairing codes an address, and a session, get (`PairingGuard`).
+    public var pairing: PairingLimits
     /// Bytes of media (think-aloud audio, face video) one session may hold; chunks beyond it are refused.
     public var maxMediaBytes: Int
     /// 4 GiB: an hour of face video at 4 Mbit/s plus its audio, or days of speech.
@@ -47,7 +50,7 @@ public struct CaptureConfiguration: Sendable {
                 wireLimits: WireLimits = WireLimits(), maxConnections: Int = 4096, maxConnectionsPerAddress: Int = 256,
                 maxPartialBytes: Int = 64 << 20, idleTimeout: Double = 1800, unknownDevicePolicy: UnknownDevicePolicy = .reject,
                 journal: JournalWriterLimits = JournalWriterLimits(), tailBuffer: Int = 10_000,
-                deviceToken: String? = nil, maxMediaBytes: Int = CaptureConfiguration.defaultMaxMediaBytes,
+                deviceToken: String? = nil, pairing: PairingLimits = PairingLimits(), maxMediaBytes: Int = CaptureConfiguration.defaultMaxMediaBytes,
                 tls: CaptureTLSFiles? = nil, tlsListen: (host: String, port: Int)? = nil) {
         self.tls = tls
         self.tlsListen = tlsListen
@@ -63,6 +66,7 @@ public struct CaptureConfiguration: Sendable {
         self.journal = journal
         self.tailBuffer = tailBuffer
         self.deviceToken = deviceToken
+        self.pairing = pairing
     }
 }
 

@@ -28,6 +28,8 @@ public final class CaptureCounters: Sendable {
     public let mediaRefused = Atomic<Int>(0)
     /// TLS handshakes that failed on the TLS listener.
     public let tlsHandshakeFailures = Atomic<Int>(0)
+    /// Pairing attempts refused unread: their address sent too many wrong codes (`PairingGuard`).
+    public let pairingRefused = Atomic<Int>(0)
 
     public init() {}
 
@@ -47,7 +49,8 @@ public final class CaptureCounters: Sendable {
                  bytesReceived: bytesReceived.load(ordering: .relaxed),
                  mediaChunksStored: mediaChunksStored.load(ordering: .relaxed),
                  mediaRefused: mediaRefused.load(ordering: .relaxed),
-                 tlsHandshakeFailures: tlsHandshakeFailures.load(ordering: .relaxed))
+                 tlsHandshakeFailures: tlsHandshakeFailures.load(ordering: .relaxed),
+                 pairingRefused: pairingRefused.load(ordering: .relaxed))
     }
 }
 

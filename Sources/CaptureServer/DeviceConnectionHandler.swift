@@ -219,7 +219,8 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         guard let origin = state.origin else { return nil }
         let channel = context.channel
         let registry = registry
-        let outcome = registry.attach(device, connection: origin, deviceToken: configuration.deviceToken, now: now) { outcome in
+        let outcome = registry.attach(device, connection: origin, deviceToken: configuration.deviceToken,
+                                      pairingLimits: configuration.pairing, now: now) { outcome in
             channel.eventLoop.execute {
                 if channel.isActive {
                     channel.pipeline.fireUserInboundEventTriggered(ConnectionSignal.sessionOpened(outcome))

@@ -49,7 +49,8 @@ struct DeviceConnectionStateMachine {
     /// What to tell the device about the registry's answer.
     enum AttachAction {
         case welcome(EvaluationSession)
-        /// `log`: the first rejection, or the first after a session (not once per event).
+        /// `log`: the first rejection, or the first after a session (not once per event), unless the
+        /// registry logged it (a wrong pairing code: rationed there, however many connections guess).
         case rejected(reason: String, log: Bool)
         /// Stop decoding until `sessionOpened`; reads are held meanwhile.
         case wait
@@ -159,11 +160,11 @@ struct DeviceConnectionStateMachine {
         case .attached(let session):
             attachment = .attached(session, device: deviceID)
             return .welcome(session)
-        case .rejected(let reason):
+        case .rejected(let reason, let logged):
             let log: Bool
             switch attachment {
             case .rejected: log = false
-            default: log = true
+            default: log = !logged
             }
             attachment = .rejected(reason: reason)
             return .rejected(reason: reason, log: log)

@@ -32,7 +32,9 @@ public enum SessionError: Error, CustomStringConvertible, Equatable {
 /// How a device came to its session, or why it has none.
 public enum AttachOutcome: Sendable {
     case attached(EvaluationSession)
-    case rejected(reason: String)
+    /// `logged`: the registry logged it already, rate-limited (a wrong pairing code), so the
+    /// connection does not: a flood of guesses must not flood the journal.
+    case rejected(reason: String, logged: Bool = false)
     /// A session is being opened for the device, off the caller's thread (policy `auto`): the
     /// outcome follows through the `opened` callback of `attach`.
     case opening
@@ -69,6 +71,8 @@ public final class SessionRegistry: @unchecked Sendable {
     private let catalogQueue = DispatchQueue(label: "mueval.catalog")
     private let lock = NIOLock()
     private var open: [Int64: EvaluationSession] = [:]
+    /// Wrong pairing codes per address and per session; under `lock`, with `open`.
+    private var pairingGuard = PairingGuard()
     /// Called after every commit, with the session it belongs to (acknowledgements, live tail).
     private let commitObserver: @Sendable (EvaluationSession, CommitReport) -> Void
     private let changeObservers = NIOLockedValueBox<[@Sendable () -> Void]>([])
@@ -314,23 +318,31 @@ public final class SessionRegistry: @unchecked Sendable {
 
     /// Finds the session a device records into: the session whose pairing code it presents, else
     /// the open session bound to it, else the oldest session waiting for any device, else (policy
-    /// `auto`) a new one. With a `deviceToken`, only devices presenting it (or a pairing code) get
-    /// a session; a session with a pairing code takes only the device that presents it.
+    /// `auto`) a new one. With a `deviceToken`, only devices presenting it get a session, and a
+    /// session with a pairing code takes only the device that presents its code as well.
     ///
     /// Returns at once, without touching the disk (it is called on an event loop). Opening a new
     /// session writes the catalog (an fsync) and creates a file, so that runs on the catalog queue
     /// and returns `.opening`; `opened` is then called there with the outcome.
-    public func attach(_ device: DeviceIdentity, connection: UInt64, deviceToken: String?, now: Double,
+    public func attach(_ device: DeviceIdentity, connection: UInt64, deviceToken: String?,
+                       pairingLimits: PairingLimits = PairingLimits(), now: Double,
                        opened: @escaping @Sendable (AttachOutcome) -> Void) -> AttachOutcome {
-        let presented = device.hello?.token
-        let paired = presented.flatMap { code in
-            lock.withLock { open.values.first { $0.snapshot.pairingCode.map { constantTimeEqual($0, code) } == true } }
-        }
-        if paired == nil, let deviceToken, presented.map({ constantTimeEqual(deviceToken, $0) }) != true {
+        let hello = device.hello
+        if let deviceToken, hello?.token.map({ constantTimeEqual(deviceToken, $0) }) != true {
             counters.authenticationFailures.add(1)
-            return .rejected(reason: presented == nil
+            return .rejected(reason: hello?.token == nil
                 ? "this server needs a device token: send it in <hello> as <key>token</key>"
-                : "the token in <hello> is neither this server's device token nor an open session's pairing code")
+                : "the token in <hello> is not this server's device token")
+        }
+        // A device from before the `pairing` key sends its code as `token`: taken so only where
+        // `token` is no device token, else a code would pass for the token.
+        var paired: EvaluationSession?
+        if let code = hello?.pairing ?? (deviceToken == nil ? hello?.token : nil) {
+            switch pair(code, address: device.address ?? "unknown", explicit: hello?.pairing != nil, limits: pairingLimits, now: now) {
+            case .paired(let session): paired = session
+            case .refused(let reason, let logged): return .rejected(reason: reason, logged: logged)
+            case .noPairingSession: break
+            }
         }
         if let session = claim(for: device, paired: paired) {
             markRecording(session, device: device, connection: connection, now: now)
@@ -345,6 +357,71 @@ public final class SessionRegistry: @unchecked Sendable {
             opened(openAutomaticSession(for: device, connection: connection, now: now))
         }
         return .opening
+    }
+
+    private enum Pairing {
+        case paired(EvaluationSession)
+        /// `logged`: a wrong code, logged here (rate-limited), not by the connection.
+        case refused(String, logged: Bool)
+        /// No open session has a code: a legacy `token` is then no pairing attempt.
+        case noPairingSession
+    }
+
+    /// The open session whose pairing code `address` presents, unless that address sent too many
+    /// wrong codes (`PairingGuard`). A wrong code is counted, logged (rate-limited) and may give
+    /// sessions new codes. `explicit`: the code came as `pairing`, so no session having a code is
+    /// a refusal too.
+    private func pair(_ code: String, address: String, explicit: Bool, limits: PairingLimits, now: Double) -> Pairing {
+        let key = PairingGuard.key(address)
+        let (outcome, failure, rotated): (Pairing, PairingGuard.Failure?, [EvaluationSession]) = lock.withLock {
+            let candidates = open.values.filter { $0.snapshot.pairingCode != nil }.sorted { $0.id < $1.id }
+            guard !candidates.isEmpty else {
+                guard explicit else { return (.noPairingSession, nil, []) }
+                counters.authenticationFailures.add(1)
+                return (.refused("no open session has a pairing code: start one with `muevalctl start --pairing-code`", logged: false), nil, [])
+            }
+            if case .refused(let retryAfter, _) = pairingGuard.admit(address: address, now: now, limits: limits) {
+                counters.pairingRefused.add(1)
+                return (.refused("too many wrong pairing codes from \(key): try again in \(Self.seconds(retryAfter)) s", logged: true), nil, [])
+            }
+            if let session = candidates.first(where: { $0.snapshot.pairingCode.map { constantTimeEqual($0, code) } == true }) {
+                pairingGuard.succeeded(address: address)
+                return (.paired(session), nil, [])
+            }
+            counters.authenticationFailures.add(1)
+            let failure = pairingGuard.failed(address: address, code: code, sessions: candidates.map(\.id), now: now, limits: limits)
+            let rotated = candidates.filter { failure.rotate.contains($0.id) }
+            for session in rotated { session.update { $0.pairingCode = Self.newPairingCode() } }
+            var reason = "wrong pairing code: ask the developer for the session's code (`muevalctl status`)"
+            if let wait = failure.wait {
+                reason += "; \(failure.failures) wrong codes from \(key): the next attempt in \(Self.seconds(wait)) s"
+            }
+            return (.refused(reason, logged: true), failure, rotated)
+        }
+        if let failure { log(failure, address: key) }
+        for session in rotated {
+            logger.notice("session \(session.id) (\(session.snapshot.name)): \(limits.rotateAfter) wrong pairing codes while it was open: it has a new code (`muevalctl status`), which its device needs to connect again")
+            // The session's state when the queue gets to it: never an older one over a stop's.
+            catalogQueue.async { [catalog, logger] in
+                do { try catalog.update(session.snapshot) } catch { logger.error("cannot update the catalog for session \(session.id): \(error)") }
+            }
+        }
+        if !rotated.isEmpty { changed() }
+        return outcome
+    }
+
+    /// One line per counted wrong code, as `PairingGuard` rations them.
+    private func log(_ failure: PairingGuard.Failure, address: String) {
+        guard failure.counted, case .log(let unlogged) = failure.log else { return }
+        var line = "wrong pairing code from \(address) (\(failure.failures) from this address)"
+        if let wait = failure.wait { line += failure.lockedOut ? ": refused for \(Self.seconds(wait)) s" : ": next attempt in \(Self.seconds(wait)) s" }
+        if unlogged > 0 { line += "; \(unlogged) wrong codes before it were not logged (too many a minute)" }
+        logger.warning("\(line)")
+    }
+
+    /// Whole seconds, rounded up, for a person to read.
+    private static func seconds(_ value: Double) -> String {
+        String(format: "%.0f", value.rounded(.up))
     }
 
     /// The open session the device may record into, claiming a free one; nil when there is none.

@@ -99,14 +99,16 @@ struct ConsoleAPI: Sendable {
             let event = try await mapped {
                 try await environment.registry.addNote(
                     key, text: note.text ?? "", kind: note.kind.nonEmpty ?? ObserverNote.defaultKind,
-                    source: ObserverNote.Source.console.rawValue, at: note.t, now: Date().timeIntervalSince1970)
+                    source: ObserverNote.Source.console.rawValue, at: try ConsoleInput.time(note.t, field: "t"), now: Date().timeIntervalSince1970)
             }
             return ConsoleResponse.json(ConsoleEvent.json(event), status: .created)
         }
         api.get("sessions/:session/events") { request, context in
             let record = try await find(context)
-            let after = request.uri.queryParameters.get("after", as: Int64.self) ?? 0
-            let limit = min(max(request.uri.queryParameters.get("limit", as: Int.self) ?? Self.pageLimit, 1), Self.pageLimit)
+            let query = request.uri.queryParameters
+            let after = try ConsoleInput.integer(query.get("after"), name: "after", in: 0...Int64.max) ?? 0
+            // More than a page may be asked for; a page is what comes.
+            let limit = min(try ConsoleInput.integer(query.get("limit"), name: "limit", in: 1...Int.max) ?? Self.pageLimit, Self.pageLimit)
             let classes = request.uri.queryParameters.get("classes").map { $0.split(separator: ",").map { String($0) } } ?? []
             let page = try await blocking {
                 try SessionReader(path: record.path).page(classes: classes, afterID: after, limit: limit, maxBytes: Self.pageBytes)
@@ -132,8 +134,7 @@ struct ConsoleAPI: Sendable {
         }
         api.get("sessions/:session/blobs/:sha") { _, context in
             let record = try await find(context)
-            let sha = context.parameters.get("sha", as: String.self) ?? ""
-            guard sha.utf8.count == 64, sha.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            guard let sha = BlobName(context.parameters.get("sha", as: String.self) ?? "")?.hex else {
                 throw ConsoleError.badRequest("a blob is named by its lower-case hex SHA-256")
             }
             guard let bytes = try await blocking({ try SessionReader(path: record.path).blob(sha256: sha) }) else {
@@ -195,10 +196,11 @@ struct ConsoleAPI: Sendable {
         } catch {
             throw ConsoleError.bodyTooLarge(limit: settings.maxBodyBytes)
         }
+        let data = Data(body.readableBytesView)
         do {
-            return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))
+            return try JSONDecoder().decode(T.self, from: data)
         } catch {
-            throw ConsoleError.badRequest("the request body is not the JSON this call takes: \(error)")
+            throw ConsoleError.badRequest(ConsoleInput.describe(error, body: data))
         }
     }
 

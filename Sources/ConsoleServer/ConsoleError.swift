@@ -2,7 +2,7 @@ internal import HTTPTypes
 internal import Hummingbird
 
 /// What the console refuses, with the status the browser gets and a message a user can act on.
-enum ConsoleError: Error, CustomStringConvertible, HTTPResponseError {
+enum ConsoleError: Error, Equatable, CustomStringConvertible, HTTPResponseError {
     case assetsMissing(String)
     /// A setting the console cannot start with.
     case misconfigured(String)

@@ -21,8 +21,9 @@ struct ConsoleContext: RequestContext, WebSocketRequestContext {
     }
 }
 
-/// Lets a request through only with a valid login cookie, and a state change only with its CSRF
-/// token from this origin; adds the headers that keep device strings from ever running as script.
+/// Lets a request through only when it names one of the console's hosts, with a valid login cookie,
+/// and a state change only with its CSRF token from this origin; adds the headers that keep device
+/// strings from ever running as script.
 struct ConsoleGate: RouterMiddleware {
     typealias Context = ConsoleContext
 
@@ -32,9 +33,12 @@ struct ConsoleGate: RouterMiddleware {
 
     let access: ConsoleAccess
     let loginPage: ConsoleAsset
+    let hosts: ConsoleHosts
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = try await gate(request, context: context, next: next)
+        var response = hosts.allows(request.head.authority)
+            ? try await gate(request, context: context, next: next)
+            : ConsoleResponse.error(.misdirectedRequest, "this console does not answer to that host name: reach it as its login link says, or add the name to console.allowed_hosts")
         Self.secure(&response.headers, isAPI: request.uri.path.hasPrefix("/api/"))
         return response
     }

@@ -4,40 +4,7 @@ internal import Hummingbird
 internal import JournalStorage
 internal import NIOCore
 internal import SessionModel
-
-/// An HTTP `Range: bytes=…` request against a file of `total` bytes (RFC 9110, one range): what the
-/// media endpoint serves. At most `limit` bytes per answer, so that no request holds a whole stream:
-/// a browser asks again from where the answer ended.
-struct ByteRangeRequest: Equatable {
-    enum Answer: Equatable {
-        /// 200: the whole file (no Range header, or one this server does not take apart).
-        case whole
-        /// 206 with `Content-Range: bytes lower-(upper-1)/total`.
-        case partial(Range<Int64>)
-        /// 416: nothing of the file is in the range.
-        case unsatisfiable
-    }
-
-    static func answer(_ header: String?, total: Int64, limit: Int64) -> Answer {
-        guard let header else { return .whole }
-        let spec = header.trimmingCharacters(in: .whitespaces)
-        // Anything but one byte range is answered with the whole file, as RFC 9110 allows.
-        guard spec.hasPrefix("bytes="), !spec.contains(",") else { return .whole }
-        let parts = spec.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return .whole }
-        let first = Int64(parts[0].trimmingCharacters(in: .whitespaces))
-        let last = Int64(parts[1].trimmingCharacters(in: .whitespaces))
-        let range: Range<Int64>
-        switch (first, last) {
-        case (let first?, let last?) where first <= last: range = first..<min(last + 1, total)
-        case (let first?, nil) where parts[1].isEmpty: range = first..<total
-        case (nil, let suffix?) where parts[0].isEmpty && suffix > 0: range = max(0, total - suffix)..<total
-        default: return .whole
-        }
-        guard range.lowerBound < total, !range.isEmpty else { return .unsatisfiable }
-        return .partial(range.lowerBound..<min(range.upperBound, range.lowerBound + limit))
-    }
-}
+internal import WireProtocol
 
 /// The media calls of the JSON API (docs/CONSOLE.md, "Media"): a session's streams with its transcript,
 /// and each stream as one playable file, in byte ranges for the replay's <audio> and <video>.
@@ -136,7 +103,7 @@ extension ConsoleAPI {
                 return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: Int(total)) { writer in
                     var offset: Int64 = 0
                     while offset < total {
-                        let range = offset..<min(total, offset + Self.mediaPieceBytes)
+                        let range = offset..<min(total, offset.checkedAdding(Self.mediaPieceBytes) ?? total)
                         let bytes = try await blocking { try SessionReader(path: path).mediaBytes(layout, range: range) }
                         try await writer.write(ByteBuffer(bytes: bytes))
                         offset = range.upperBound

@@ -9,7 +9,6 @@ internal import HummingbirdWebSocket
 public import Logging
 internal import NIOConcurrencyHelpers
 public import NIOCore
-internal import NIOSSL
 public import ServiceLifecycle
 internal import SessionModel
 internal import WireProtocol
@@ -34,6 +33,8 @@ public final class ConsoleServer: Service, Sendable {
     private let shutdown = ConsoleShutdown()
     /// Why the console could not start, for `muevalctl console`.
     private let failure = NIOLockedValueBox<String?>(nil)
+    /// The certificate and key, once the console serves HTTPS.
+    private let tls = NIOLockedValueBox<ConsoleTLS?>(nil)
 
     public init(settings: ConsoleSettings, environment: ConsoleEnvironment, group: any EventLoopGroup, logger: Logger,
                 onReady: @escaping @Sendable () -> Void = {}) {
@@ -78,6 +79,12 @@ public final class ConsoleServer: Service, Sendable {
         return "\(scheme)://\(host):\(port)"
     }
 
+    /// Reads the TLS certificate and key again (SIGHUP, `systemctl reload`): the next connection gets
+    /// the new certificate; files that cannot be used leave the running one in place.
+    public func reloadTLS() -> ConsoleTLSReload {
+        tls.withLockedValue { $0 }?.reload() ?? .notConfigured
+    }
+
     /// Serves until shutdown. A console that cannot start (its port taken, a bad certificate) is
     /// logged and reported to `muevalctl console`, never taken down with it: devices and the control
     /// socket keep working, and no session is lost for want of a web page.
@@ -95,7 +102,7 @@ public final class ConsoleServer: Service, Sendable {
     private func serve() async throws {
         let assets = try ConsoleAssets.bundled()
         guard let loginPage = assets["login.html"] else { throw ConsoleError.assetsMissing("login.html") }
-        let gate = ConsoleGate(access: access, loginPage: loginPage)
+        let gate = ConsoleGate(access: access, loginPage: loginPage, hosts: ConsoleHosts(settings: settings))
 
         let router = Router(context: ConsoleContext.self)
         router.add(middleware: gate)
@@ -111,12 +118,14 @@ public final class ConsoleServer: Service, Sendable {
             throw ConsoleError.misconfigured("console.tls_certificate and console.tls_key go together: set both, or neither")
         }
         if let certificate = settings.tlsCertificate, let key = settings.tlsKey {
-            let tls = TLSConfiguration.makeServerConfiguration(
-                certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
-                privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
-            server = try .tls(server, tlsConfiguration: tls)
+            let tls = try ConsoleTLS(certificate: certificate, key: key)
+            server = try .tls(server, tlsConfiguration: tls.configuration)
+            self.tls.withLockedValue { $0 = tls }
         } else if !settings.isLoopbackOnly {
-            logger.warning("the web console listens on \(settings.host), beyond this machine, without TLS: anyone on the network can read what passes, login links included. Set console.tls_certificate and console.tls_key (docs/SECURITY.md)")
+            guard settings.allowPlaintext else {
+                throw ConsoleError.misconfigured("console.listen \(settings.host) reaches beyond this machine and the console has no TLS: set console.tls_certificate and console.tls_key, or console.allow_plaintext = true to accept plaintext (docs/SECURITY.md)")
+            }
+            logger.warning("the web console listens on \(settings.host), beyond this machine, without TLS (console.allow_plaintext): anyone on the network can read what passes, login links included")
         }
         let application = Application(
             router: router, server: server,
@@ -178,8 +187,15 @@ public final class ConsoleServer: Service, Sendable {
                     .withHTML(Self.refusedPage)
             }
             var response = Response(status: .seeOther, headers: [.location: "/"])
-            response.setCookie(Cookie(name: ConsoleGate.cookieName, value: login.id, maxAge: Int(settings.access.sessionSeconds),
-                                      path: "/", secure: settings.usesTLS, httpOnly: true, sameSite: .strict))
+            response.setCookie(Self.loginCookie(login.id, maxAge: Int(saturating: settings.access.sessionSeconds), settings: settings))
+            return response
+        }
+        // Ends the login on the server, so that the cookie, wherever a copy of it is, gets a 401 from now
+        // on; the gate has checked the cookie, the CSRF token and the origin.
+        router.post("/api/logout") { [access, settings] _, context in
+            if let login = context.login { access.logout(login.id) }
+            var response = Response(status: .noContent)
+            response.setCookie(Self.loginCookie("", maxAge: 0, settings: settings))
             return response
         }
         router.get("/sessions/:session/reports/:name/**") { [reports] _, context in
@@ -199,6 +215,10 @@ public final class ConsoleServer: Service, Sendable {
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.scrape(environment.status()))))
         }
+    }
+
+    private static func loginCookie(_ value: String, maxAge: Int, settings: ConsoleSettings) -> Cookie {
+        Cookie(name: ConsoleGate.cookieName, value: value, maxAge: maxAge, path: "/", secure: settings.usesTLS, httpOnly: true, sameSite: .strict)
     }
 
     /// A file of a written report (a session's or a study's), read off the event loop.

@@ -8,6 +8,11 @@ public struct ConsoleSettings: Sendable, Equatable {
     /// The address login links start with, when the browser reaches the console through another name
     /// (a reverse proxy, an ssh tunnel to another port); nil: built from the address the console listens on.
     public var publicURL: String?
+    /// Further names browsers reach the console by (its `Host` header): loopback names, the `listen`
+    /// address and `public_url`'s host are always allowed; any other name is refused (DNS rebinding).
+    public var allowedHosts: [String] = []
+    /// Plaintext HTTP on an address beyond this machine: refused at start unless set on purpose.
+    public var allowPlaintext = false
     /// PEM files; both set: the console speaks HTTPS only and its cookie is `Secure`.
     public var tlsCertificate: String?
     public var tlsKey: String?

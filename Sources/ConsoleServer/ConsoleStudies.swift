@@ -42,6 +42,7 @@ extension ConsoleAPI {
         api.post("studies/:study/tasks") { request, context in
             let name = try studyName(context)
             let new = try await decode(NewTask.self, from: request, context: context)
+            _ = try ConsoleInput.checked(new.timeLimit, as: .duration, field: "timeLimit")
             return try encode(try await studied {
                 let task = try new.task()
                 return try await blocking { try studies.addTask(to: name, task) }
@@ -86,7 +87,8 @@ extension ConsoleAPI {
         api.get("studies/:study/report") { request, context in
             let name = try studyName(context)
             _ = try await studied { try await blocking { try studies.study(name) } }
-            return try encode(studyReports.state(of: name, iteration: request.uri.queryParameters.get("iteration", as: Int.self)))
+            let iteration = try ConsoleInput.integer(request.uri.queryParameters.get("iteration"), name: "iteration", in: 1...Int.max)
+            return try encode(studyReports.state(of: name, iteration: iteration))
         }
         api.post("studies/:study/report") { request, context in
             let name = try studyName(context)
@@ -104,7 +106,7 @@ extension ConsoleAPI {
                 let (mark, outcome) = try form.checked()
                 return try await mapped {
                     try await studies.mark(mark, task: form.task ?? "", outcome: outcome, comment: form.comment.nonEmpty, in: key,
-                                           source: .console, observer: nil, at: form.at, now: Date().timeIntervalSince1970)
+                                           source: .console, observer: nil, at: try ConsoleInput.time(form.at, field: "at"), now: Date().timeIntervalSince1970)
                 }
             }
             return ConsoleResponse.json(ConsoleEvent.json(event), status: .created)

@@ -24,8 +24,19 @@ struct ProblemMark: Codable, Sendable, Equatable {
 enum ReplayIndex {
     static func build(record: SessionRecord, problems: [ProblemMark]) throws -> [UInt8] {
         let reader = try SessionReader(path: record.path)
-        let device = try reader.device(of: record)
-        let gaps = try reader.gaps()
+        let ranges = ValueRanges.default
+        // Values out of their range are missing here as in analysis (docs/REPORTS.md, "Absurd numbers"),
+        // and JSONEncoder refuses what is not finite.
+        let device = try reader.device(of: record).map { device in
+            var device = device
+            device.screenWidth = ranges.size(device.screenWidth)
+            device.screenHeight = ranges.size(device.screenHeight)
+            device.screenScale = device.screenScale?.finite
+            return device
+        }
+        let gaps = try reader.gaps().compactMap { gap in
+            ranges.time(gap.start).map { SessionGap(start: $0, end: ranges.time(gap.end), reason: gap.reason) }
+        }
 
         var classes: [String: Int] = [:]
         var classNames: [String] = []
@@ -37,6 +48,8 @@ enum ReplayIndex {
             if !column.isEmpty { column.append(UInt8(ascii: ",")) }
         }
         try reader.forEachEvent { event in
+            // An event at no plausible time has no place on the scrubber.
+            guard ranges.isPlausible(time: event.timestamp) else { return }
             start = min(start, event.timestamp)
             end = max(end, event.timestamp)
             let classIndex: Int
@@ -56,7 +69,7 @@ enum ReplayIndex {
 
             switch event.eventClass {
             case EventClass.userInput.rawValue where payload["type"]?.string == "touch":
-                guard let x = payload["x"]?.number, let y = payload["y"]?.number else { break }
+                guard let x = ranges.coordinate(payload["x"]?.number), let y = ranges.coordinate(payload["y"]?.number) else { break }
                 separate(&touches)
                 touches.append(contentsOf: #"{"t":"#.utf8); JSONObject.number(event.timestamp, to: &touches)
                 touches.append(contentsOf: #","x":"#.utf8); JSONObject.number(x, to: &touches)

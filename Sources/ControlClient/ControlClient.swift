@@ -43,14 +43,16 @@ public struct ControlClient: Sendable {
 
     /// Sends one request and decodes its result; stream lines before it go to `onChunk` (export),
     /// `onTail` (tail), `onEvents` (events, a page at a time), `onSpeech` (events' transcript) and
-    /// `onMedia` (media).
+    /// `onMedia` (media). `passing`: open files the daemon asks for (import with `descriptors`), sent
+    /// when it does; they stay the caller's to close.
     public func call<R: Codable & Sendable>(_ request: ControlRequest, as type: R.Type = R.self,
+                                            passing files: [CInt] = [],
                                             onChunk: (String) throws -> Void = { _ in },
                                             onTail: (TailLine) throws -> Void = { _ in },
                                             onEvents: ([StoredEvent]) throws -> Void = { _ in },
                                             onSpeech: ([TranscriptSegment]) throws -> Void = { _ in },
                                             onMedia: (MediaPiece) throws -> Void = { _ in }) async throws -> R {
-        let channel = try await connect()
+        let (channel, socket) = try await connect()
         return try await channel.executeThenClose { inbound, outbound in
             /// The request's result once its final line came; nil for a stream line.
             func handle(_ reply: ByteBuffer) throws -> R? {
@@ -81,6 +83,15 @@ public struct ControlClient: Sendable {
                     try onMedia(piece)
                     return nil
                 }
+                if let count = envelope.descriptors {
+                    guard count == files.count else {
+                        throw ControlClientError.unreadableReply("muevald asks for \(count) open files, this request has \(files.count)")
+                    }
+                    // Beside NIO, on the same socket: NIO's stream channels carry no control messages.
+                    // NIO sends nothing meanwhile, as the request is written and the reply not yet come.
+                    try DescriptorPassing.send(files, over: socket)
+                    return nil
+                }
                 if envelope.ok == true, let result = envelope.result { return result }
                 throw ControlClientError.refused(envelope.error ?? "muevald refused the request")
             }
@@ -100,24 +111,29 @@ public struct ControlClient: Sendable {
         }
     }
 
-    private func connect() async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+    /// The connection, and its descriptor for passing open files (NIO owns and closes it).
+    private func connect() async throws -> (NIOAsyncChannel<ByteBuffer, ByteBuffer>, CInt) {
         guard FileManager.default.fileExists(atPath: socketPath) else {
             throw ControlClientError.daemonNotRunning(path: socketPath)
         }
+        let socket: CInt
         do {
-            return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(unixDomainSocketPath: socketPath) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: ControlLimits.maxReplyLineBytes))
-                        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                    }
-                }
-        } catch let error as IOError where error.errnoCode == EACCES {
+            socket = try UnixSocket.connect(socketPath)
+        } catch where error.code == EACCES {
             throw ControlClientError.permissionDenied(path: socketPath, group: Self.groupName(of: socketPath))
+        } catch where error.code == ENAMETOOLONG {
+            throw ControlClientError.refused(error.description)
         } catch {
             throw ControlClientError.daemonNotRunning(path: socketPath)
         }
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).withConnectedSocket(socket) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(
+                    ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: ControlLimits.maxReplyLineBytes))
+                return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+            }
+        }
+        return (channel, socket)
     }
 
     /// The name of the group that owns `path`, if it has one.

@@ -79,8 +79,12 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var attributes: [String: String]?
     /// Answers to record (questionnaire).
     public var responses: StudyResponses?
-    /// Absolute paths of the files to import (import).
+    /// The names (paths) of the files to import, in the order of the open files passed with them (import).
     public var files: [String]?
+    /// The files come open over this connection (import): after the daemon's `descriptors` line, one
+    /// message with one descriptor per name in `files` (`SCM_RIGHTS`, docs/CONTROL.md). muevald opens
+    /// no path for a client.
+    public var descriptors: Bool?
     /// The files' format, when not recognised from their content (import).
     public var importFormat: ImportFormat?
     /// A stopped session to merge a track or log into (import).
@@ -95,7 +99,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
                 study: String? = nil, iteration: Int? = nil, participant: String? = nil, action: String? = nil,
                 task: String? = nil, newTask: StudyTask? = nil, outcome: String? = nil, label: String? = nil,
                 appId: String? = nil, attributes: [String: String]? = nil, responses: StudyResponses? = nil,
-                files: [String]? = nil, importFormat: ImportFormat? = nil, into: String? = nil, again: Bool? = nil) {
+                files: [String]? = nil, importFormat: ImportFormat? = nil, into: String? = nil, again: Bool? = nil,
+                descriptors: Bool? = nil) {
         self.command = command
         self.session = session
         self.all = all
@@ -127,6 +132,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.importFormat = importFormat
         self.into = into
         self.again = again
+        self.descriptors = descriptors
     }
 }
 
@@ -145,9 +151,11 @@ public struct ControlReply<Result: Codable & Sendable>: Codable, Sendable {
     public var speech: [TranscriptSegment]?
     /// A piece of a media file (`media`).
     public var media: MediaPiece?
+    /// The daemon waits for this many open files, passed in one message (`import` with `descriptors`).
+    public var descriptors: Int?
 
     public init(ok: Bool? = nil, result: Result? = nil, error: String? = nil, chunk: String? = nil, tail: TailLine? = nil,
-                events: [StoredEvent]? = nil, speech: [TranscriptSegment]? = nil, media: MediaPiece? = nil) {
+                events: [StoredEvent]? = nil, speech: [TranscriptSegment]? = nil, media: MediaPiece? = nil, descriptors: Int? = nil) {
         self.ok = ok
         self.result = result
         self.error = error
@@ -156,6 +164,7 @@ public struct ControlReply<Result: Codable & Sendable>: Codable, Sendable {
         self.events = events
         self.speech = speech
         self.media = media
+        self.descriptors = descriptors
     }
 }
 

@@ -18,9 +18,12 @@ public struct CounterSnapshot: Codable, Sendable, Equatable {
     /// TLS connections whose handshake failed (plaintext to the TLS port, an untrusted or expired
     /// certificate); absent in the JSON of a muevald before TLS, read as 0.
     public var tlsHandshakeFailures: Int
+    /// Pairing attempts refused without comparing the code: their address sent too many wrong
+    /// codes (backoff or lockout); absent in the JSON of a muevald before the limit, read as 0.
+    public var pairingRefused: Int
 
     public init(connectionsAccepted: Int = 0, connectionsRefused: Int = 0, connectionsOpen: Int = 0, eventsReceived: Int = 0, eventsStored: Int = 0, eventsDuplicate: Int = 0, eventsFiltered: Int = 0, eventsRejectedNoSession: Int = 0, eventsFailedStorage: Int = 0, malformedMessages: Int = 0, repliesDropped: Int = 0, authenticationFailures: Int = 0, bytesReceived: Int = 0,
-                mediaChunksStored: Int = 0, mediaRefused: Int = 0, tlsHandshakeFailures: Int = 0) {
+                mediaChunksStored: Int = 0, mediaRefused: Int = 0, tlsHandshakeFailures: Int = 0, pairingRefused: Int = 0) {
         self.connectionsAccepted = connectionsAccepted
         self.connectionsRefused = connectionsRefused
         self.connectionsOpen = connectionsOpen
@@ -37,12 +40,13 @@ public struct CounterSnapshot: Codable, Sendable, Equatable {
         self.mediaChunksStored = mediaChunksStored
         self.mediaRefused = mediaRefused
         self.tlsHandshakeFailures = tlsHandshakeFailures
+        self.pairingRefused = pairingRefused
     }
 
     private enum CodingKeys: String, CodingKey {
         case connectionsAccepted, connectionsRefused, connectionsOpen, eventsReceived, eventsStored, eventsDuplicate, eventsFiltered,
              eventsRejectedNoSession, eventsFailedStorage, malformedMessages, repliesDropped, authenticationFailures, bytesReceived,
-             mediaChunksStored, mediaRefused, tlsHandshakeFailures
+             mediaChunksStored, mediaRefused, tlsHandshakeFailures, pairingRefused
     }
 
     public init(from decoder: any Decoder) throws {
@@ -55,6 +59,7 @@ public struct CounterSnapshot: Codable, Sendable, Equatable {
                   eventsFailedStorage: try count(.eventsFailedStorage), malformedMessages: try count(.malformedMessages),
                   repliesDropped: try count(.repliesDropped), authenticationFailures: try count(.authenticationFailures),
                   bytesReceived: try count(.bytesReceived), mediaChunksStored: try count(.mediaChunksStored),
-                  mediaRefused: try count(.mediaRefused), tlsHandshakeFailures: try count(.tlsHandshakeFailures))
+                  mediaRefused: try count(.mediaRefused), tlsHandshakeFailures: try count(.tlsHandshakeFailures),
+                  pairingRefused: try count(.pairingRefused))
     }
 }

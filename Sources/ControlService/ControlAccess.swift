@@ -5,7 +5,7 @@ internal import Glibc
 
 /// Who may use the control socket: the daemon's own user, root, and members of one configured
 /// group (thesis 2.5.4: recordings are for authorised developers only). Checked with the
-/// peer's kernel credentials (SO_PEERCRED), which a client cannot forge.
+/// peer's kernel credentials (SO_PEERCRED, SO_PEERGROUPS), which a client cannot forge.
 public struct ControlAccess: Sendable {
     public let ownUID: UInt32
     public let groupName: String?
@@ -72,10 +72,48 @@ public struct PeerCredentials: Sendable, Equatable {
         return String(cString: name)
     }
 
-    /// Reads the supplementary groups of `pid` from /proc (SO_PEERCRED gives only the primary group).
-    static func supplementaryGroups(of pid: Int32) -> [UInt32] {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Groups:") }) else { return [] }
-        return line.dropFirst("Groups:".count).split(whereSeparator: \.isWhitespace).compactMap { UInt32($0) }
+    /// The credentials of the process at the other end of the Unix socket `socket`, as they were when it
+    /// connected: SO_PEERCRED (pid, uid, primary group) and SO_PEERGROUPS (supplementary groups, Linux
+    /// 4.13 and later). Nothing from /proc, which systemd's `ProtectProc=invisible` hides for other users.
+    public init(socket: CInt) throws(PeerCredentialsError) {
+        var credentials = KernelPeerCredentials(pid: 0, uid: 0, gid: 0)
+        var length = socklen_t(MemoryLayout<KernelPeerCredentials>.size)
+        guard getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { throw .peerCredentials(errno) }
+        self.init(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid,
+                  supplementaryGroups: try Self.supplementaryGroups(of: socket))
+    }
+
+    /// SO_PEERGROUPS answers ERANGE with the length it needs when the buffer is too small.
+    private static func supplementaryGroups(of socket: CInt) throws(PeerCredentialsError) -> [UInt32] {
+        var groups = [UInt32](repeating: 0, count: 64)
+        while true {
+            var length = socklen_t(groups.count * MemoryLayout<UInt32>.size)
+            if getsockopt(socket, SOL_SOCKET, SO_PEERGROUPS, &groups, &length) == 0 {
+                return Array(groups.prefix(Int(length) / MemoryLayout<UInt32>.size))
+            }
+            let code = errno
+            guard code == ERANGE, Int(length) > groups.count * MemoryLayout<UInt32>.size else { throw .peerGroups(code) }
+            groups = [UInt32](repeating: 0, count: Int(length) / MemoryLayout<UInt32>.size + 1)
+        }
+    }
+}
+
+/// `struct ucred` from <sys/socket.h>: Glibc's module map hides it behind _GNU_SOURCE, so it is
+/// declared here with the same three C fields in the same order.
+private struct KernelPeerCredentials {
+    var pid: Int32
+    var uid: UInt32
+    var gid: UInt32
+}
+
+public enum PeerCredentialsError: Error, Equatable, CustomStringConvertible {
+    case peerCredentials(CInt)
+    case peerGroups(CInt)
+
+    public var description: String {
+        switch self {
+        case .peerCredentials(let code): "cannot read the peer's credentials of a control connection (SO_PEERCRED): \(String(cString: strerror(code)))"
+        case .peerGroups(let code): "cannot read the peer's groups of a control connection (SO_PEERGROUPS, Linux 4.13 or later): \(String(cString: strerror(code)))"
+        }
     }
 }

@@ -114,10 +114,12 @@ public final class ControlCommands: Sendable {
         case close
     }
 
-    /// Carries out `request` for `peer`, the process at the other end (who takes a note).
-    public func execute(_ request: ControlRequest, from peer: PeerCredentials? = nil, writer: ControlReplyWriter) async throws -> Continuation {
+    /// Carries out `request` for `peer`, the process at the other end (who takes a note), which passes
+    /// open files through `files` (import).
+    public func execute(_ request: ControlRequest, from peer: PeerCredentials? = nil, writer: ControlReplyWriter,
+                        files: PassedFiles? = nil) async throws -> Continuation {
         do {
-            return try await run(request, from: peer, writer: writer)
+            return try await run(request, from: peer, writer: writer, files: files)
         } catch let error as ControlUsageError {
             try await writer.fail(error.description)
         } catch {
@@ -126,7 +128,8 @@ public final class ControlCommands: Sendable {
         return .readNextRequest
     }
 
-    private func run(_ request: ControlRequest, from peer: PeerCredentials?, writer: ControlReplyWriter) async throws -> Continuation {
+    private func run(_ request: ControlRequest, from peer: PeerCredentials?, writer: ControlReplyWriter,
+                     files: PassedFiles?) async throws -> Continuation {
         let now = Date().timeIntervalSince1970
         switch request.command {
         case .start:
@@ -169,7 +172,7 @@ public final class ControlCommands: Sendable {
             }
             try await writer.succeed(try transcription.enqueue(record, now))
         case .import:
-            try await writer.succeed(try await importFiles(request, now: now))
+            try await writer.succeed(try await importFiles(request, passedBy: files, now: now))
         case .export:
             let record = try registry.find(try sessionKey(request))
             let format = request.format ?? .plist
@@ -202,14 +205,23 @@ public final class ControlCommands: Sendable {
         return .readNextRequest
     }
 
-    /// `import`: read on a thread of its own (a file can take minutes), then announced like a stop.
-    private func importFiles(_ request: ControlRequest, now: Double) async throws -> [ImportOutcome] {
-        let files = try required(request.files, "files to import")
-        if let relative = files.first(where: { !$0.hasPrefix("/") }) {
-            throw ControlUsageError("\(relative): give files by absolute path (muevalctl does)")
+    /// `import`: the files come open from the client, which may read them; read on a thread of its own
+    /// (a file can take minutes), then announced like a stop.
+    private func importFiles(_ request: ControlRequest, passedBy client: PassedFiles?, now: Double) async throws -> [ImportOutcome] {
+        let names = try required(request.files, "files to import")
+        guard request.descriptors == true, let client else {
+            throw ControlUsageError("muevald opens no file for its clients: pass them open (\"descriptors\": true, docs/CONTROL.md); "
+                                    + "an older muevalctl must be updated to this muevald's version")
+        }
+        guard (1...DescriptorPassing.maxDescriptors).contains(names.count) else {
+            throw ControlUsageError("import takes 1 to \(DescriptorPassing.maxDescriptors) files at a time")
         }
         let into = try request.into.map { try registry.find($0) }
         let assignment = try assignment(request)
+        let descriptors = try await client.receive(names.count)
+        // Every descriptor is wrapped before any failure is thrown, so that each is closed.
+        let opened = zip(names, descriptors).map { name, descriptor in Result { () throws(ImportError) in try ImportFile(name: name, descriptor: descriptor) } }
+        let files = try opened.map { try $0.get() }
         let importRequest = ImportRequest(files: files, format: request.importFormat, name: request.name, testUser: request.user,
                                           assignment: assignment, into: into, again: request.again == true)
         let outcomes = try await NIOThreadPool.singleton.runIfActive { [importer] in try importer.run(importRequest, now: now) }
@@ -325,7 +337,8 @@ public final class ControlCommands: Sendable {
             }
             for segment in try reader.transcript() { chunk += try exporter.encode(segment) }
             // The session itself last (readers that take every element for an event stop at the first one that is not).
-            if let session = try exporter.exportedSession() { chunk += try exporter.encode(session) }
+            // Named with this lab, so that an import into another lab gives it a uuid of its own.
+            if let session = try exporter.exportedSession(lab: importer.lab) { chunk += try exporter.encode(session) }
             // A jsonl export names its data values by SHA-256: their bytes follow, so that it imports whole.
             if format == .jsonl {
                 var cursor = ""

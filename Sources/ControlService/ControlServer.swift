@@ -21,9 +21,8 @@ public final class ControlServer: Service {
     private let logger: Logger
     private let onListening: @Sendable () -> Void
     private let maxRequestBytes: Int
-    private typealias Listener = NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
     /// The listener in use; replaced when the socket file was removed and is made anew.
-    private let listener = NIOLockedValueBox<Listener?>(nil)
+    private let listener = NIOLockedValueBox<UnixListener?>(nil)
     private let rebinds: AsyncStream<Void>
     private let rebindRequests: AsyncStream<Void>.Continuation
 
@@ -46,53 +45,49 @@ public final class ControlServer: Service {
 
     public func run() async throws {
         try prepareSocketPath()
-        let first = try await bind()
+        let first = try bind()
         logger.notice("control socket at \(path)")
         onListening()
         defer { unlink(path) }
 
         try await withGracefulShutdownHandler {
-            try await withThrowingDiscardingTaskGroup { tasks in
-                tasks.addTask { try await self.accept(on: first) }
+            await withDiscardingTaskGroup { tasks in
+                tasks.addTask { await self.accept(on: first) }
                 for await _ in rebinds where !FileManager.default.fileExists(atPath: path) {
-                    let replacement = try await bind()
-                    tasks.addTask { try await self.accept(on: replacement) }
-                    logger.notice("recreated the control socket at \(path), which had been removed")
+                    do {
+                        let replacement = try bind()
+                        tasks.addTask { await self.accept(on: replacement) }
+                        logger.notice("recreated the control socket at \(path), which had been removed")
+                    } catch {
+                        logger.error("cannot recreate the control socket at \(path): \(error)")
+                    }
                 }
             }
         } onGracefulShutdown: {
             self.rebindRequests.finish()
-            self.listener.withLockedValue { $0 }?.channel.close(promise: nil)
+            self.listener.withLockedValue { $0 }?.close()
             // Live tails would otherwise keep their connections, and the daemon, running.
             self.commands.shutdown()
         }
     }
 
-    /// Listens at `path`, closing the listener it replaces first (closing a Unix listener removes its path).
-    private func bind() async throws -> Listener {
-        try? await listener.withLockedValue { $0 }?.channel.close()
-        let maxRequestBytes = maxRequestBytes
-        let server = try await ServerBootstrap(group: group)
-            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maxRequestBytes))
-                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
+    /// Listens at `path`, closing the listener it replaces.
+    private func bind() throws -> UnixListener {
+        let server = try UnixListener(path: path)
         // 0660: the owner and the configured group; the peer check below is the real gate.
         chmod(path, 0o660)
         if let gid = access.groupID { chown(path, UInt32.max, gid) }
-        listener.withLockedValue { $0 = server }
+        listener.withLockedValue { current in
+            current?.close()
+            current = server
+        }
         return server
     }
 
-    private func accept(on server: Listener) async throws {
-        try await withThrowingDiscardingTaskGroup { connections in
-            try await server.executeThenClose { inbound in
-                for try await connection in inbound {
-                    connections.addTask { await self.serve(connection) }
-                }
+    private func accept(on server: UnixListener) async {
+        await withDiscardingTaskGroup { connections in
+            for await socket in server.connections {
+                connections.addTask { await self.serve(socket) }
             }
         }
     }
@@ -107,11 +102,28 @@ public final class ControlServer: Service {
         try FileManager.default.removeItem(atPath: path)
     }
 
-    private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+    /// Serves the connection `socket`: its peer's credentials first, read from the descriptor, then
+    /// requests through NIO (which owns and closes the descriptor from then on).
+    private func serve(_ socket: CInt) async {
+        let peer: PeerCredentials
         do {
+            peer = try PeerCredentials(socket: socket)
+        } catch {
+            logger.warning("control: refused a connection: \(error)")
+            close(socket)
+            return
+        }
+        do {
+            let maxRequestBytes = maxRequestBytes
+            let connection = try await ClientBootstrap(group: group).withConnectedSocket(socket) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maxRequestBytes))
+                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
             try await connection.executeThenClose { inbound, outbound in
                 let writer = ControlReplyWriter(outbound: outbound, closeFuture: connection.channel.closeFuture)
-                let peer = try await peerCredentials(connection.channel)
                 guard access.allows(peer) else {
                     logger.warning("control: refused uid \(peer.uid) (pid \(peer.pid))")
                     try await writer.fail(access.denial(for: peer))
@@ -126,7 +138,8 @@ public final class ControlServer: Service {
                             try await writer.fail("not a valid request: \(ControlRequestError.describe(error)) (docs/CONTROL.md)")
                             continue
                         }
-                        if try await commands.execute(request, from: peer, writer: writer) == .close { return }
+                        let files = PassedFiles(socket: socket, channel: connection.channel, writer: writer)
+                        if try await commands.execute(request, from: peer, writer: writer, files: files) == .close { return }
                     }
                 } catch is ByteToMessageDecoderError.PayloadTooLargeError {
                     logger.warning("control: refused a request line longer than \(maxRequestBytes) bytes from uid \(peer.uid) (pid \(peer.pid))")
@@ -137,32 +150,14 @@ public final class ControlServer: Service {
             logger.debug("control connection ended: \(error)")
         }
     }
-
-    private func peerCredentials(_ channel: Channel) async throws -> PeerCredentials {
-        guard let provider = channel as? SocketOptionProvider else { throw ControlServerError.noCredentials }
-        let credentials: KernelPeerCredentials = try await provider.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)).get()
-        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid,
-                               supplementaryGroups: PeerCredentials.supplementaryGroups(of: credentials.pid))
-    }
-}
-
-/// `struct ucred` from <sys/socket.h>: Glibc's module map hides it behind _GNU_SOURCE, so it is
-/// declared here with the same three C fields in the same order.
-private struct KernelPeerCredentials {
-    var pid: Int32
-    var uid: UInt32
-    var gid: UInt32
 }
 
 public enum ControlServerError: Error, CustomStringConvertible {
     case alreadyRunning(String)
-    case noCredentials
 
     public var description: String {
         switch self {
         case .alreadyRunning(let path): "another muevald already listens on \(path): stop it, or give this one --socket PATH"
-        case .noCredentials: "cannot read the peer's credentials of a control connection"
         }
     }
 }
@@ -205,6 +200,11 @@ public struct ControlReplyWriter: Sendable {
     /// Transcript segments of `events`' result, between its pages.
     public func speech(_ segments: [TranscriptSegment]) async throws {
         try await write(ControlReply<Empty>(speech: segments))
+    }
+
+    /// Asks the client for `count` open files (`import`).
+    func descriptors(_ count: Int) async throws {
+        try await write(ControlReply<Empty>(descriptors: count))
     }
 
     /// A piece of one of `media`'s files.

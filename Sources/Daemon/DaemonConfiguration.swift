@@ -152,8 +152,39 @@ struct ConfigurationOption: Sendable {
             config.capture.deviceToken = value.isEmpty ? nil : value
             return true
         },
+        .init(key: "server.pairing_backoff_after", kind: .integer, reloadable: true,
+              current: { String($0.capture.pairing.backoffAfter) }) { value, config in
+            positive(value).map { config.capture.pairing.backoffAfter = $0 } != nil
+        },
+        .init(key: "server.pairing_backoff_seconds", kind: .number, reloadable: true,
+              current: { String($0.capture.pairing.backoffSeconds) }) { value, config in
+            guard let seconds = Double(value), seconds > 0, seconds <= 86_400 else { return false }
+            config.capture.pairing.backoffSeconds = seconds
+            return true
+        },
+        .init(key: "server.pairing_lockout_after", kind: .integer, reloadable: true,
+              current: { String($0.capture.pairing.lockoutAfter) }) { value, config in
+            positive(value).map { config.capture.pairing.lockoutAfter = $0 } != nil
+        },
+        .init(key: "server.pairing_lockout_seconds", kind: .number, reloadable: true,
+              current: { String($0.capture.pairing.lockoutSeconds) }) { value, config in
+            guard let seconds = Double(value), seconds > 0, seconds <= 7 * 86_400 else { return false }
+            config.capture.pairing.lockoutSeconds = seconds
+            return true
+        },
+        .init(key: "server.pairing_rotate_after", kind: .integer, reloadable: true,
+              current: { String($0.capture.pairing.rotateAfter) }) { value, config in
+            guard let count = Int(value), count >= 0 else { return false }
+            config.capture.pairing.rotateAfter = count
+            return true
+        },
+        .init(key: "server.pairing_tracked_addresses", kind: .integer, reloadable: true,
+              current: { String($0.capture.pairing.trackedAddresses) }) { value, config in
+            positive(value).map { config.capture.pairing.trackedAddresses = $0 } != nil
+        },
         .init(key: "server.idle_timeout", kind: .number, reloadable: true, current: { String($0.capture.idleTimeout) }) { value, config in
-            guard let seconds = Double(value), seconds >= 0 else { return false }
+            // At most a day: `inf` or 1e300 would overflow the idle timer's nanoseconds.
+            guard let seconds = Double(value), seconds >= 0, seconds <= 86_400 else { return false }
             config.capture.idleTimeout = seconds
             return true
         },
@@ -172,6 +203,36 @@ struct ConfigurationOption: Sendable {
         .init(key: "limits.max_media_bytes_per_session", kind: .integer,
               current: { String($0.capture.maxMediaBytes) }) { value, config in
             positive(value).map { config.capture.maxMediaBytes = $0 } != nil
+        },
+        .init(key: "limits.earliest_timestamp", kind: .string, reloadable: true,
+              current: { ISO8601.string($0.capture.wireLimits.valueRanges.times.lowerBound) }) { value, config in
+            let times = config.capture.wireLimits.valueRanges.times
+            guard let time = ISO8601.parse(value), let window = ClosedRange.checked(time, times.upperBound) else { return false }
+            config.capture.wireLimits.valueRanges.times = window
+            return true
+        },
+        .init(key: "limits.latest_timestamp", kind: .string, reloadable: true,
+              current: { ISO8601.string($0.capture.wireLimits.valueRanges.times.upperBound) }) { value, config in
+            let times = config.capture.wireLimits.valueRanges.times
+            guard let time = ISO8601.parse(value), let window = ClosedRange.checked(times.lowerBound, time) else { return false }
+            config.capture.wireLimits.valueRanges.times = window
+            return true
+        },
+        .init(key: "limits.max_coordinate", kind: .number, reloadable: true,
+              current: { String($0.capture.wireLimits.valueRanges.maxCoordinate) }) { value, config in
+            guard let points = Double(value), points > 0, points.isFinite else { return false }
+            config.capture.wireLimits.valueRanges.maxCoordinate = points
+            return true
+        },
+        .init(key: "limits.max_duration", kind: .number, reloadable: true,
+              current: { String($0.capture.wireLimits.valueRanges.maxDuration) }) { value, config in
+            guard let seconds = Double(value), seconds > 0, seconds.isFinite else { return false }
+            config.capture.wireLimits.valueRanges.maxDuration = seconds
+            return true
+        },
+        .init(key: "limits.max_media_part", kind: .integer, reloadable: true,
+              current: { String($0.capture.wireLimits.valueRanges.maxMediaPart) }) { value, config in
+            positive(value).map { config.capture.wireLimits.valueRanges.maxMediaPart = Int64($0) } != nil
         },
         .init(key: "limits.tail_buffer", kind: .integer, reloadable: true, current: { String($0.capture.tailBuffer) }) { value, config in
             positive(value).map { config.capture.tailBuffer = $0 } != nil
@@ -306,6 +367,17 @@ struct ConfigurationOption: Sendable {
         .init(key: "console.public_url", kind: .string, current: { $0.console.publicURL ?? "" }) { value, config in
             guard value.isEmpty || value.hasPrefix("http://") || value.hasPrefix("https://") else { return false }
             config.console.publicURL = value.isEmpty ? nil : value
+            return true
+        },
+        .init(key: "console.allowed_hosts", kind: .stringList, current: { $0.console.allowedHosts.joined(separator: ",") }) { value, config in
+            let names = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard names.allSatisfy({ !$0.contains("/") && !$0.contains("@") && !$0.contains(" ") }) else { return false }
+            config.console.allowedHosts = names
+            return true
+        },
+        .init(key: "console.allow_plaintext", kind: .boolean, current: { String($0.console.allowPlaintext) }) { value, config in
+            guard let allowed = Bool(value) else { return false }
+            config.console.allowPlaintext = allowed
             return true
         },
         .init(key: "console.tls_certificate", kind: .string, current: { $0.console.tlsCertificate ?? "" }) { value, config in

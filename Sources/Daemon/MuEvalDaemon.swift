@@ -38,6 +38,8 @@ public struct MuEvalDaemon {
         // Recordings are private (thesis 2.5.4): every file muevald makes, SQLite's -wal and -shm
         // included, is for its own user only.
         umask(0o077)
+        // A password others may read stops muevald here, with what to change.
+        try configuration.postgres?.checkPasswordFile()
         let started = Date().timeIntervalSince1970
         let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path
         // One writer per data directory: a second muevald, or an offline import, is told who has it.
@@ -74,7 +76,7 @@ public struct MuEvalDaemon {
                                        settings: settings, health: health, description: DaemonDescription(
             pid: ProcessInfo.processInfo.processIdentifier, started: started, socket: socketPath,
             dataDirectory: dataDirectory, unknownDevicePolicy: configuration.capture.unknownDevicePolicy),
-                                       importer: SessionImporter(catalog: catalog, limits: configuration.importLimits))
+                                       importer: SessionImporter(catalog: catalog, limits: configuration.importLimits, lab: configuration.replication.lab))
         let group = MultiThreadedEventLoopGroup.singleton
         let control = ControlServer(path: socketPath, access: try ControlAccess(groupName: configuration.controlGroup),
                                     commands: commands, group: group, logger: logger,
@@ -122,6 +124,11 @@ public struct MuEvalDaemon {
                 } else {
                     logger.notice("reload: TLS certificate and key read again from \(tls.files.certificate)")
                 }
+            }
+            switch console?.reloadTLS() {
+            case .reloaded(let certificate)?: logger.notice("reload: the console's TLS certificate and key read again from \(certificate)")
+            case .kept(let reason)?: logger.error("reload: the console keeps its TLS certificate: \(reason)")
+            case .notConfigured?, nil: break
             }
             zeroconf?.reloaded(name: reloaded.zeroconf.name)
         }

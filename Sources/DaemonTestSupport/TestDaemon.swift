@@ -118,9 +118,9 @@ public final class TestDaemon: @unchecked Sendable {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
     }
 
-    /// Opens a TCP connection to the daemon, as a device would.
-    public func connectDevice() async throws -> TestDevice {
-        try await TestDevice.connect(port: port)
+    /// Opens a TCP connection to the daemon, as a device would; from the loopback address `source` when given.
+    public func connectDevice(from source: String? = nil) async throws -> TestDevice {
+        try await TestDevice.connect(port: port, source: source)
     }
 
     /// SIGTERM, then waits for the exit; returns the exit status.

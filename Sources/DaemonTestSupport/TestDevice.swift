@@ -15,9 +15,12 @@ public final class TestDevice: Sendable {
         self.inbox = inbox
     }
 
-    static func connect(host: String = "127.0.0.1", port: Int) async throws -> TestDevice {
+    /// `source`: the local address to connect from, e.g. "127.0.0.2" (Linux's loopback takes all of 127/8).
+    static func connect(host: String = "127.0.0.1", port: Int, source: String? = nil) async throws -> TestDevice {
         let inbox = ReplyInbox()
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+        let channel = try await bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ReplyCollector(inbox: inbox))

@@ -42,6 +42,7 @@ struct SimulatedDevice {
     private var configuration: CaptureConfiguration {
         var configuration = CaptureConfiguration(device: stream.profile.hello)
         configuration.token = options.token
+        configuration.pairingCode = options.pairingCode
         configuration.server = .address(server)
         configuration.security = security
         configuration.firstSeq = 1

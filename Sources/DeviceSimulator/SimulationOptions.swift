@@ -29,8 +29,10 @@ public struct SimulationOptions: Sendable {
     public var spoolDirectory: String?
     /// Reconnection delays: doubling from the first to the last, with jitter.
     public var reconnectDelays: ClosedRange<Double> = 0.05...2
-    /// The server's device token or a session's pairing code, presented in every `<hello>`.
+    /// The server's device token or (to a server without one) a session's pairing code, presented in every `<hello>`.
     public var token: String?
+    /// A session's pairing code, presented in every `<hello>` as `pairing`.
+    public var pairingCode: String?
     /// How the simulated tester departs from the scenario (failed and abandoned tasks, detours, misclicks, pace);
     /// every device of the run behaves alike. Check it with `ParticipantBehaviour.validate(for:)`.
     public var behaviour = ParticipantBehaviour.ideal
@@ -48,6 +50,7 @@ extension SimulationOptions {
     func hello(of profile: DeviceProfile) -> [UInt8] {
         var hello = profile.hello
         hello.token = token
+        hello.pairing = pairingCode
         return WireEncoder.hello(hello)
     }
 }

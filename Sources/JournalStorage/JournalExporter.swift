@@ -66,10 +66,10 @@ public struct JournalExporter {
         }
     }
 
-    /// The session's own description for `encode(_:)`, read from its file.
-    public func exportedSession() throws -> ExportedSession? {
+    /// The session's own description for `encode(_:)`, read from its file; `lab` is the one exporting it.
+    public func exportedSession(lab: String) throws -> ExportedSession? {
         guard let session = try reader.session() else { return nil }
-        return ExportedSession(session: session, devices: try reader.devices(), gaps: try reader.gaps(), study: try reader.studyContext())
+        return ExportedSession(session: session, lab: lab, devices: try reader.devices(), gaps: try reader.gaps(), study: try reader.studyContext())
     }
 
     /// A `data` value's bytes, after the events of a jsonl export (whose payloads name them by SHA-256):
@@ -116,6 +116,9 @@ public struct JournalExporter {
     private static func jsonLine<T: Encodable>(_ value: T) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // A file recorded before values were checked at the edge may hold a chunk's start or a gap's end
+        // that is no number: exported as the payloads' typed JSON names them, not a failed export.
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return Array(try encoder.encode(value)) + [UInt8(ascii: "\n")]
     }
 

@@ -14,6 +14,12 @@ public struct MediaStreamLayout: Sendable {
         public var row: Int64?
     }
 
+    /// The most silence, in seconds, that stands in for lost chunks in one stream. A gap between two
+    /// chunks' device times beyond what is left of it (3×10⁸ s, from a clock gone wrong or a crafted
+    /// stream) is not a plausible loss: it is missing, and the chunks follow each other with no silence
+    /// (docs/STORAGE.md, "Media"). It bounds the exported file at its chunks plus an hour.
+    public static let longestSilence: Double = 3600
+
     public let stream: MediaStreamRecord
     public let format: MediaFormat?
     public let pieces: [Piece]
@@ -30,6 +36,18 @@ struct WAVHeader {
     var riffSizeOffset = 4
     var dataSizeOffset: Int
     var dataOffset: Int
+
+    /// The highest byte rate silence is made for: 192 kHz, 2 channels of 32 bits. A header claiming more
+    /// is no voice recording; its gaps stay missing.
+    static let highestByteRate = 1_536_000
+
+    /// Bytes of silence, whole sample frames, for a gap of `seconds` when `budget` seconds of silence are
+    /// left; 0 for a gap that is no number, not positive, or over the budget.
+    func silence(seconds: Double, budget: Double) -> Int64 {
+        guard seconds > 0, seconds <= budget, byteRate <= Self.highestByteRate,
+              let bytes = Int64(checked: seconds * Double(byteRate)) else { return 0 }
+        return bytes - bytes % Int64(blockAlign)
+    }
 
     /// Nil when `bytes` does not begin with a RIFF/WAVE header whose `fmt ` and `data` chunks it holds.
     init?(_ bytes: [UInt8]) {
@@ -51,7 +69,7 @@ struct WAVHeader {
                 align = at + 22 <= bytes.count ? Int(bytes[at + 20]) | Int(bytes[at + 21]) << 8 : nil
             }
             if name == "data" {
-                guard let rate, let align, align > 0 else { return nil }
+                guard let rate, rate > 0, let align, align > 0 else { return nil }
                 byteRate = rate
                 blockAlign = align
                 dataSizeOffset = at + 4
@@ -76,21 +94,34 @@ extension SessionReader {
     /// The session's media streams, by start.
     public func mediaStreams() throws -> [MediaStreamRecord] {
         guard try hasTable("media") else { return [] }
+        // A stream starts at its earliest plausible chunk (the range's start when none is: docs/STORAGE.md);
+        // a total duration that is not plausible is missing.
+        let ranges = ValueRanges.default
         let statement = try database.prepare("""
-            SELECT device, stream, kind, content_type, MIN(start), SUM(duration), COUNT(duration), COUNT(*),
-                   MAX(part), SUM(length(bytes))
-            FROM media GROUP BY device, stream ORDER BY MIN(start), device, stream
+            SELECT device, stream, kind, content_type,
+                   COALESCE(MIN(CASE WHEN start BETWEEN ?1 AND ?2 THEN start END), ?1) AS first,
+                   SUM(duration), COUNT(duration), COUNT(*), MAX(part), SUM(length(bytes))
+            FROM media GROUP BY device, stream ORDER BY first, device, stream
             """)
+        statement.bind([.real(ranges.times.lowerBound), .real(ranges.times.upperBound)])
         var result: [MediaStreamRecord] = []
         try statement.forEachRow { row in
-            let parts = Int(row.int64(7))
+            let parts = row.int64(7)
             result.append(MediaStreamRecord(
                 device: row.string(0) ?? "", stream: row.string(1) ?? "", kind: row.string(2) ?? "",
                 contentType: row.string(3) ?? "", start: row.double(4),
-                duration: row.int64(6) == Int64(parts) ? row.double(5) : nil,
-                parts: parts, missingParts: Int(row.int64(8)) + 1 - parts, bytes: row.int64(9)))
+                duration: row.int64(6) == parts ? ranges.duration(row.double(5)) : nil,
+                parts: Int(truncatingIfNeeded: parts), missingParts: Self.missingParts(highest: row.int64(8), stored: parts),
+                bytes: row.int64(9)))
         }
         return result
+    }
+
+    /// Parts 0…`highest` less the `stored` ones; 0 when the highest part is not plausible (a file from
+    /// before parts were checked at the edge may say 2⁶³ − 1): no count of lost chunks is known then.
+    static func missingParts(highest: Int64, stored: Int64) -> Int {
+        guard ValueRanges.default.isPlausible(part: highest) else { return 0 }
+        return Int(truncatingIfNeeded: max(0, highest + 1 - stored))
     }
 
     /// One stream's layout as a file; nil when the session has no such stream.
@@ -110,13 +141,14 @@ extension SessionReader {
         var pieces: [MediaStreamLayout.Piece] = []
         var offset: Int64 = 0
         var previous: (part: Int64, start: Double, samples: Int64)?
+        var silenceLeft = MediaStreamLayout.longestSilence
         for row in rows {
-            if let header, let previous, row.part > previous.part + 1 {
+            if let header, let previous, previous.part.checkedAdding(1).map({ row.part > $0 }) ?? false {
                 // Silence for the chunks that never came, as long as the gap in device time.
-                let expected = previous.start + Double(previous.samples) / Double(header.byteRate)
-                let missing = Int64(max(0, (row.start - expected) * Double(header.byteRate)))
-                let aligned = missing - missing % Int64(header.blockAlign)
+                let gap = row.start - (previous.start + Double(previous.samples) / Double(header.byteRate))
+                let aligned = header.silence(seconds: gap, budget: silenceLeft)
                 if aligned > 0 {
+                    silenceLeft -= gap
                     pieces.append(.init(offset: offset, length: aligned, row: nil))
                     offset += aligned
                 }
@@ -140,25 +172,38 @@ extension SessionReader {
         var out: [UInt8] = []
         out.reserveCapacity(range.count)
         for piece in layout.pieces where piece.offset < range.upperBound && piece.offset + piece.length > range.lowerBound {
-            let from = max(range.lowerBound, piece.offset) - piece.offset
-            let to = min(range.upperBound, piece.offset + piece.length) - piece.offset
+            let from = Int(truncatingIfNeeded: max(range.lowerBound, piece.offset) - piece.offset)
+            let to = Int(truncatingIfNeeded: min(range.upperBound, piece.offset + piece.length) - piece.offset)
             if let row = piece.row, let bytes = try mediaBytes(row: row) {
-                out.append(contentsOf: bytes[Int(from)..<Int(min(to, Int64(bytes.count)))])
+                // A row shorter than its layout (changed under a live reader) gives what it has.
+                out.append(contentsOf: Range.checked(from, min(to, bytes.count)).map { bytes[$0] } ?? [])
             } else {
-                out.append(contentsOf: repeatElement(0, count: Int(to - from)))
+                out.append(contentsOf: repeatElement(0, count: to - from))
             }
         }
         for patch in layout.patches where patch.offset >= range.lowerBound && patch.offset + 4 <= range.upperBound {
-            let at = Int(patch.offset - range.lowerBound)
-            for index in 0..<4 { out[at + index] = UInt8(truncatingIfNeeded: patch.value >> (8 * index)) }
+            let at = Int(truncatingIfNeeded: patch.offset - range.lowerBound)
+            for index in 0..<4 where out.indices.contains(at + index) {
+                out[at + index] = UInt8(truncatingIfNeeded: patch.value >> (8 * index))
+            }
         }
         return out
     }
 
-    /// Writes the whole stream's file through `write`, a chunk at a time (bounded memory).
+    /// Writes the whole stream's file through `write`, a chunk (or a MiB of silence) at a time: bounded memory.
     public func writeMedia(_ layout: MediaStreamLayout, to write: ([UInt8]) throws -> Void) throws {
+        let zeros = [UInt8](repeating: 0, count: 1 << 20)
         for piece in layout.pieces {
-            try write(try mediaBytes(layout, range: piece.offset..<piece.offset + piece.length))
+            guard piece.row == nil else {
+                try write(try mediaBytes(layout, range: piece.offset..<piece.offset + piece.length))
+                continue
+            }
+            // Silence holds no header field to patch (the header is in part 0).
+            var left = Int(truncatingIfNeeded: piece.length)
+            while left > 0 {
+                try write(left >= zeros.count ? zeros : Array(zeros[..<left]))
+                left -= zeros.count
+            }
         }
     }
 

@@ -135,7 +135,9 @@ public final class SQLiteStatement {
     /// Binds UTF-8 bytes as TEXT. The bytes must stay alive until the statement is stepped and reset.
     public func bindText(_ index: Int32, utf8 bytes: UnsafeRawBufferPointer) {
         if let base = bytes.baseAddress {
-            sqlite3_bind_text(statement, index, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+            // The 64-bit length: SQLite refuses what is too big (SQLITE_TOOBIG) where an Int32 would trap.
+            sqlite3_bind_text64(statement, index, base.assumingMemoryBound(to: CChar.self), UInt64(truncatingIfNeeded: bytes.count), nil,
+                                UInt8(SQLITE_UTF8))
         } else {
             sqlite3_bind_text(statement, index, "", 0, sqliteTransient)
         }
@@ -143,7 +145,7 @@ public final class SQLiteStatement {
 
     /// Binds bytes as a BLOB. The bytes must stay alive until the statement is stepped and reset.
     public func bindBlob(_ index: Int32, _ bytes: UnsafeRawBufferPointer) {
-        sqlite3_bind_blob(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), nil)
+        sqlite3_bind_blob64(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(truncatingIfNeeded: bytes.count), nil)
     }
 
     public func bind(_ index: Int32, _ value: SQLiteValue) {
@@ -152,12 +154,14 @@ public final class SQLiteStatement {
         case .integer(let v): sqlite3_bind_int64(statement, index, v)
         case .real(let v): sqlite3_bind_double(statement, index, v)
         case .text(let v): sqlite3_bind_text(statement, index, v, -1, sqliteTransient)
-        case .blob(let v): _ = v.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
+        case .blob(let v):
+            _ = v.withUnsafeBytes { sqlite3_bind_blob64(statement, index, $0.baseAddress, UInt64(truncatingIfNeeded: $0.count), sqliteTransient) }
         }
     }
 
     public func bind(_ values: [SQLiteValue]) {
-        for (offset, value) in values.enumerated() { bind(Int32(offset + 1), value) }
+        // Past SQLite's 32,766 parameters the bind fails, as a clamped index does.
+        for (offset, value) in values.enumerated() { bind(Int32(clamping: offset + 1), value) }
     }
 
     // MARK: Stepping

@@ -20,8 +20,10 @@ public struct CaptureConfiguration: Sendable {
     /// What `<hello>` says: the device id (stable across launches: the spool and `muevalctl start
     /// --device` go by it), its name, model, system, the app and the screen.
     public var device: DeviceHello
-    /// The server's device token or a session's pairing code (docs/SECURITY.md).
+    /// The server's device token, or (to a server without one) a session's pairing code (docs/SECURITY.md).
     public var token: String?
+    /// A session's pairing code, sent as `pairing`: with a device token, a paired session needs both.
+    public var pairingCode: String?
     /// Where unsettled messages are kept across launches; nil: in memory only.
     public var spoolDirectory: String?
     public var limits = DeliveryStateMachine.Limits()
@@ -59,6 +61,7 @@ public struct CaptureConfiguration: Sendable {
     var hello: [UInt8] {
         var hello = device
         hello.token = token ?? device.token
+        hello.pairing = pairingCode ?? device.pairing
         if hello.protocolVersion == nil { hello.protocolVersion = 1 }
         return WireEncoder.hello(hello)
     }

@@ -247,14 +247,18 @@ public final class PostgresArchive: Sendable {
         }
     }
 
-    /// The blobs `events` name, from the shared table.
+    /// The blobs `events` name, from the shared table. Names are SHA-256s (`blobReferences` leaves out
+    /// any other), and only bytes that hash to their name come back: a row written under a wrong name
+    /// is left out, like a blob the table lacks.
     private func restoreBlobs(named events: [StoredEvent], into file: SessionFile) async throws {
         var names = Set<String>()
         for event in events {
             Array(event.payload.utf8).withUnsafeBufferPointer { names.formUnion(TypedJSON.blobReferences(in: $0)) }
         }
         guard !names.isEmpty else { return }
-        let rows = try await connection.query("SELECT sha256, bytes FROM blobs WHERE sha256 = ANY(\(Array(names)))", logger: logger)
+        let rows = try await connection.query("""
+            SELECT sha256, bytes FROM blobs WHERE sha256 = ANY(\(Array(names))) AND encode(sha256(bytes), 'hex') = sha256
+            """, logger: logger)
         for try await (sha256, buffer) in rows.decode((String, ByteBuffer).self) {
             var buffer = buffer
             try file.storeBlob(sha256: sha256, bytes: buffer.readBytes(length: buffer.readableBytes) ?? [])

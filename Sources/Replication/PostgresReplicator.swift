@@ -13,7 +13,8 @@ public import ServiceLifecycle
 /// backlog: devices are acknowledged by the local commit, and this service follows in batches. Each
 /// batch is one PostgreSQL transaction that also moves the session's position, and rows are keyed by
 /// the session's uuid and the local event id with ON CONFLICT DO NOTHING, so a batch that is sent
-/// again (after PostgreSQL or muevald went down mid-commit) is stored once.
+/// again (after PostgreSQL or muevald went down mid-commit) is stored once. A session row belongs to
+/// the lab that first sent it: another lab's write to it is refused and reported in `status`.
 public final class PostgresReplicator: Service, Sendable {
     private let settings: ReplicationSettings
     private let catalog: Catalog
@@ -116,6 +117,9 @@ public final class PostgresReplicator: Service, Sendable {
         var blobs: Set<String> = []
         /// Stopped sessions whose every event is in PostgreSQL, with their last id.
         var complete: [String: Int64] = [:]
+        /// Sessions whose uuid is another lab's in PostgreSQL, with that lab: tried again once per
+        /// `interval` (an administrator may settle it), skipped in between.
+        var refused: [String: String] = [:]
     }
 
     /// Every session's new events and media, a batch each; true when some session has more waiting.
@@ -141,29 +145,45 @@ public final class PostgresReplicator: Service, Sendable {
                 report.append(SessionReplication(session: session.id, uuid: session.uuid, replicated: done, pending: 0))
                 continue
             }
+            if let owner = pass.refused[session.uuid], !lookAtStudies {
+                report.append(SessionReplication(session: session.id, uuid: session.uuid, replicated: 0, pending: 0, ownedBy: owner))
+                continue
+            }
             let position = pass.positions?[session.uuid] ?? ReplicationPosition()
             let known = pass.blobs
             let limit = settings.batchEvents
             let batch = try await NIOThreadPool.singleton.runIfActive {
                 try SessionBatch(session: session, after: position, limit: limit, knownBlobs: known)
             }
-            if pass.details[session.uuid] != batch.details {
-                try await describe(batch.details, connection)
-                pass.details[session.uuid] = batch.details
+            do {
+                if pass.details[session.uuid] != batch.details {
+                    try await describe(batch.details, connection)
+                    pass.details[session.uuid] = batch.details
+                }
+                if batch.generation != position.generation {
+                    try await forgetEvents(of: session, generation: batch.generation, connection)
+                    pass.positions?[session.uuid] = ReplicationPosition(generation: batch.generation)
+                    more = true
+                } else if !batch.events.isEmpty || !batch.media.isEmpty {
+                    let next = ReplicationPosition(event: batch.events.last?.id ?? position.event, media: batch.media.last?.id ?? position.media,
+                                                   generation: position.generation)
+                    try await store(batch, of: session, at: next, connection)
+                    pass.positions?[session.uuid] = next
+                    for blob in batch.blobs { pass.blobs.insert(blob.sha256) }
+                    if batch.events.count == limit || !batch.media.isEmpty { more = true }
+                    if let first = batch.events.first { oldestWaiting = min(oldestWaiting ?? first.received, first.received) }
+                }
+            } catch {
+                // Another lab's session (an import that kept its uuid, a copied data directory): this one
+                // is left out and said so; the others go on.
+                guard case .ownedByAnotherLab(let owner)? = Self.cause(of: error) as? ReplicationError else { throw error }
+                if pass.refused.updateValue(owner, forKey: session.uuid) != owner {
+                    logger.error("postgres: session \(session.id) has uuid \(session.uuid), which is \(owner)'s session in PostgreSQL: not replicating it (docs/POSTGRES.md, Whose session)")
+                }
+                report.append(SessionReplication(session: session.id, uuid: session.uuid, replicated: 0, pending: 0, ownedBy: owner))
+                continue
             }
-            if batch.generation != position.generation {
-                try await forgetEvents(of: session, generation: batch.generation, connection)
-                pass.positions?[session.uuid] = ReplicationPosition(generation: batch.generation)
-                more = true
-            } else if !batch.events.isEmpty || !batch.media.isEmpty {
-                let next = ReplicationPosition(event: batch.events.last?.id ?? position.event, media: batch.media.last?.id ?? position.media,
-                                               generation: position.generation)
-                try await store(batch, of: session, at: next, connection)
-                pass.positions?[session.uuid] = next
-                for blob in batch.blobs { pass.blobs.insert(blob.sha256) }
-                if batch.events.count == limit || !batch.media.isEmpty { more = true }
-                if let first = batch.events.first { oldestWaiting = min(oldestWaiting ?? first.received, first.received) }
-            }
+            pass.refused[session.uuid] = nil
             let replicated = pass.positions?[session.uuid]?.event ?? 0
             pass.complete[session.uuid] = replicated >= batch.newest && batch.media.isEmpty ? replicated : nil
             report.append(SessionReplication(session: session.id, uuid: session.uuid, replicated: replicated,
@@ -174,10 +194,13 @@ public final class PostgresReplicator: Service, Sendable {
         return more
     }
 
-    /// The positions PostgreSQL has, after a (re)connect: the truth, whatever this process remembered.
+    /// The positions PostgreSQL has of this lab's sessions, after a (re)connect: the truth, whatever
+    /// this process remembered.
     private func positions(_ connection: PostgresConnection) async throws -> [String: ReplicationPosition] {
         var positions: [String: ReplicationPosition] = [:]
-        let rows = try await connection.query("SELECT session::text, last_event, last_media, generation FROM replication", logger: logger)
+        let rows = try await connection.query("""
+            SELECT session::text, last_event, last_media, generation FROM replication WHERE lab = \(settings.lab)
+            """, logger: logger)
         for try await (session, event, media, generation) in rows.decode((String, Int64, Int64, Int).self) {
             positions[session] = ReplicationPosition(event: event, media: media, generation: generation)
         }
@@ -185,6 +208,8 @@ public final class PostgresReplicator: Service, Sendable {
     }
 
     /// The session's row, devices, gaps and transcript, in one transaction (gaps and transcript whole).
+    /// The row is updated only while it is this lab's (`WHERE sessions.lab = excluded.lab`): when
+    /// another lab has the uuid, nothing is written and `ownedByAnotherLab` says whose it is.
     private func describe(_ details: SessionDetails, _ connection: PostgresConnection) async throws {
         let session = details.record
         let uuid = try Self.uuid(session.uuid)
@@ -197,7 +222,7 @@ public final class PostgresReplicator: Service, Sendable {
         let transcript = String(decoding: try encoder.encode(details.transcript), as: UTF8.self)
         let (lab, logger) = (settings.lab, logger)
         try await connection.withTransaction(logger: logger) { connection in
-            try await connection.query("""
+            let stored = try await connection.query("""
                 INSERT INTO sessions (uuid, lab, local_id, name, test_user, notes, sensors, device, state, created, started, stopped, events,
                                       filtered, duplicates, bound_device, study, iteration, participant, study_context, imports, transcription, updated)
                 VALUES (\(uuid), \(lab), \(session.id), \(session.name), \(session.testUser), \(session.notes), \(sensors)::jsonb,
@@ -211,7 +236,12 @@ public final class PostgresReplicator: Service, Sendable {
                     bound_device = excluded.bound_device, study = excluded.study, iteration = excluded.iteration,
                     participant = excluded.participant, study_context = excluded.study_context, imports = excluded.imports,
                     transcription = excluded.transcription, updated = now()
+                WHERE sessions.lab = excluded.lab
+                RETURNING 1
                 """, logger: logger)
+            var ours = false
+            for try await _ in stored { ours = true }
+            guard ours else { throw ReplicationError.ownedByAnotherLab(owner: try await Self.owner(of: uuid, connection, logger: logger)) }
             for device in details.devices {
                 try await connection.query("""
                     INSERT INTO devices (session, device, name, model, system_version, app_id, app_version, screen_width, screen_height,
@@ -257,6 +287,7 @@ public final class PostgresReplicator: Service, Sendable {
         let uuid = try Self.uuid(session.uuid)
         let (lab, logger) = (settings.lab, logger)
         try await connection.withTransaction(logger: logger) { connection in
+            try await Self.claim(uuid, for: lab, connection, logger: logger)
             try await connection.query("DELETE FROM events WHERE session = \(uuid)", logger: logger)
             try await connection.query("DELETE FROM media WHERE session = \(uuid)", logger: logger)
             try await connection.query("""
@@ -273,6 +304,7 @@ public final class PostgresReplicator: Service, Sendable {
         let events = batch.events, media = batch.media.map(\.chunk), mediaIDs = batch.media.map(\.id)
         let (lab, logger) = (settings.lab, logger)
         try await connection.withTransaction(logger: logger) { connection in
+            try await Self.claim(uuid, for: lab, connection, logger: logger)
             if !batch.blobs.isEmpty {
                 let names = batch.blobs.map(\.sha256), sizes = batch.blobs.map { Int64($0.bytes.count) }
                 let bytes = batch.blobs.map { ByteBuffer(bytes: $0.bytes) }
@@ -318,6 +350,25 @@ public final class PostgresReplicator: Service, Sendable {
         }
     }
 
+    /// Takes the session's row for the rest of the transaction (FOR SHARE: whose it is cannot change
+    /// meanwhile) and goes no further when it is another lab's: every write to a session's events,
+    /// media and position comes after this.
+    private static func claim(_ uuid: UUID, for lab: String, _ connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query("SELECT lab FROM sessions WHERE uuid = \(uuid) FOR SHARE", logger: logger)
+        for try await owner in rows.decode(String.self) where owner != lab {
+            throw ReplicationError.ownedByAnotherLab(owner: owner)
+        }
+    }
+
+    /// The lab whose row `uuid` is.
+    private static func owner(of uuid: UUID, _ connection: PostgresConnection, logger: Logger) async throws -> String {
+        var owner = "another lab"
+        for try await lab in try await connection.query("SELECT lab FROM sessions WHERE uuid = \(uuid)", logger: logger).decode(String.self) {
+            owner = lab
+        }
+        return owner
+    }
+
     /// While PostgreSQL is away: how many events wait, from each file's newest event and the last
     /// positions PostgreSQL confirmed (so that `status` shows the backlog growing). Stopped sessions
     /// known to be complete are not opened.
@@ -326,6 +377,9 @@ public final class PostgresReplicator: Service, Sendable {
         let known = status.withLockedValue { Dictionary($0.sessions.map { ($0.uuid, $0) }) { first, _ in first } }
         let counted = try? await NIOThreadPool.singleton.runIfActive { () -> [SessionReplication] in
             try catalog.sessions().map { session in
+                if let owner = known[session.uuid]?.ownedBy {
+                    return SessionReplication(session: session.id, uuid: session.uuid, replicated: 0, pending: 0, ownedBy: owner)
+                }
                 let replicated = known[session.uuid]?.replicated ?? 0
                 if session.state == .stopped, let last = known[session.uuid], last.pending == 0 {
                     return SessionReplication(session: session.id, uuid: session.uuid, replicated: replicated, pending: 0)

@@ -18,6 +18,11 @@ public struct ReplicationSettings: Sendable, Equatable {
     /// Seconds a pass may take before the connection is given up as dead and opened again.
     public var timeout: Double
 
+    /// Refuses a `passwordFile` that others may read (docs/POSTGRES.md), at start rather than at the first connection.
+    public func checkPasswordFile() throws(ReplicationError) {
+        if let passwordFile { _ = try SecretFile.firstLine(of: passwordFile, option: "storage.postgres.password_file") }
+    }
+
     /// The lab's name when none is configured: the host name.
     public static var defaultLab: String { ProcessInfo.processInfo.hostName }
 
@@ -59,11 +64,7 @@ struct PostgresTarget: Sendable, Equatable {
             throw .badSettings("storage.postgres.url: sslmode=\(sslMode) is not one of disable, require, verify-full")
         }
         if let passwordFile {
-            do {
-                password = try String(contentsOfFile: passwordFile, encoding: .utf8).split(separator: "\n").first.map(String.init) ?? ""
-            } catch {
-                throw .badSettings("storage.postgres.password_file \(passwordFile) cannot be read: \(error.localizedDescription)")
-            }
+            password = try SecretFile.firstLine(of: passwordFile, option: "storage.postgres.password_file")
         }
     }
 
@@ -101,12 +102,14 @@ public enum ReplicationError: Error, Sendable, CustomStringConvertible {
     case unreachable(target: String, reason: String)
     case noSchema(target: String)
     case noSuchSession(selector: String, candidates: [String])
+    /// The session's uuid is `owner`'s session in the shared database: this lab writes nothing of it.
+    case ownedByAnotherLab(owner: String)
 
     /// The server or the network, rather than what is in the database or the settings: worth a retry as it is.
     var isConnectionTrouble: Bool {
         switch self {
         case .timedOut, .unreachable: true
-        case .badSettings, .newerSchema, .noSchema, .noSuchSession: false
+        case .badSettings, .newerSchema, .noSchema, .noSuchSession, .ownedByAnotherLab: false
         }
     }
 
@@ -123,6 +126,8 @@ public enum ReplicationError: Error, Sendable, CustomStringConvertible {
                 : "\"\(selector)\" is a session of several labs (\(candidates.joined(separator: ", "))): name one as LAB:ID"
         case .timedOut(let seconds):
             "no answer within \(seconds) s (storage.postgres.timeout)"
+        case .ownedByAnotherLab(let owner):
+            "the session is \(owner)'s in the shared database: this lab leaves its row and events alone"
         case .newerSchema(let found, let known):
             "the PostgreSQL database has muEval schema version \(found), written by a newer muEval; this muevald knows versions up to \(known) and leaves it alone: upgrade this muevald"
         }

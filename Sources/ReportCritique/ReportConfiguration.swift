@@ -54,14 +54,17 @@ public struct ReportConfigurationStore: Sendable {
     public func path(of name: String) -> String { directory + "/" + name + ".json" }
 
     public func save(_ configuration: ReportConfiguration, as name: String) throws {
-        guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else { throw ReportError.badConfigurationName(name) }
+        try Self.check(name)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try encoder.encode(configuration).write(to: URL(fileURLWithPath: path(of: name)), options: .atomic)
     }
 
+    /// Checked as `save` checks it: the name comes from a command line or the console, and must stay a
+    /// file in `directory`.
     public func load(_ name: String) throws -> ReportConfiguration {
+        try Self.check(name)
         guard let data = FileManager.default.contents(atPath: path(of: name)) else {
             throw ReportError.noSuchConfiguration(name: name, directory: directory)
         }
@@ -70,6 +73,11 @@ public struct ReportConfigurationStore: Sendable {
         } catch {
             throw ReportError.unreadableConfiguration(path: path(of: name), reason: "\(error)")
         }
+    }
+
+    /// A name that is one file in `directory`: no path, no hidden file.
+    private static func check(_ name: String) throws(ReportError) {
+        guard !name.isEmpty, !name.contains("/"), !name.hasPrefix("."), !name.contains("\0") else { throw .badConfigurationName(name) }
     }
 
     /// Saved names, sorted.

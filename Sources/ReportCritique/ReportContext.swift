@@ -44,8 +44,9 @@ struct ReportContext {
 }
 
 enum Format {
+    /// `m:ss.s` (`h:mm:ss.s` from an hour); "–" for a time that is no number.
     static func clock(_ seconds: Double) -> String {
-        let tenths = Int((max(0, seconds) * 10).rounded())
+        guard let tenths = Int(checked: (max(0, seconds) * 10).rounded()) else { return "–" }
         let (minutes, rest) = (tenths / 600, tenths % 600)
         let secondsText = String(format: "%02d.%d", rest / 10, rest % 10)
         return minutes >= 60 ? String(format: "%d:%02d:", minutes / 60, minutes % 60) + secondsText : "\(minutes):" + secondsText
@@ -63,7 +64,7 @@ enum Format {
     static func percent(_ share: Double) -> String { String(format: "%.1f %%", share * 100) }
 
     static func date(_ seconds: Double?) -> String {
-        guard let seconds else { return "–" }
+        guard let seconds = seconds?.finite else { return "–" }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -125,12 +126,19 @@ func markedScreenshot(file: String, screen: Size?, alt: String, frame: Rect? = n
     return "<figure class=\"shot\"><a href=\"\(file)\" target=\"_blank\"><span class=\"marked\"><img src=\"\(file)\" alt=\"\(esc(alt))\" loading=\"lazy\">\(marks)</span></a>\(caption.isEmpty ? "" : "<figcaption>\(caption)</figcaption>")</figure>"
 }
 
+/// The sides of a screen, in points, that a heatmap canvas takes.
+private let canvasSide = 1.0...16_384
+
 /// A canvas that report.js draws touches (spots) and gesture paths (lines) on, over the screenshot `file`
 /// (none: on a blank screen). The canvas has the screen's size in points; `caption` is HTML.
 func heatmapCanvas(file: String?, screen: Size?, touches: [Point], paths: [[Point]] = [], caption: String) -> String {
-    let screen = screen ?? Size(width: 320, height: 480)
+    // A screen of no plausible size (NaN, 10³⁰⁰ points) is missing: the iPhone's 320 × 480 points stand in.
+    let plausible = screen.flatMap { screen in
+        canvasSide.contains(screen.width) && canvasSide.contains(screen.height) ? screen : nil
+    }
+    let screen = plausible ?? Size(width: 320, height: 480)
     return """
-        <figure class="heatmap"><canvas width="\(Int(screen.width))" height="\(Int(screen.height))" data-shot="\(file ?? "")" \
+        <figure class="heatmap"><canvas width="\(Int(saturating: screen.width))" height="\(Int(saturating: screen.height))" data-shot="\(file ?? "")" \
         data-touches="\(esc(jsonPoints(touches)))" data-paths="\(esc("[" + paths.map(jsonPoints).joined(separator: ",") + "]"))" \
         data-drawn="0"></canvas><figcaption>\(caption)</figcaption></figure>
         """

@@ -39,6 +39,24 @@ private struct ExportRecords {
         try draft.flushIfFull()
     }
 
+    /// A record with a value outside its range (docs/PROTOCOL.md, "Value ranges") refuses the file, as
+    /// any bad record does. Imports check with the default ranges, as analysis reads: a file means
+    /// the same wherever it goes, whatever one daemon's `limits.*` say.
+    func check(_ problem: ValueRangeProblem?, at position: ImportError.Position, _ record: String) throws {
+        if let problem { throw ImportError(file: context.file, at: position, "\(record): \(problem.description)") }
+    }
+
+    func check(_ media: WireMedia, received: Double, at position: ImportError.Position) throws {
+        let ranges = ValueRanges.default
+        try check(ranges.problem(in: media) ?? ranges.problem(received, as: .time, at: "received"), at: position, "a media record")
+    }
+
+    func check(_ segment: TranscriptSegment, at position: ImportError.Position) throws {
+        let ranges = ValueRanges.default
+        try check(ranges.problem(segment.start, as: .time, at: "start") ?? ranges.problem(segment.end, as: .time, at: "end")
+                  ?? ranges.problem(segment.end - segment.start, as: .duration, at: "end - start"), at: position, "a speech record")
+    }
+
     /// Notes the blobs a payload names, with where the first mention of each is.
     mutating func noteBlobs(in payload: UnsafeBufferPointer<UInt8>, at position: ImportError.Position) {
         for sha in TypedJSON.blobReferences(in: payload) where referenced[sha] == nil {
@@ -122,7 +140,9 @@ struct JSONLinesExportReader: ImportReader {
             case "session":
                 return try records.session(try decode(ExportedSession.self, key), at: at(0), into: draft)
             case "speech":
-                return draft.addSpeech(try decode(TranscriptSegment.self, key))
+                let segment = try decode(TranscriptSegment.self, key)
+                try records.check(segment, at: at(0))
+                return draft.addSpeech(segment)
             case "media":
                 let media = try decode(JournalExporter.ExportedMedia.self, key)
                 guard let format = MediaFormat(contentType: media.contentType) else {
@@ -131,9 +151,10 @@ struct JSONLinesExportReader: ImportReader {
                 guard let bytes = Data(base64Encoded: media.data) else {
                     throw ImportError(file: context.file, at: value(key)!.at, "media data that is not base64")
                 }
-                return try draft.add(WireMedia(stream: media.stream, format: format, part: media.part, start: media.start,
-                                               duration: media.duration, seq: media.seq, bytes: [UInt8](bytes)),
-                                     device: media.device, received: media.received)
+                let chunk = WireMedia(stream: media.stream, format: format, part: media.part, start: media.start,
+                                      duration: media.duration, seq: media.seq, bytes: [UInt8](bytes))
+                try records.check(chunk, received: media.received, at: at(0))
+                return try draft.add(chunk, device: media.device, received: media.received)
             case "blob":
                 let blob = try decode(JournalExporter.ExportedBlob.self, key)
                 guard let data = Data(base64Encoded: blob.data), lowercaseHex(SHA256.hash(data: data)) == blob.sha256 else {
@@ -193,6 +214,10 @@ struct JSONLinesExportReader: ImportReader {
         guard case .dict(let fields) = decoded, fields["class"]?.string == eventClass else {
             throw ImportError(file: context.file, at: payloadAt, "the payload must be the event's dict, with the line's \"class\"")
         }
+        let ranges = ValueRanges.default
+        try records.check(ranges.problem(received, as: .time, at: "received"), at: value("received")?.at ?? lineStart, "an event line")
+        try records.check(ranges.problem(timestamp: timestamp), at: value("timestamp")?.at ?? lineStart, "an event line")
+        try records.check(ranges.problem(inEvent: decoded), at: payloadAt, "the payload")
         records.noteBlobs(in: payload, at: payloadAt)
         let event = WireEvent(eventClass: eventClass, timestamp: estimated?.bool == true ? nil : timestamp, seq: seq,
                               sensor: fields["sensor"]?.string, payload: Array(payload), blobs: [])
@@ -274,8 +299,10 @@ struct PlistExportReader: ImportReader {
                       let end = fields["end"]?.number, let text = fields["text"]?.string else {
                     throw ImportError(file: context.file, at: at, "a speech record needs device, stream, start, end and text")
                 }
-                return draft.addSpeech(TranscriptSegment(device: device, stream: stream, start: start, end: end, text: text,
-                                                         confidence: fields["confidence"]?.number, exclamation: fields["exclamation"]?.string))
+                let segment = TranscriptSegment(device: device, stream: stream, start: start, end: end, text: text,
+                                                confidence: fields["confidence"]?.number, exclamation: fields["exclamation"]?.string)
+                try records.check(segment, at: at)
+                return draft.addSpeech(segment)
             }
         }
         let event: WireEvent
@@ -301,8 +328,10 @@ struct PlistExportReader: ImportReader {
         }
         var seq: Int64?
         if case .integer(let value)? = fields["seq"] { seq = value }
-        try draft.add(WireMedia(stream: stream, format: format, part: part, start: start, duration: fields["duration"]?.number,
-                                seq: seq, bytes: bytes),
-                      device: device, received: fields["received"]?.number ?? start)
+        let chunk = WireMedia(stream: stream, format: format, part: part, start: start, duration: fields["duration"]?.number,
+                              seq: seq, bytes: bytes)
+        let received = fields["received"]?.number ?? start
+        try records.check(chunk, received: received, at: at)
+        try draft.add(chunk, device: device, received: received)
     }
 }

@@ -6,53 +6,37 @@ internal import WireProtocol
 struct FileChunks {
     static let chunkBytes = 1 << 20
 
-    let path: String
-    private let handle: FileHandle
+    let file: ImportFile
     /// Bytes read so far.
     private(set) var offset: Int64 = 0
 
-    init(path: String) throws(ImportError) {
-        self.path = path
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read (permission denied?)" : "no such file"
-            throw ImportError(file: path, reason)
-        }
-        self.handle = handle
+    /// From the file's first byte, wherever its descriptor stands.
+    init(_ file: ImportFile) {
+        self.file = file
     }
 
     /// The next chunk, empty at the end of the file.
     mutating func next() throws(ImportError) -> [UInt8] {
-        do {
-            let data = try handle.read(upToCount: Self.chunkBytes) ?? Data()
-            offset += Int64(data.count)
-            return [UInt8](data)
-        } catch {
-            throw ImportError(file: path, at: .byte(offset), "cannot be read: \(error.localizedDescription)")
-        }
+        var chunk = [UInt8](repeating: 0, count: Self.chunkBytes)
+        let start = offset
+        let read = chunk.withUnsafeMutableBytes { buffer in Result { () throws(ImportError) in try file.read(into: buffer, at: start) } }
+        chunk.removeSubrange(try read.get()...)
+        offset += Int64(chunk.count)
+        return chunk
     }
 
-    func close() { try? handle.close() }
-
     /// The file's size, checked against `limit` before anything is read.
-    static func size(of path: String, limit: Int64) throws(ImportError) -> Int64 {
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
-        } catch {
-            throw ImportError(file: path, FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
-        }
-        guard (attributes[.type] as? FileAttributeType) == .typeRegular else { throw ImportError(file: path, "is not a regular file") }
-        let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    static func size(of file: ImportFile, limit: Int64) throws(ImportError) -> Int64 {
+        let size = try file.size
         guard size <= limit else {
-            throw ImportError(file: path, "is \(size) bytes, more than import's max-file-bytes (\(limit)); raise it in muevald's configuration")
+            throw ImportError(file: file.name, "is \(size) bytes, more than import's max-file-bytes (\(limit)); raise it in muevald's configuration")
         }
         return size
     }
 
     /// SHA-256 of the whole file (hex), one chunk at a time; and its first bytes, for recognising its format.
-    static func fingerprint(of path: String) throws(ImportError) -> (sha256: String, head: [UInt8]) {
-        var chunks = try FileChunks(path: path)
-        defer { chunks.close() }
+    static func fingerprint(of file: ImportFile) throws(ImportError) -> (sha256: String, head: [UInt8]) {
+        var chunks = FileChunks(file)
         var hash = SHA256()
         var head: [UInt8] = []
         while case let chunk = try chunks.next(), !chunk.isEmpty {

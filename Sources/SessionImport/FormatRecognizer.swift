@@ -1,12 +1,13 @@
 internal import SessionModel
 
-/// Tells what a file is from its first bytes: one of the import formats, a recording to attach, or a
-/// description of what it looked like for the error.
+/// Tells what a file is from its first bytes: one of the import formats, a recording to attach, or what
+/// kind of content it has for the error. Never the content itself: the error goes back to whoever asked.
 enum FormatRecognizer {
     enum Kind: Equatable {
         case log(ImportFormat)
         /// A video or audio file (MP4, QuickTime, WAV), for an IMUT log that names it.
         case recording
+        /// "text", "binary data", …: a kind of content, quoting none of it.
         case unknown(String)
     }
 
@@ -24,28 +25,13 @@ enum FormatRecognizer {
             let text = String(decoding: body.prefix(2048), as: UTF8.self)
             if text.contains("<gpx") { return .log(.gpx) }
             if text.contains("<plist") || text.contains("DOCTYPE plist") { return .log(.plist) }
-            return .unknown("an XML document that is neither GPX nor a property list" + (rootName(text).map { " (its root is <\($0)>)" } ?? ""))
+            return .unknown("XML that is neither GPX nor a property list")
         default:
-            if body.prefix(64).contains(where: { $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) }) {
-                return .unknown("binary data starting with " + body.prefix(8).map { hex($0) }.joined(separator: " "))
-            }
-            let start = String(decoding: body.prefix(40), as: UTF8.self).split(separator: "\n").first ?? ""
-            return .unknown("text starting with \"\(start)\"")
+            let binary = body.prefix(64).contains { $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) }
+            return .unknown(binary ? "binary data" : "text")
         }
     }
 
-    private static func rootName(_ text: String) -> String? {
-        var rest = text[...]
-        while let open = rest.firstIndex(of: "<") {
-            rest = rest[rest.index(after: open)...]
-            guard let first = rest.first, first != "?", first != "!" else { continue }
-            return String(rest.prefix { !" >/\n\t\r".contains($0) })
-        }
-        return nil
-    }
-
-    private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
-    }
+    /// The formats `recognise` knows, for an error that names none of them.
+    static let accepted = "IMUT logs, GPX tracks and muEval exports (jsonl or plist), and with an IMUT log the MP4, QuickTime or WAV recordings it names"
 }

@@ -11,13 +11,13 @@ struct GPXReader: ImportReader {
     let context: ImportContext
 
     mutating func read(_ chunks: inout FileChunks, into draft: SessionDraft) throws -> ReadSummary {
-        guard let stream = InputStream(fileAtPath: chunks.path) else { throw ImportError(file: context.file, "cannot be read") }
+        let stream = ImportFileStream(chunks.file)
         let parser = XMLParser(stream: stream)
         parser.shouldResolveExternalEntities = false
         let handler = GPXHandler(context: context, draft: draft)
         parser.delegate = handler
         let parsed = parser.parse()
-        if let failure = handler.failure { throw failure }
+        if let failure = stream.failure ?? handler.failure { throw failure }
         guard parsed else {
             let code = (parser.parserError as NSError?)?.code ?? 0
             throw ImportError(file: context.file, at: .text(line: parser.lineNumber, column: parser.columnNumber),
@@ -127,6 +127,8 @@ private final class GPXHandler: NSObject, XMLParserDelegate {
             trackName = value
         case ("time", "trkpt"?):
             guard let time = ISO8601.parse(value) else { return fail(parser, "<time> \"\(value)\" is not an ISO 8601 date like 2014-07-05T12:03:22Z") }
+            // A point's time is its event's timestamp: the same range (docs/PROTOCOL.md, "Value ranges").
+            if let problem = ValueRanges.default.problem(time, as: .time, at: "<time> \(value)") { return fail(parser, problem.description) }
             point?.time = time
         case ("ele", "trkpt"?):
             guard let elevation = Double(value) else { return fail(parser, "<ele> \"\(value)\" is not a number of metres") }

@@ -88,6 +88,9 @@ struct IMUTLogReader: ImportReader {
                     try store(entity, at: start + relative, into: draft)
                 } catch let failure as IMUTEventMapping.Failure {
                     throw fail("events[\(index)]: " + failure.reason)
+                } catch let refused as WireError {
+                    // A value outside its range (docs/PROTOCOL.md, "Value ranges"): the file is refused, as for any bad record.
+                    throw fail("events[\(index)]: " + refused.message)
                 } catch DraftLimit.tooManyEvents {
                     throw fail("more events than import.max-events (\(context.limits.maxEvents)); raise it in muevald's configuration")
                 }

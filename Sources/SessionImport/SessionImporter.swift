@@ -22,7 +22,8 @@ public struct ImportLimits: Sendable, Equatable {
 /// What to import and how (the fields of `muevalctl import`).
 public struct ImportRequest: Sendable {
     /// Logs, tracks and exports to import, each as its own session; and recordings an IMUT log names.
-    public var files: [String]
+    /// Opened by whoever asks (muevalctl), never by the importer.
+    public var files: [ImportFile]
     /// The format of every log; recognised from each file's content when nil.
     public var format: ImportFormat?
     public var name: String?
@@ -33,7 +34,7 @@ public struct ImportRequest: Sendable {
     /// Import a file again that was imported before.
     public var again: Bool
 
-    public init(files: [String], format: ImportFormat? = nil, name: String? = nil, testUser: String? = nil,
+    public init(files: [ImportFile], format: ImportFormat? = nil, name: String? = nil, testUser: String? = nil,
                 assignment: StudyAssignment? = nil, into: SessionRecord? = nil, again: Bool = false) {
         self.files = files
         self.format = format
@@ -52,15 +53,18 @@ public struct ImportRequest: Sendable {
 public struct SessionImporter: Sendable {
     public let catalog: Catalog
     public let limits: ImportLimits
+    /// This lab's name (`storage.postgres.lab`): an export of another lab gets a uuid of its own.
+    public let lab: String
 
-    public init(catalog: Catalog, limits: ImportLimits = .init()) {
+    public init(catalog: Catalog, limits: ImportLimits = .init(), lab: String) {
         self.catalog = catalog
         self.limits = limits
+        self.lab = lab
     }
 
     private struct Source {
-        var path: String
-        var name: String { (path as NSString).lastPathComponent }
+        var file: ImportFile
+        var name: String { (file.name as NSString).lastPathComponent }
         var sha256: String
         var format: ImportFormat
     }
@@ -68,19 +72,21 @@ public struct SessionImporter: Sendable {
     public func run(_ request: ImportRequest, now: Double) throws -> [ImportOutcome] {
         guard !request.files.isEmpty else { throw ImportUsageError("import needs at least one file") }
         var logs: [Source] = []
-        var recordings: [String] = []
-        for path in request.files {
-            _ = try FileChunks.size(of: path, limit: limits.maxFileBytes)
-            let (sha256, head) = try FileChunks.fingerprint(of: path)
+        var recordings: [ImportFile] = []
+        for file in request.files {
+            let size = try FileChunks.size(of: file, limit: limits.maxFileBytes)
+            let (sha256, head) = try FileChunks.fingerprint(of: file)
             switch (request.format, FormatRecognizer.recognise(head)) {
             case (_, .recording):
-                recordings.append(path)
+                recordings.append(file)
             case (let format?, _):
-                logs.append(Source(path: path, sha256: sha256, format: format))
+                logs.append(Source(file: file, sha256: sha256, format: format))
             case (nil, .log(let format)):
-                logs.append(Source(path: path, sha256: sha256, format: format))
-            case (nil, .unknown(let looks)):
-                throw ImportError(file: path, "is not a file muEval imports: it looks like \(looks); give --format imut, gpx, jsonl or plist if it is one")
+                logs.append(Source(file: file, sha256: sha256, format: format))
+            case (nil, .unknown(let kind)):
+                // The kind of content and its size only: the error goes back to the client, and the file may be a secret.
+                throw ImportError(file: file.name, "is not a file muEval imports: its format is unknown (\(size) bytes: \(kind)); "
+                                  + "muEval imports \(FormatRecognizer.accepted); give --format imut, gpx, jsonl or plist if it is one")
             }
         }
         guard !logs.isEmpty else { throw ImportUsageError("no log among the files: give the IMUT log with the recordings it names") }
@@ -96,7 +102,7 @@ public struct SessionImporter: Sendable {
         if !request.again {
             for log in logs {
                 if let session = try catalog.session(importedFrom: log.sha256) {
-                    throw AlreadyImported(file: log.path, session: session)
+                    throw AlreadyImported(file: log.file.name, session: session)
                 }
             }
         }
@@ -112,26 +118,26 @@ public struct SessionImporter: Sendable {
         return outcomes
     }
 
-    private func importLog(_ log: Source, recordings: [String], _ request: ImportRequest, now: Double) throws -> ImportOutcome {
+    private func importLog(_ log: Source, recordings: [ImportFile], _ request: ImportRequest, now: Double) throws -> ImportOutcome {
         let folder = catalog.directory + "/" + Catalog.sessionsFolder
         let draft = try request.into.map { try SessionDraft(copying: $0, folder: folder, maxEvents: limits.maxEvents) }
             ?? SessionDraft(folder: folder, maxEvents: limits.maxEvents)
         do {
-            let context = ImportContext(file: log.path, limits: limits, device: request.into.map { $0.device ?? $0.boundDevice ?? "gpx" })
+            let context = ImportContext(file: log.file.name, limits: limits, device: request.into.map { $0.device ?? $0.boundDevice ?? "gpx" })
             var reader: any ImportReader = switch log.format {
             case .imut: IMUTLogReader(context: context)
             case .gpx: GPXReader(context: context)
             case .jsonl: JSONLinesExportReader(context: context)
             case .plist: PlistExportReader(context: context)
             }
-            var chunks = try FileChunks(path: log.path)
-            defer { chunks.close() }
+            var chunks = FileChunks(log.file)
             let summary = try reader.read(&chunks, into: draft)
             let attached = try attach(recordings, named: summary.recordings, device: summary.device?.id ?? "imut", into: draft, now: now)
             if let assignment = request.assignment { try draft.addStudyContext(try catalog.studyContext(of: assignment)) }
             try draft.complete(renumber: request.into != nil, now: now)
             let source = SessionImportRecord(file: log.name, format: log.format, sha256: log.sha256, imported: now,
                                              events: draft.events, cutShort: summary.cutShort)
+            let origin = try summary.exported.map { ExportOrigin(uuid: $0.uuid, lab: $0.lab, identity: try identity(of: $0)) }
             let session: SessionRecord
             if var into = request.into {
                 into.events += draft.events
@@ -140,13 +146,13 @@ public struct SessionImporter: Sendable {
                     try draft.move(to: into.path)
                 }
             } else {
-                session = try catalog.addImportedSession(try newSession(log, summary, draft, request), source: source) { record in
+                session = try catalog.addImportedSession(newSession(log, summary, origin, draft, request), source: source) { record in
                     try draft.seal(record, source: source)
                     try draft.move(to: record.path)
                 }
             }
             return ImportOutcome(session: session, file: log.name, format: log.format, events: draft.events,
-                                 mediaChunks: draft.mediaChunks, attached: attached, cutShort: summary.cutShort)
+                                 mediaChunks: draft.mediaChunks, attached: attached, cutShort: summary.cutShort, origin: origin)
         } catch {
             draft.discard()
             throw error
@@ -154,7 +160,8 @@ public struct SessionImporter: Sendable {
     }
 
     /// The session an imported file becomes: an export's own description, else what the file tells.
-    private func newSession(_ log: Source, _ summary: ReadSummary, _ draft: SessionDraft, _ request: ImportRequest) throws -> SessionRecord {
+    private func newSession(_ log: Source, _ summary: ReadSummary, _ origin: ExportOrigin?, _ draft: SessionDraft,
+                            _ request: ImportRequest) -> SessionRecord {
         let first = draft.firstTimestamp ?? summary.exported?.created ?? 0
         var record = SessionRecord(id: 0, uuid: UUID().uuidString.lowercased(),
                                    name: request.name ?? summary.name ?? ((log.name as NSString).deletingPathExtension),
@@ -162,9 +169,7 @@ public struct SessionImporter: Sendable {
                                    state: .stopped, created: first, started: first, stopped: draft.lastTimestamp ?? first,
                                    path: "", events: draft.events, assignment: request.assignment)
         if let exported = summary.exported {
-            // The same session as on the machine it came from; another uuid only if this catalog has it already.
-            let taken = try catalog.sessions().contains { $0.uuid == exported.uuid }
-            record.uuid = taken ? record.uuid : exported.uuid
+            if origin?.identity == .kept { record.uuid = exported.uuid }
             record.name = request.name ?? exported.name
             record.testUser = request.testUser ?? exported.testUser
             record.notes = exported.notes
@@ -180,18 +185,26 @@ public struct SessionImporter: Sendable {
         return record
     }
 
+    /// Whether an export's session keeps its uuid here. Only in the lab it came from (a deleted session
+    /// restored, a lab machine replaced): in another lab it is that lab's copy, and the shared
+    /// PostgreSQL, where a uuid is one lab's session, must keep the two apart (docs/POSTGRES.md).
+    private func identity(of exported: ExportedSession) throws -> ExportOrigin.Identity {
+        guard let from = exported.lab else { return .unknownLab }
+        guard from == lab else { return .otherLab }
+        return try catalog.sessions().contains { $0.uuid == exported.uuid } ? .taken : .kept
+    }
+
     /// Stores each recording the log names as a media stream on the log's clock: the file's bytes in
     /// parts of 1 MiB, which concatenate to the file.
-    private func attach(_ recordings: [String], named: [NamedRecording], device: String, into draft: SessionDraft, now: Double) throws -> [String] {
+    private func attach(_ recordings: [ImportFile], named: [NamedRecording], device: String, into draft: SessionDraft, now: Double) throws -> [String] {
         var attached: [String] = []
-        for path in recordings {
-            let name = (path as NSString).lastPathComponent
+        for file in recordings {
+            let name = (file.name as NSString).lastPathComponent
             guard let recording = named.first(where: { ($0.file as NSString).lastPathComponent == name }) else {
                 let names = named.map(\.file)
-                throw ImportError(file: path, "is not a recording the log names" + (names.isEmpty ? " (it names none)" : " (it names \(names.joined(separator: ", ")))"))
+                throw ImportError(file: file.name, "is not a recording the log names" + (names.isEmpty ? " (it names none)" : " (it names \(names.joined(separator: ", ")))"))
             }
-            var chunks = try FileChunks(path: path)
-            defer { chunks.close() }
+            var chunks = FileChunks(file)
             var part: Int64 = 0
             while case let bytes = try chunks.next(), !bytes.isEmpty {
                 try draft.add(WireMedia(stream: recording.recorder, format: name.lowercased().hasSuffix(".wav") ? .wav : .h264MP4, part: part,

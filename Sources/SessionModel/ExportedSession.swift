@@ -1,9 +1,12 @@
 /// The first record of an export (`export --format jsonl|plist`): the session as its file describes
-/// it, so that `muevalctl import` on another lab machine makes the same session of it (docs/IMPORT.md).
+/// it, so that `muevalctl import` makes the same session of it (docs/IMPORT.md).
 public struct ExportedSession: Codable, Sendable, Equatable {
     /// The export's own version: 1.
     public var version: Int
     public var uuid: String
+    /// The lab that exported it (`storage.postgres.lab`, by default the host name): an import into
+    /// another lab gives the session a uuid of its own (docs/IMPORT.md). Nil in older exports.
+    public var lab: String?
     public var name: String
     public var testUser: String?
     public var notes: String?
@@ -24,9 +27,10 @@ public struct ExportedSession: Codable, Sendable, Equatable {
 
     public static let currentVersion = 1
 
-    public init(session: SessionRecord, devices: [DeviceRecord], gaps: [SessionGap], study: StudyContext?) {
+    public init(session: SessionRecord, lab: String, devices: [DeviceRecord], gaps: [SessionGap], study: StudyContext?) {
         version = Self.currentVersion
         uuid = session.uuid
+        self.lab = lab
         name = session.name
         testUser = session.testUser
         notes = session.notes

@@ -47,9 +47,11 @@ public struct ImportOutcome: Codable, Sendable, Equatable {
     public var attached: [String]
     /// Why only part of the file was taken.
     public var cutShort: String?
+    /// Where an export came from, and whether the session kept its uuid; nil for logs and tracks.
+    public var origin: ExportOrigin?
 
     public init(session: SessionRecord, file: String, format: ImportFormat, events: Int64, mediaChunks: Int, attached: [String],
-                cutShort: String?) {
+                cutShort: String?, origin: ExportOrigin? = nil) {
         self.session = session
         self.file = file
         self.format = format
@@ -57,5 +59,33 @@ public struct ImportOutcome: Codable, Sendable, Equatable {
         self.mediaChunks = mediaChunks
         self.attached = attached
         self.cutShort = cutShort
+        self.origin = origin
+    }
+}
+
+/// The session an export describes, as `import` took it: a session keeps its uuid only in the lab it
+/// came from, so that the shared PostgreSQL never sees two labs' sessions under one uuid (docs/IMPORT.md).
+public struct ExportOrigin: Codable, Sendable, Equatable {
+    public enum Identity: String, Codable, Sendable {
+        /// The session kept the export's uuid: an export of this lab that its catalog does not have.
+        case kept
+        /// A new uuid: another lab exported it.
+        case otherLab = "other-lab"
+        /// A new uuid: the export does not say which lab made it (an older muEval).
+        case unknownLab = "unknown-lab"
+        /// A new uuid: this catalog has a session with the export's uuid already.
+        case taken
+    }
+
+    /// The session's uuid in the file.
+    public var uuid: String
+    /// The lab that exported it, when the export says.
+    public var lab: String?
+    public var identity: Identity
+
+    public init(uuid: String, lab: String?, identity: Identity) {
+        self.uuid = uuid
+        self.lab = lab
+        self.identity = identity
     }
 }

@@ -35,11 +35,15 @@ public struct SessionReplication: Codable, Sendable, Equatable {
     /// The last local event id in PostgreSQL.
     public var replicated: Int64
     public var pending: Int64
+    /// The lab PostgreSQL has this uuid as, when it is another lab's session: replication leaves that
+    /// row and its events alone and sends nothing of this session (docs/POSTGRES.md, "Whose session").
+    public var ownedBy: String?
 
-    public init(session: Int64, uuid: String, replicated: Int64, pending: Int64) {
+    public init(session: Int64, uuid: String, replicated: Int64, pending: Int64, ownedBy: String? = nil) {
         self.session = session
         self.uuid = uuid
         self.replicated = replicated
         self.pending = pending
+        self.ownedBy = ownedBy
     }
 }

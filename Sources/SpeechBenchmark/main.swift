@@ -63,7 +63,7 @@ func transcribe(_ path: String) -> (segments: [RecognisedSegment], wall: Double)
     var segments: [RecognisedSegment] = []
     let elapsed = clock.measure {
         do {
-            segments = try transcriber.transcribe(path: path, progress: { _ in }, isCancelled: { false })
+            segments = try transcriber.transcribe(path: path, container: .wav, progress: { _ in }, isCancelled: { false })
         } catch {
             fail("\(error)")
         }

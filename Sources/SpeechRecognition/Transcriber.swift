@@ -31,7 +31,8 @@ public final class Transcriber: Sendable {
         _ = try Recogniser(configuration)
     }
 
-    public func transcribe(path: String, progress: (Double) -> Void, isCancelled: () -> Bool) throws(SpeechError)
+    /// `container`: what the file is said to be (its stream's content type); it is read as that and nothing else.
+    public func transcribe(path: String, container: AudioContainer, progress: (Double) -> Void, isCancelled: () -> Bool) throws(SpeechError)
         -> [RecognisedSegment]
     {
         let pool = try WorkerPool(configuration: configuration)
@@ -63,7 +64,7 @@ public final class Transcriber: Sendable {
             if let failure = pool.failure { decodeFailure = failure; return false }
             return true
         }) { block in
-            AudioFile.decode(path: path, block: block)
+            AudioFile.decode(path: path, container: container, block: block)
         }
         switch status {
         case .failure(let error): throw error
@@ -85,6 +86,31 @@ public final class Transcriber: Sendable {
 struct Piece: Sendable {
     var offset: Int
     var samples: [Int16]
+}
+
+/// The containers audio is accepted in (docs/PROTOCOL.md, Media): each is read by its own demuxer
+/// only, never by one FFmpeg guesses from the content (docs/SPEECH.md).
+public enum AudioContainer: Sendable, CaseIterable {
+    /// PCM in RIFF/WAVE.
+    case wav
+    /// AAC in MP4 or M4A.
+    case mp4
+
+    /// The container of a stream's content type (`audio/wav`, `audio/mp4`); nil for any other.
+    public init?(contentType: String) {
+        switch contentType {
+        case "audio/wav": self = .wav
+        case "audio/mp4": self = .mp4
+        default: return nil
+        }
+    }
+
+    var decoder: mueval_audio_container {
+        switch self {
+        case .wav: MUEVAL_AUDIO_WAV
+        case .mp4: MUEVAL_AUDIO_MP4
+        }
+    }
 }
 
 /// The decoding of an audio file through CAudioDecode.
@@ -109,11 +135,11 @@ enum AudioFile {
 
     /// Hands the file's audio, 16 kHz mono, to `block` in pieces with the file's duration in seconds
     /// (0 when the container does not say); `block` returns false to stop.
-    static func decode(path: String, block: @escaping (UnsafeBufferPointer<Int16>, Double) -> Bool) -> Status {
+    static func decode(path: String, container: AudioContainer, block: @escaping (UnsafeBufferPointer<Int16>, Double) -> Bool) -> Status {
         let context = Context(block)
         var error = [CChar](repeating: 0, count: 256)
         let result = withExtendedLifetime(context) {
-            mueval_decode_audio(path, { opaque, samples, count in
+            mueval_decode_audio(path, container.decoder, { opaque, samples, count in
                 guard let opaque, let samples else { return 0 }
                 let context = Unmanaged<Context>.fromOpaque(opaque).takeUnretainedValue()
                 return context.block(UnsafeBufferPointer(start: samples, count: count), context.duration.pointee) ? 0 : 1

@@ -203,10 +203,13 @@ public final class TranscriptionService: Sendable {
             let transcriber = try transcriber().get()
             status.engine = transcriber.engine
             write(status, to: job.path)
+            guard let container = AudioContainer(contentType: job.stream.contentType) else {
+                throw SpeechError("audio of content type \(job.stream.contentType) is not transcribed (only audio/wav and audio/mp4)")
+            }
             try writeStream(job, to: audio)
             let started = Date()
             var lastWritten = 0.0
-            let segments = try transcriber.transcribe(path: audio, progress: { fraction in
+            let segments = try transcriber.transcribe(path: audio, container: container, progress: { fraction in
                 status.progress = fraction
                 status.updated = Date().timeIntervalSince1970
                 state.withLockedValue { $0.running?.status = status }
@@ -231,7 +234,7 @@ public final class TranscriptionService: Sendable {
             try file.finish(buildingIndexes: false)
             let seconds = Date().timeIntervalSince(started)
             let exclamations = transcript.filter { $0.exclamation != nil }.count
-            logger.info("\(label): transcribed in \(Int(seconds)) s: \(transcript.count) segments, \(exclamations) exclamations")
+            logger.info("\(label): transcribed in \(String(format: "%.0f", seconds)) s: \(transcript.count) segments, \(exclamations) exclamations")
             onTranscript(job.session, transcript)
         } catch {
             status.state = .failed

@@ -95,12 +95,13 @@ extension DeviceHello {
                   screenWidth: try fields.number("screenWidth"),
                   screenHeight: try fields.number("screenHeight"),
                   screenScale: try fields.number("screenScale"),
-                  token: try fields.string("token"))
+                  token: try fields.string("token"),
+                  pairing: try fields.string("pairing"))
     }
 }
 
 extension WireMedia {
-    init(_ fields: ControlFields, maxBytes: Int) throws(ParseFailure) {
+    init(_ fields: ControlFields, maxBytes: Int, ranges: ValueRanges) throws(ParseFailure) {
         let contentType = try fields.required("contentType", fields.string, "a <string> such as audio/wav")
         guard let format = MediaFormat(contentType: contentType) else {
             throw ParseFailure(.unsupportedMedia, "content type \"\(contentType)\" is not supported; send "
@@ -126,6 +127,7 @@ extension WireMedia {
         }
         self.init(stream: stream, format: format, part: part, start: start, duration: duration,
                   seq: try fields.integer("seq"), bytes: bytes)
+        if let problem = ranges.problem(in: self) { throw ParseFailure(.invalidValue, "<media> " + problem.description) }
     }
 }
 

@@ -5,6 +5,7 @@ internal import OrderedCollections
 struct MessageParser {
     private let maxDepth: Int
     private let maxMediaChunkBytes: Int
+    private let ranges: ValueRanges
     private var keys = DictKeyTracker()
     private var fields = EventFields()
     /// Decoded text, kept between messages so its capacity is reused.
@@ -12,12 +13,16 @@ struct MessageParser {
     /// An event's JSON as it is written, kept between messages likewise; each payload is a copy of
     /// exactly its bytes, so that queued events hold no slack.
     private var jsonScratch: [UInt8] = []
+    /// The range check's storage, kept between messages likewise.
+    private var rangeCheck: ValueRangeCheck
     /// Scratch capacity kept after a large message; anything larger is released.
     private static let retainedScratch = 64 << 10
 
     init(limits: WireLimits) {
         maxDepth = limits.maxDepth
         maxMediaChunkBytes = limits.maxMediaChunkBytes
+        ranges = limits.valueRanges
+        rangeCheck = ValueRangeCheck(ranges: limits.valueRanges, tracksPath: false)
     }
 
     /// Parses a frame that holds exactly one message.
@@ -98,9 +103,13 @@ struct MessageParser {
             let media = try controlFields(&c, root, "media")
             // Read first, so that an error about the rest names the chunk's seq for the device.
             fields.seq = try? media.integer("seq")
-            return .media(try WireMedia(media, maxBytes: maxMediaChunkBytes))
+            return .media(try WireMedia(media, maxBytes: maxMediaChunkBytes, ranges: ranges))
         }
-        if bytesEqual(name, "hello") { return .hello(try DeviceHello(try controlFields(&c, root, "hello"))) }
+        if bytesEqual(name, "hello") {
+            let hello = try DeviceHello(try controlFields(&c, root, "hello"))
+            if let problem = ranges.problem(in: hello) { throw ParseFailure(.invalidValue, "<hello> " + problem.description) }
+            return .hello(hello)
+        }
         if bytesEqual(name, "goodbye") {
             _ = try controlFields(&c, root, "goodbye")
             return .goodbye
@@ -113,17 +122,27 @@ struct MessageParser {
     }
 
     private mutating func event(_ c: inout XMLCursor, _ tag: XMLCursor.Tag) throws(ParseFailure) -> WireEvent {
-        var json = TypedJSONWriter(reusing: &jsonScratch)
-        defer { jsonScratch = json.emptied(keepingAtMost: Self.retainedScratch) }
-        json.beginDict()
-        if !tag.isEmpty { try dictBody(&c, closing: tag.name, depth: 1, sink: &json, capturesEventFields: true) }
-        json.endDict()
+        var sink = CheckedEventSink(json: TypedJSONWriter(reusing: &jsonScratch), check: rangeCheck)
+        rangeCheck = ValueRangeCheck(ranges: ranges, tracksPath: false)  // leaves the sink the only owner of the storage
+        sink.check.reset()
+        defer {
+            jsonScratch = sink.json.emptied(keepingAtMost: Self.retainedScratch)
+            rangeCheck = sink.check
+        }
+        sink.beginDict()
+        if !tag.isEmpty { try dictBody(&c, closing: tag.name, depth: 1, sink: &sink, capturesEventFields: true) }
+        sink.endDict()
         if let problem = fields.problem { throw problem }
         guard let eventClass = fields.eventClass else {
             throw ParseFailure(.missingClass, "the event has no \"class\"; add <key>class</key><string>…</string>")
         }
+        if let problem = sink.check.problem {
+            // Rare: checked again as a tree, which names the value's path.
+            let named = (try? TypedJSON.decodeLeavingBlobs(sink.json.json)).flatMap(ranges.problem(inEvent:)) ?? problem
+            throw ParseFailure(.invalidValue, named.description)
+        }
         return WireEvent(eventClass: eventClass, timestamp: fields.timestamp, seq: fields.seq, sensor: fields.sensor,
-                         payload: json.json.withUnsafeBufferPointer { Array($0) }, blobs: json.blobs)
+                         payload: sink.json.json.withUnsafeBufferPointer { Array($0) }, blobs: sink.json.blobs)
     }
 
     private mutating func controlFields(_ c: inout XMLCursor, _ tag: XMLCursor.Tag, _ message: String)

@@ -18,13 +18,18 @@ struct ParseFailure: Error {
     /// The detail, then where in the message it happened, e.g. `… (at touches[1].x)`.
     var message: String {
         guard !path.isEmpty else { return detail }
+        return detail + " (at \(Self.location(path.reversed())))"
+    }
+
+    /// `touches[1].x` for the steps outermost first.
+    static func location(_ steps: some Sequence<Step>) -> String {
         var location = ""
-        for step in path.reversed() {
+        for step in steps {
             switch step {
             case .key(let key): location += location.isEmpty ? key : "." + key
             case .index(let index): location += "[\(index)]"
             }
         }
-        return detail + " (at \(location))"
+        return location
     }
 }

@@ -2,13 +2,16 @@
 
 /// A `data` value of a payload: the blob it names, not its bytes.
 public struct BlobReference: Hashable, Sendable {
-    public var sha256: String
+    public var name: BlobName
     public var size: Int64
 
-    public init(sha256: String, size: Int64) {
-        self.sha256 = sha256
+    public init(name: BlobName, size: Int64) {
+        self.name = name
         self.size = size
     }
+
+    /// The name as text: 64 lower-case hex digits, safe in a file name or URL.
+    public var sha256: String { name.hex }
 }
 
 extension PlistValue {
@@ -49,9 +52,10 @@ extension PlistValue {
         Self.screenshotKeys.lazy.compactMap { self[$0]?.blobReference }.first
     }
 
-    /// A `data` value as `TypedJSON.decodeLeavingBlobs` leaves it.
+    /// A `data` value as `TypedJSON.decodeLeavingBlobs` leaves it; nil when its name is not a SHA-256
+    /// (a crafted file's): such a value is missing, never a file name.
     public var blobReference: BlobReference? {
-        guard let sha = self["$data"]?.string, case .integer(let size)? = self["$size"] else { return nil }
-        return BlobReference(sha256: sha, size: size)
+        guard let sha = self["$data"]?.string, let name = BlobName(sha), case .integer(let size)? = self["$size"] else { return nil }
+        return BlobReference(name: name, size: size)
     }
 }

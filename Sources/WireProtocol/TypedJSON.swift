@@ -34,16 +34,21 @@ public enum TypedJSON {
 
     /// The SHA-256 names of the blobs a typed JSON payload refers to, in order of first mention:
     /// `{"$data":"<sha>"` appears nowhere else, since a key of the event's own that starts with `$`
-    /// is stored with one more. A byte scan, without decoding (imports, replication).
+    /// is stored with one more. A byte scan, without decoding (imports, replication). A mention whose
+    /// name is not 64 lower-case hex digits (a crafted file's) names no blob and is left out.
     public static func blobReferences(in json: UnsafeBufferPointer<UInt8>) -> [String] {
         let marker = Array(#"{"$data":""#.utf8)
         var found: [String] = []
         var index = 0
-        while index + marker.count + 64 <= json.count {
+        while index + marker.count + 64 < json.count {
             if json[index] == marker[0], zip(marker.indices, marker).allSatisfy({ json[index + $0] == $1 }) {
-                let name = String(decoding: UnsafeBufferPointer(rebasing: json[(index + marker.count)..<(index + marker.count + 64)]), as: UTF8.self)
-                if !found.contains(name) { found.append(name) }
-                index += marker.count + 64
+                let start = index + marker.count
+                let name = UnsafeBufferPointer(rebasing: json[start..<(start + 64)])
+                if json[start + 64] == ASCII.quote, BlobName.isValid(name) {
+                    let text = String(decoding: name, as: UTF8.self)
+                    if !found.contains(text) { found.append(text) }
+                }
+                index = start
             } else {
                 index += 1
             }
@@ -279,6 +284,11 @@ private struct JSONValueReader {
             }
         case "$data":
             let sha = try string()
+            // The name becomes a file name and a URL (reports, the console): a SHA-256 and nothing else.
+            guard BlobName.isValid(sha.utf8) else {
+                i = valueOffset
+                throw failure("$data must name a blob by its SHA-256 in 64 lower-case hex digits")
+            }
             try expect(ASCII.comma)
             skipWhitespace()
             guard try string() == "$size" else { throw failure("expected \"$size\" after \"$data\"") }

@@ -78,6 +78,7 @@ public enum WireEncoder {
         dict["screenHeight"] = hello.screenHeight.map(PlistValue.real)
         dict["screenScale"] = hello.screenScale.map(PlistValue.real)
         dict["token"] = hello.token.map(PlistValue.string)
+        dict["pairing"] = hello.pairing.map(PlistValue.string)
         return message("hello", dict)
     }
 

@@ -11,7 +11,8 @@ public enum WireErrorKind: String, Sendable, Equatable, CaseIterable {
     case dtdRejected
     /// A `&name;` reference other than the five predefined XML entities.
     case unknownEntity
-    /// A value that does not parse: integer, real, date, base64 data, boolean, UTF-8, or a field of the wrong type.
+    /// A value that does not parse: integer, real, date, base64 data, boolean, UTF-8, a field of the wrong type,
+    /// or a value outside its range (`ValueRanges`).
     case invalidValue
     /// An event without a `class` string.
     case missingClass

@@ -8,11 +8,15 @@ public struct WireLimits: Sendable, Equatable {
     public var maxDepth: Int
     /// Largest `<data>` of one `<media>` chunk, decoded (2 MiB: a second of phone video fits many times).
     public var maxMediaChunkBytes: Int
+    /// An event or media chunk with a value outside these is refused (docs/PROTOCOL.md, "Value ranges").
+    public var valueRanges: ValueRanges
 
-    public init(maxMessageBytes: Int = 16 << 20, maxDepth: Int = 64, maxMediaChunkBytes: Int = 2 << 20) {
+    public init(maxMessageBytes: Int = 16 << 20, maxDepth: Int = 64, maxMediaChunkBytes: Int = 2 << 20,
+                valueRanges: ValueRanges = .default) {
         self.maxMessageBytes = maxMessageBytes
         self.maxDepth = maxDepth
         self.maxMediaChunkBytes = maxMediaChunkBytes
+        self.valueRanges = valueRanges
     }
 }
 
@@ -43,12 +47,16 @@ public struct DeviceHello: Sendable, Equatable {
     public var screenWidth: Double?
     public var screenHeight: Double?
     public var screenScale: Double?
-    /// The server's device token or a session's pairing code, when the server asks for one.
+    /// The server's device token, when the server asks for one (a device from before `pairing`
+    /// sends a session's pairing code here; a server without a device token still takes it).
     public var token: String?
+    /// A session's pairing code (`muevalctl start --pairing-code`).
+    public var pairing: String?
 
     public init(deviceId: String, protocolVersion: Int64? = nil, deviceName: String? = nil, model: String? = nil,
                 systemVersion: String? = nil, appId: String? = nil, appVersion: String? = nil,
-                screenWidth: Double? = nil, screenHeight: Double? = nil, screenScale: Double? = nil, token: String? = nil) {
+                screenWidth: Double? = nil, screenHeight: Double? = nil, screenScale: Double? = nil, token: String? = nil,
+                pairing: String? = nil) {
         self.deviceId = deviceId
         self.protocolVersion = protocolVersion
         self.deviceName = deviceName
@@ -60,6 +68,7 @@ public struct DeviceHello: Sendable, Equatable {
         self.screenHeight = screenHeight
         self.screenScale = screenScale
         self.token = token
+        self.pairing = pairing
     }
 }
 
@@ -131,9 +140,10 @@ public struct WireReplyError: Sendable, Equatable {
 extension WireEvent {
     /// The event a dict makes, as if a device had sent it: `class` (a string, required), `timestamp`
     /// (a date, or a real or integer of seconds since 1970), `seq` (an integer) and `sensor` read as
-    /// the wire decoder reads them, the whole dict as typed JSON. How an import stores the records it
-    /// reads (an exported plist's events, IMUT and GPX records turned into events).
-    public init(fields: OrderedDictionary<String, PlistValue>) throws(WireError) {
+    /// the wire decoder reads them, every value in its range (`ranges`), the whole dict as typed JSON.
+    /// How an import stores the records it reads (an exported plist's events, IMUT and GPX records
+    /// turned into events).
+    public init(fields: OrderedDictionary<String, PlistValue>, ranges: ValueRanges = .default) throws(WireError) {
         guard let classValue = fields["class"] else {
             throw WireError(.missingClass, "the event has no \"class\"")
         }
@@ -156,6 +166,7 @@ extension WireEvent {
         }
         var sensor: String?
         if case .string(let name)? = fields["sensor"] { sensor = name }
+        if let problem = ranges.problem(inEvent: fields) { throw WireError(.invalidValue, problem.description, seq: seq) }
         let (json, blobs) = TypedJSON.encode(.dict(fields))
         self.init(eventClass: eventClass, timestamp: timestamp, seq: seq, sensor: sensor, payload: json, blobs: blobs)
     }

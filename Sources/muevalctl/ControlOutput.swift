@@ -2,6 +2,7 @@ internal import ControlProtocol
 internal import Foundation
 internal import Replication
 internal import SessionModel
+internal import WireProtocol
 
 /// muevalctl's output: pretty JSON for scripts, aligned tables for people.
 enum ControlOutput {
@@ -25,14 +26,22 @@ enum ControlOutput {
             storage             \(status.storageProblem.map { "FAILING since \(time($0.since)): \($0.reason); \($0.failedCommits) commits refused\($0.diskFull ? " (free some space: muevald resumes by itself)" : "")" } ?? "ok")
             live tails          \(status.tails)
             refused             \(c.eventsRejectedNoSession) without session, \(c.malformedMessages) malformed, \(c.eventsFailedStorage) not storable, \(c.repliesDropped) replies dropped
+            credentials         \(c.authenticationFailures) wrong token or pairing code, \(c.pairingRefused) pairing attempts held back (too many wrong codes)
 
             """
+        // A code changes after too many wrong ones (docs/SECURITY.md): this is where the developer reads the new one.
+        let codes = status.sessions.compactMap { session in session.pairingCode.map { "session \(session.id) \($0)" } }
+        if !codes.isEmpty { text += "pairing codes       \(codes.joined(separator: ", "))\n" }
         if !status.transcriptions.isEmpty { text += transcriptions(status.transcriptions) }
         if let replication = status.replication {
             let behind = replication.pendingEvents > 0
                 ? "\(replication.pendingEvents) events behind" + (replication.lagSeconds.map { String(format: ", %.1f s", $0) } ?? "")
                 : replication.state == "replicating" ? "caught up" : "nothing waits"
             text += "postgres            \(replication.target): \(replication.state), \(behind)\n"
+            for session in replication.sessions {
+                guard let owner = session.ownedBy else { continue }
+                text += "  not replicated    session \(session.session): its uuid \(session.uuid) is \(owner)'s session in PostgreSQL\n"
+            }
         }
         text += status.sessions.isEmpty ? "no open session: start one with `muevalctl start`\n" : "\n" + sessions(status.sessions)
         return text
@@ -42,7 +51,7 @@ enum ControlOutput {
     static func transcriptions(_ items: [SessionTranscription]) -> String {
         let running = items.filter { $0.status.state == .running }
         let waiting = items.count - running.count
-        var parts = running.map { "session \($0.session) \($0.status.stream) \(Int(($0.status.progress * 100).rounded())) %" }
+        var parts = running.map { "session \($0.session) \($0.status.stream) \(Int(saturating: ($0.status.progress * 100).rounded())) %" }
         if waiting > 0 { parts.append("\(waiting) stream\(waiting == 1 ? "" : "s") waiting") }
         return "transcribing        \(parts.joined(separator: ", "))\n"
     }
@@ -54,6 +63,14 @@ enum ControlOutput {
             text += "\n"
             for file in outcome.attached { text += "  attached \(file)\n" }
             if let cutShort = outcome.cutShort { text += "  cut short: \(cutShort)\n" }
+            if let origin = outcome.origin {
+                switch origin.identity {
+                case .kept: break
+                case .otherLab: text += "  new uuid \(outcome.session.uuid) (the file came from lab \(origin.lab ?? ""), where it is \(origin.uuid))\n"
+                case .unknownLab: text += "  new uuid \(outcome.session.uuid) (the file does not say which lab it came from)\n"
+                case .taken: text += "  new uuid \(outcome.session.uuid) (this data directory has \(origin.uuid) already)\n"
+                }
+            }
             return text
         }.joined()
     }
@@ -169,7 +186,7 @@ enum ControlOutput {
     }
 
     static func duration(_ seconds: Double) -> String {
-        let total = Int(seconds)
+        let total = Int(saturating: seconds)
         return total >= 3600 ? "\(total / 3600)h\(total % 3600 / 60)m" : total >= 60 ? "\(total / 60)m\(total % 60)s" : "\(total)s"
     }
 }

@@ -2,6 +2,7 @@ public import ArgumentParser
 internal import ControlProtocol
 internal import Foundation
 internal import JournalStorage
+internal import Replication
 internal import SessionImport
 public import SessionModel
 
@@ -28,6 +29,8 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "Import a file again that was imported before.") var again = false
     @Option(name: .customLong("data-dir"), help: ArgumentHelp("Import into this data directory directly, with no muevald running on it.", valueName: "DIR"))
     var dataDirectory: String?
+    @Option(help: ArgumentHelp("With --data-dir: the lab the directory belongs to, its muevald's storage.postgres.lab (default: the host name). An export of another lab gets a uuid of its own.", valueName: "NAME"))
+    var lab: String?
 
     func validate() throws {
         let given = [study != nil, iteration != nil, participant != nil]
@@ -37,23 +40,29 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let paths = files.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        for (given, path) in zip(files, paths) where !FileManager.default.isReadableFile(atPath: path) {
-            throw Failure(FileManager.default.fileExists(atPath: path) ? "\(given): cannot be read" : "\(given): no such file")
+        // Opened here, with this user's rights, and passed open: muevald reads nothing its client may not.
+        let opened: [ImportFile]
+        do {
+            opened = try files.map { given throws(ImportError) in try ImportFile.open(URL(fileURLWithPath: given).standardizedFileURL.path) }
+        } catch {
+            throw Failure(error.description)
         }
+        // Open until the import is done: muevald receives their descriptors while it runs.
+        defer { withExtendedLifetime(opened) {} }
         let outcomes: [ImportOutcome]
         if let dataDirectory {
-            outcomes = try importOffline(paths, into: URL(fileURLWithPath: dataDirectory).standardizedFileURL.path)
+            outcomes = try importOffline(opened, into: URL(fileURLWithPath: dataDirectory).standardizedFileURL.path)
         } else {
             outcomes = try await global.client.call(ControlRequest(
                 command: .import, name: name, user: user, study: study, iteration: iteration, participant: participant,
-                files: paths, importFormat: format, into: into, again: again ? true : nil), as: [ImportOutcome].self)
+                files: opened.map(\.name), importFormat: format, into: into, again: again ? true : nil, descriptors: true),
+                as: [ImportOutcome].self, passing: opened.map(\.descriptor))
         }
         try global.show(outcomes, human: ControlOutput.imported)
     }
 
     /// The same import, done here on a data directory no muevald holds.
-    private func importOffline(_ paths: [String], into directory: String) throws -> [ImportOutcome] {
+    private func importOffline(_ files: [ImportFile], into directory: String) throws -> [ImportOutcome] {
         // A new directory becomes a data directory; one with other things in it is left alone.
         let contents = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         guard contents.isEmpty || contents.contains(Catalog.fileName) else {
@@ -71,8 +80,9 @@ struct ImportCommand: AsyncParsableCommand {
         let assignment = study.flatMap { study in
             iteration.flatMap { iteration in participant.map { StudyAssignment(study: study, iteration: iteration, participant: $0) } }
         }
-        let request = ImportRequest(files: paths, format: format, name: name, testUser: user, assignment: assignment, into: target, again: again)
-        return try SessionImporter(catalog: catalog, limits: ImportLimits()).run(request, now: Date().timeIntervalSince1970)
+        let request = ImportRequest(files: files, format: format, name: name, testUser: user, assignment: assignment, into: target, again: again)
+        return try SessionImporter(catalog: catalog, limits: ImportLimits(), lab: lab ?? ReplicationSettings.defaultLab)
+            .run(request, now: Date().timeIntervalSince1970)
     }
 }
 

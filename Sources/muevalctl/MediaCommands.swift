@@ -22,7 +22,7 @@ struct MediaCommand: AsyncParsableCommand {
             guard !piece.file.contains("/"), let bytes = Data(base64Encoded: piece.base64) else {
                 throw ValidationError("muevald sent an unreadable piece of \(piece.file)")
             }
-            if files[piece.file] == nil { files[piece.file] = try Output.create(directory + "/" + piece.file, mode: 0o600) }
+            if files[piece.file] == nil { files[piece.file] = try Output.create(directory + "/" + piece.file) }
             try files[piece.file]?.write([UInt8](bytes))
         })
         for file in files.values { try file.close() }

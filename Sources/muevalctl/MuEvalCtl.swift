@@ -25,6 +25,9 @@ struct MuEvalCtl: AsyncParsableCommand {
         // A reader that goes away is an EPIPE that `Output` handles, not a signal death halfway through
         // a write; ignored before anything (NIO included) writes.
         signal(SIGPIPE, SIG_IGN)
+        // What muevalctl writes (reports, exports, media, folders) holds participants' data: its owner's
+        // alone (0600 files, 0700 folders), whatever umask the shell has.
+        umask(umask(0) | 0o077)
         await main(GlobalArgumentOrder(root: Self.self).normalise(Array(CommandLine.arguments.dropFirst())))
     }
 }

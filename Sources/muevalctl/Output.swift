@@ -17,14 +17,10 @@ struct Output: Sendable {
     static let standardOutput = Output(descriptor: STDOUT_FILENO, name: "standard output")
     static let standardError = Output(descriptor: STDERR_FILENO, name: "standard error")
 
-    /// Creates (or truncates) `path` for writing.
+    /// Creates (or truncates) `path` for writing; a new file is its owner's alone (0600): an export or
+    /// a participant's voice is nobody else's to read.
     static func create(_ path: String) throws -> Output {
-        try create(path, mode: 0o644)
-    }
-
-    /// `mode`: 0o600 for what only its owner should read (a participant's voice).
-    static func create(_ path: String, mode: mode_t) throws -> Output {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw OutputError(name: path, errno: errno) }
         return Output(descriptor: descriptor, name: path)
     }

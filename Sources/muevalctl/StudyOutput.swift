@@ -73,6 +73,6 @@ enum StudyOutput {
     }
 
     static func number(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+        Int(exactly: value).map(String.init) ?? String(format: "%.1f", value)
     }
 }

@@ -41,7 +41,15 @@ struct MuEvalDaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
     var logLevel: String?
 
+    /// For muevald.toml(5), which packaging/man/muevald-toml.py writes from it (docs/PACKAGING.md).
+    @Flag(name: .customLong("configuration-reference"), help: .hidden)
+    var configurationReference = false
+
     func run() async throws {
+        if configurationReference {
+            FileHandle.standardOutput.write(try ConfigurationReference.json())
+            return
+        }
         var flags: [String: String] = [:]
         flags["storage.data_directory"] = dataDirectory
         flags["server.listen"] = listen

@@ -69,6 +69,8 @@ struct MuEvalSim: AsyncParsableCommand {
     var ca: String?
     @Option(help: ArgumentHelp("The server's device token or a session's pairing code, sent in <hello> (TXT auth=token or pairing).", valueName: "TOKEN"))
     var token: String?
+    @Option(help: ArgumentHelp("A session's pairing code, sent in <hello> as pairing: beside --token when the server has a device token.", valueName: "CODE"))
+    var pairingCode: String?
 
     @Option(help: ArgumentHelp("Print a scenario as a scenario file (a starting point for your own) and exit.", valueName: "NAME|FILE"))
     var printScenario: String?
@@ -162,6 +164,7 @@ struct MuEvalSim: AsyncParsableCommand {
         options.ackTimeout = ackTimeout
         options.spoolDirectory = spool
         options.token = token
+        options.pairingCode = pairingCode
 
         if dryRun {
             let planned = Simulation.plannedEvents(options, device: 0)
@@ -178,7 +181,7 @@ struct MuEvalSim: AsyncParsableCommand {
         } else {
             // Found over Zeroconf once, before the run (a clear error at once rather than retries); TLS
             // when the TXT record asks for it or --tls, trusting --ca's CAs or the system's.
-            target = try await ServerDiscovery.find(name: server, timeout: browseTimeout, hasCredential: token != nil, alwaysTLS: tls)
+            target = try await ServerDiscovery.find(name: server, timeout: browseTimeout, hasCredential: token != nil || pairingCode != nil, alwaysTLS: tls)
         }
         let security: (any ConnectionSecurity)? = target.tls ? try clientTLS ?? ClientTLS() : nil
         let report = await Simulation.run(options, server: target, security: security)

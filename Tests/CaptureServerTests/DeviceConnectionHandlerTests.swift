@@ -103,6 +103,35 @@ import WireProtocol
         await temporary.cleanUp()
     }
 
+    /// docs/PROTOCOL.md, "Value ranges": the device learns which field and range; the next event is stored.
+    @Test func anEventWithAValueOutsideItsRangeIsRefusedNamingTheFieldAndTheNextIsStored() async throws {
+        let temporary = try TemporaryRegistry()
+        let session = try await temporary.start("absurd")
+        var configuration = CaptureConfiguration()
+        configuration.wireLimits.valueRanges.maxCoordinate = 2000
+        let channel = try await channel(temporary, configuration: configuration)
+        let absurd = "<event><key>class</key><string>UserInputEvent</string><key>seq</key><integer>1</integer>"
+            + "<key>timestamp</key><real>1e18</real></event>"
+        let tooFar = "<event><key>class</key><string>UserInputEvent</string><key>seq</key><integer>2</integer>"
+            + "<key>target</key><dict><key>frame</key><array><real>0</real><real>0</real><real>2001</real><real>1</real></array></dict></event>"
+        try await send(channel, absurd + tooFar + eventXML(seq: 3))
+        try await session.journal.flush()
+        var messages: [WireMessage] = []
+        #expect(try await waitUntil {
+            await channel.testingEventLoop.run()
+            messages += try await output(channel)
+            return messages.last == .ack(seq: 3)
+        })
+        #expect(errors(messages) == [
+            WireReplyError(reason: #""timestamp" is 1e+18, outside its range: a time from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z"#, seq: 1),
+            WireReplyError(reason: #""target.frame[2]" is 2001, outside its range: a size from 0 to 2000 points"#, seq: 2),
+        ])
+        #expect(session.snapshot.events == 1, "only the good event is stored")
+        #expect(temporary.counters.malformedMessages.load(ordering: .relaxed) == 2, "counted like other refused messages")
+        _ = try await channel.finish()
+        await temporary.cleanUp()
+    }
+
     @Test func aStreamThatIsNotXMLGetsAnErrorAndIsClosed() async throws {
         let temporary = try TemporaryRegistry()
         let channel = try await channel(temporary)

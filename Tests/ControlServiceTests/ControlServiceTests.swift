@@ -45,7 +45,7 @@ import WireProtocol
                 registry: registry, studies: Studies(catalog: catalog, registry: registry), counters: counters, liveTail: tail, settings: CaptureSettings(CaptureConfiguration()),
                 health: StorageHealth(), description: DaemonDescription(pid: getpid(), started: 0, socket: socket,
                                                                         dataDirectory: directory, unknownDevicePolicy: .reject),
-                importer: SessionImporter(catalog: catalog))
+                importer: SessionImporter(catalog: catalog, lab: "test-lab"))
             control = ControlServer(path: socket, access: try ControlAccess(groupName: nil), commands: commands,
                                     group: MultiThreadedEventLoopGroup.singleton, logger: logger, maxRequestBytes: maxRequestBytes)
             group = ServiceGroup(services: [control], logger: logger)

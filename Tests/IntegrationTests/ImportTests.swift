@@ -405,8 +405,9 @@ final class ImportTests: XCTestCase {
             ("class.plist", "<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n<array>\n\t<dict><key>session</key><dict><key>version</key><integer>1</integer></dict></dict>\n</array>\n</plist>\n",
              "class.plist:4:2: a session record that cannot be read"),
             ("cut.plist", "<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n<array>\n\t<dict>\n\t\t<key>class</key>\n", "cut.plist:4:2: the file ends inside this element"),
-            ("photo.bin", "\u{1}\u{2}\u{3}binary", "is not a file muEval imports: it looks like binary data starting with 01 02 03"),
-            ("notes.txt", "Participant 7 said the button was hidden", "it looks like text starting with \"Participant 7"),
+            // What kind of content and how much, never the content: the error goes back to the client.
+            ("photo.bin", "\u{1}\u{2}\u{3}binary", "is not a file muEval imports: its format is unknown (9 bytes: binary data); muEval imports IMUT logs"),
+            ("notes.txt", "Participant 7 said the button was hidden", "its format is unknown (40 bytes: text); muEval imports IMUT logs"),
         ]
         for (name, content, expected) in cases {
             let run = try daemon.muevalctl(["import", try write(name, content)])

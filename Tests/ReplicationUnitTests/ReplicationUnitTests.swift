@@ -25,8 +25,34 @@ struct ReplicationUnitTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pw-\(UUID().uuidString)").path
         try "from the file\nsecond line\n".write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
         #expect(try PostgresTarget(url: "postgres://u:inurl@h/d", passwordFile: file).password == "from the file")
         #expect(throws: ReplicationError.self) { try PostgresTarget(url: "postgres://u@h/d", passwordFile: file + ".missing") }
+        // Readable by others: refused, saying what to change, as PostgreSQL ignores such a ~/.pgpass.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+        let refused = #expect(throws: ReplicationError.self) { try PostgresTarget(url: "postgres://u@h/d", passwordFile: file) }
+        #expect(refused?.description.contains("may be read or changed by anyone (mode 0644): chmod 600 it") == true)
+        #expect(throws: ReplicationError.self) { try ReplicationSettings(url: "postgres://u@h/d", passwordFile: file).checkPasswordFile() }
+    }
+
+    /// The rule apart from the file system: the owner (this process's user, or root with a group that reads).
+    @Test(arguments: [
+        (S_IFREG, 0o600 as mode_t, 1000 as uid_t, nil as String?),
+        (S_IFREG, 0o400, 1000, nil),
+        (S_IFREG, 0o640, 0, nil),
+        (S_IFREG, 0o640, 1000, "may be read or changed by its group (mode 0640)"),
+        (S_IFREG, 0o604, 1000, "may be read or changed by anyone (mode 0604)"),
+        (S_IFREG, 0o660, 0, "may be changed by its group (mode 0660)"),
+        (S_IFREG, 0o600, 1001, "is owned by uid 1001, neither this process's user (uid 1000) nor root"),
+        (S_IFDIR, 0o700, 1000, "is not a regular file"),
+    ])
+    func aSecretFileIsItsOwnersAlone(type: mode_t, mode: mode_t, owner: uid_t, problem: String?) {
+        let found = SecretFile.problem(type: type, mode: mode, owner: owner, reader: 1000)
+        if let problem {
+            #expect(found?.hasPrefix(problem) == true, "\(found ?? "nil")")
+        } else {
+            #expect(found == nil)
+        }
     }
 
     @Test(arguments: ["mysql://u@h/d", "postgres://h/d", "postgres:///d", "postgres://u@h/d?sslmode=allow", "not a url"])

@@ -72,6 +72,13 @@ final class ReportTests: AnalysisTestCase {
             XCTAssertEqual(error as? ReportError, .noSuchConfiguration(name: "missing", directory: store.directory))
         }
         XCTAssertThrowsError(try store.save(configuration, as: "../evil"))
+        // Loading is checked the same way (the console passes a browser's name): nothing outside the folder.
+        try #"{"sections":["tasks"]}"#.write(toFile: directory + "/config/mueval/outside.json", atomically: true, encoding: .utf8)
+        for name in ["../outside", ".hidden", "", "a/../../outside"] {
+            XCTAssertThrowsError(try store.load(name), name) { error in
+                XCTAssertEqual(error as? ReportError, .badConfigurationName(name))
+            }
+        }
         // A configuration names only what it changes.
         try #"{"sections":["tasks"],"options":{"freezeSeconds":5}}"#.write(toFile: store.path(of: "short"), atomically: true, encoding: .utf8)
         let short = try store.load("short")

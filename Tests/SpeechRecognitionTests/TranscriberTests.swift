@@ -52,9 +52,10 @@ struct TranscriberTests {
         }
     }
 
-    static func transcribe(_ path: String, _ configuration: SpeechConfiguration = SpeechConfiguration()) async throws -> [RecognisedSegment] {
+    static func transcribe(_ path: String, _ configuration: SpeechConfiguration = SpeechConfiguration(),
+                           as container: AudioContainer = .wav) async throws -> [RecognisedSegment] {
         try await offThePool {
-            try Transcriber(configuration: configuration).transcribe(path: path, progress: { _ in }, isCancelled: { false })
+            try Transcriber(configuration: configuration).transcribe(path: path, container: container, progress: { _ in }, isCancelled: { false })
         }
     }
 
@@ -70,7 +71,7 @@ struct TranscriberTests {
         let (segments, progress) = try await Self.offThePool {
             var progress: [Double] = []
             let segments = try Transcriber(configuration: SpeechConfiguration()).transcribe(
-                path: path, progress: { progress.append($0) }, isCancelled: { false })
+                path: path, container: .wav, progress: { progress.append($0) }, isCancelled: { false })
             return (segments, progress)
         }
         let expected = said.filter { $0.exclamation != nil }
@@ -106,7 +107,7 @@ struct TranscriberTests {
             return (said, encode.terminationStatus)
         }
         #expect(status == 0)
-        let segments = try await Self.transcribe(m4a)
+        let segments = try await Self.transcribe(m4a, as: .mp4)
         #expect(segments.contains { $0.exclamation == "where is" && abs($0.start - said[0].start) <= 1 }, "\(segments)")
     }
 
@@ -121,6 +122,50 @@ struct TranscriberTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data("RIFF nonsense".utf8).write(to: URL(fileURLWithPath: path))
         await #expect(throws: SpeechError.self) { try await Self.transcribe(path) }
+    }
+
+    /// A device's "WAV" (or "M4A") that is an HLS playlist is read as what it claims to be, and refused:
+    /// FFmpeg's HLS demuxer, which would open the segments it names (any file, any URL), never runs.
+    /// The segment is a FIFO, so an open of it is seen rather than guessed from access times: a reader
+    /// waiting on it lets this test's non-blocking open for writing succeed.
+    @Test(arguments: [AudioContainer.wav, .mp4])
+    func aPlaylistPosingAsAudioOpensNothingElse(container: AudioContainer) async throws {
+        let folder = Self.temporary("hls")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let segment = folder + "/segment.ts"
+        #expect(mkfifo(segment, 0o600) == 0)
+        let playlist = folder + (container == .wav ? "/voice.wav" : "/voice.m4a")
+        try "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nsegment.ts\n#EXTINF:10,\nfile://\(segment)\n#EXT-X-ENDLIST\n"
+            .write(toFile: playlist, atomically: true, encoding: .utf8)
+
+        let finished = Finished()
+        let transcription = Task {
+            defer { finished.set() }
+            return try await Self.transcribe(playlist, as: container)
+        }
+        var segmentOpened = false
+        let deadline = Date().addingTimeInterval(60)
+        while !finished.isSet, Date() < deadline {
+            let writer = open(segment, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 {
+                segmentOpened = true
+                close(writer)  // the reader sees the end of the "segment" and goes on
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(finished.isSet, "the decoder still runs after 60 s")
+        #expect(!segmentOpened, "the decoder opened the segment the playlist names")
+        let error = await #expect(throws: SpeechError.self) { try await transcription.value }
+        #expect(error?.description.contains(container == .wav ? "cannot open the audio as WAV" : "cannot open the audio as MP4") == true,
+                "\(String(describing: error))")
+    }
+
+    final class Finished: @unchecked Sendable {
+        private let lock = NSLock()
+        private var done = false
+        var isSet: Bool { lock.withLock { done } }
+        func set() { lock.withLock { done = true } }
     }
 
     /// A line the language model mishears ("i can stroll elliot") is found by the keyphrase search a

@@ -137,6 +137,19 @@ export function run(promise) {
   Promise.resolve(promise).catch((error) => console.warn(error));
 }
 
+// ---------------------------------------------------------------- logout
+
+/** Ends this browser's login on the server (its cookie then gets 401 anywhere) and shows the login page. */
+export async function logout() {
+  await api("/api/logout", { method: "POST" });
+  location.assign("/");
+}
+
+// Every page's navigation ends with the logout control.
+document.querySelector(".topnav")?.append(
+  el("button", { type: "button", id: "logout", class: "logout", "data-testid": "logout", title: "End this browser's login",
+                 onclick: () => run(logout()) }, "Log out"));
+
 // ---------------------------------------------------------------- formatting
 
 /** Seconds since 1970 → local "2026-11-23 18:40:05". */

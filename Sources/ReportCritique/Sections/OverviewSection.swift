@@ -15,7 +15,9 @@ struct OverviewSection: ReportSection {
             ("Duration", { Format.duration($0.result(Overview.self)?.duration ?? 0) }),
             ("Events", { session in
                 guard let overview = session.result(Overview.self) else { return "–" }
-                return "\(overview.eventCount)<ul class=\"plain\">" + overview.eventsPerClass.map { "<li>\(esc($0.eventClass)): \($0.count)</li>" }.joined() + "</ul>"
+                let leftOut = overview.implausibleEvents == 0 ? ""
+                    : "<li>left out, at no plausible time: \(overview.implausibleEvents)</li>"
+                return "\(overview.eventCount)<ul class=\"plain\">" + overview.eventsPerClass.map { "<li>\(esc($0.eventClass)): \($0.count)</li>" }.joined() + leftOut + "</ul>"
             }),
             ("Screenshots", { "\($0.result(Screenshots.self)?.shots.count ?? 0) distinct" }),
             ("Usability problems", { "\($0.analysis.problems.count)" }),

@@ -50,8 +50,8 @@ struct StudySUSSection: StudyReportSection {
             }
             svg += "<line class=\"mean\" x1=\"\(n(x(mean.value)))\" y1=\"16\" x2=\"\(n(x(mean.value)))\" y2=\"56\"><title>mean \(Format.sus(mean.value))</title></line>"
         }
-        for tick in stride(from: 0.0, through: 100, by: 10) {
-            svg += "<text class=\"muted\" x=\"\(n(x(tick)))\" y=\"74\" text-anchor=\"middle\">\(Int(tick))</text>"
+        for tick in stride(from: 0, through: 100, by: 10) {
+            svg += "<text class=\"muted\" x=\"\(n(x(Double(tick))))\" y=\"74\" text-anchor=\"middle\">\(tick)</text>"
         }
         let grade = iteration.grade.map { " · grade \($0.rawValue)" } ?? ""
         svg += "<text x=\"\(n(left))\" y=\"\(n(height - 1))\">\(Format.count(iteration.susScores.count, "answer"))\(iteration.sus.map { " · mean \(Format.sus($0.value))" } ?? "")\(grade)</text>"

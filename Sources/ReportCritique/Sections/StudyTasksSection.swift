@@ -49,7 +49,7 @@ struct StudyTasksSection: StudyReportSection {
         func bars(_ value: (TaskMetrics) -> Estimate?) -> [BarChart.Bar] {
             rows.map { BarChart.Bar(label: "Iteration \($0.iteration)", estimate: value($0)) }
         }
-        let longest = rows.compactMap { $0.time.map { max($0.value, $0.interval?.high ?? 0) } }.max() ?? 0
+        let longest = rows.compactMap { $0.time.map { max($0.value, $0.interval?.high ?? 0) } }.filter(\.isFinite).max() ?? 0
         let charts = [
             BarChart.svg(title: "\(task): completion rate", bars: bars(\.completion), domain: 0...1, format: Format.percent),
             BarChart.svg(title: "\(task): time on task", bars: bars(\.time), domain: 0...max(longest, 1), format: Format.duration),

@@ -164,8 +164,7 @@ struct StrokeBuilder {
     }
 
     mutating func add(_ event: JournalEvent) {
-        guard let x = event["x"]?.number, let y = event["y"]?.number else { return }
-        let point = Point(x: x, y: y)
+        guard let x = event["x"]?.number, let y = event["y"]?.number, let point = Point(at: x, y) else { return }
         switch event["phase"]?.string {
         case "began", nil:
             close()

@@ -15,6 +15,9 @@ public struct Overview: InterpretationResult, Equatable {
     public var start: Double?
     public var end: Double?
     public var eventCount: Int
+    /// Events left out of the analysis because their time is not plausible (docs/REPORTS.md, "Absurd numbers");
+    /// not in `eventCount`.
+    public var implausibleEvents: Int = 0
     /// Most frequent class first.
     public var eventsPerClass: [ClassCount]
     public var devices: [DeviceRecord]
@@ -34,8 +37,8 @@ public struct OverviewInterpreter: Interpreter {
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         var counts: [String: Int] = [:]
         var start: Double?, end: Double?
-        var total = 0
-        try journal.forEachStoredEvent { event in
+        var total = 0, implausible = 0
+        try journal.forEachStoredEvent(implausible: { _ in implausible += 1 }) { event in
             counts[event.eventClass, default: 0] += 1
             total += 1
             start = min(start ?? event.timestamp, event.timestamp)
@@ -44,7 +47,7 @@ public struct OverviewInterpreter: Interpreter {
         let perClass = counts.map { Overview.ClassCount(eventClass: $0.key, count: $0.value) }
             .sorted { ($0.count, $1.eventClass) > ($1.count, $0.eventClass) }
         results.add(Overview(sessionName: journal.session.name, testUser: journal.session.testUser, notes: journal.session.notes,
-                             start: start, end: end, eventCount: total, eventsPerClass: perClass,
+                             start: start, end: end, eventCount: total, implausibleEvents: implausible, eventsPerClass: perClass,
                              devices: journal.devices, gaps: journal.gaps))
     }
 }

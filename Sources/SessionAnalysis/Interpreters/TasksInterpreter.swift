@@ -1,3 +1,5 @@
+internal import WireProtocol
+
 /// One run of a task between its custom begin and end markers.
 public struct TaskRun: Equatable, Sendable {
     public var name: String
@@ -43,7 +45,8 @@ public struct TasksInterpreter: Interpreter {
             }
         }
         for index in runs.indices {
-            let span = runs[index].start...(runs[index].end ?? .infinity)
+            // An end before the begin (clocks set back) holds nothing.
+            guard let span = ClosedRange.checked(runs[index].start, runs[index].end ?? .infinity) else { continue }
             runs[index].interactions = inputTimes.count { span.contains($0) }
             runs[index].viewChanges = viewTimes.count { span.contains($0) }
         }

@@ -60,8 +60,8 @@ public struct UIGuidelineChecker: Interpreter {
     private func problem(_ kind: UsabilityProblem.Kind, _ element: ElementReference, in appearance: ViewAppearance,
                          screenshot: Int?) -> UsabilityProblem {
         let frame = element.frame!
-        let size = "\(Int(frame.width)) × \(Int(frame.height)) points"
-        let minimum = Int(options.minimumHitTarget)
+        let size = "\(Int(saturating: frame.width)) × \(Int(saturating: frame.height)) points"
+        let minimum = Int(saturating: options.minimumHitTarget)
         switch kind {
         case .smallHitTarget:
             return UsabilityProblem(
@@ -72,7 +72,7 @@ public struct UIGuidelineChecker: Interpreter {
         default:
             return UsabilityProblem(
                 kind: kind, view: appearance.view, time: appearance.time, occurrences: 1, screenshot: screenshot, frame: frame,
-                evidence: "The \(element.className) at x \(Int(frame.x)), y \(Int(frame.y)) (\(size)) has no placeholder text.",
+                evidence: "The \(element.className) at x \(Int(saturating: frame.x)), y \(Int(saturating: frame.y)) (\(size)) has no placeholder text.",
                 recommendation: "Show a hint of the field's purpose as its placeholder, such as \"Name\" or \"Address\".",
                 element: element.label)
         }

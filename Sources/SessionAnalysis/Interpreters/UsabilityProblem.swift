@@ -1,3 +1,5 @@
+internal import WireProtocol
+
 /// A usability problem found in the session: where it happened, the evidence, and what to change.
 public struct UsabilityProblem: Equatable, Sendable {
     public enum Kind: String, Sendable, CaseIterable {
@@ -37,5 +39,6 @@ public struct ProblemReport: InterpretationResult, Equatable {
 
 func formatSeconds(_ seconds: Double) -> String {
     let tenths = (seconds * 10).rounded() / 10
-    return tenths == tenths.rounded() ? "\(Int(tenths)) s" : "\(tenths) s"
+    if tenths == tenths.rounded(), let whole = Int(checked: tenths) { return "\(whole) s" }
+    return "\(tenths) s"
 }

@@ -10,6 +10,12 @@ public struct Point: Hashable, Sendable {
         self.y = y
     }
 
+    /// The point at `x`, `y` as read from a session file; nil when a coordinate is not plausible.
+    init?(at x: Double, _ y: Double) {
+        guard let x = Plausible.coordinate(x), let y = Plausible.coordinate(y) else { return nil }
+        self.init(x: x, y: y)
+    }
+
     public func distance(to other: Point) -> Double {
         ((x - other.x) * (x - other.x) + (y - other.y) * (y - other.y)).squareRoot()
     }

@@ -23,19 +23,23 @@ public struct JournalEvent: Sendable {
 }
 
 extension PlistValue {
-    /// A frame as the UI state tree gives it (`{x, y, width, height}`), or as `[x, y, width, height]`.
+    /// A frame as the UI state tree gives it (`{x, y, width, height}`), or as `[x, y, width, height]`; nil
+    /// when a part is missing or not plausible.
     public var rect: Rect? {
+        let parts: (x: Double?, y: Double?, width: Double?, height: Double?)
         if let values = array?.compactMap(\.number), values.count == 4 {
-            return Rect(x: values[0], y: values[1], width: values[2], height: values[3])
+            parts = (values[0], values[1], values[2], values[3])
+        } else {
+            parts = (self["x"]?.number, self["y"]?.number, self["width"]?.number, self["height"]?.number)
         }
-        guard let x = self["x"]?.number, let y = self["y"]?.number, let width = self["width"]?.number,
-              let height = self["height"]?.number else { return nil }
+        guard let x = parts.x.flatMap(Plausible.coordinate), let y = parts.y.flatMap(Plausible.coordinate),
+              let width = parts.width.flatMap(Plausible.length), let height = parts.height.flatMap(Plausible.length) else { return nil }
         return Rect(x: x, y: y, width: width, height: height)
     }
 
-    /// A point as `[x, y]` (gesture paths).
+    /// A point as `[x, y]` (gesture paths); nil when a coordinate is missing or not plausible.
     public var point: Point? {
         guard let values = array?.compactMap(\.number), values.count == 2 else { return nil }
-        return Point(x: values[0], y: values[1])
+        return Point(at: values[0], values[1])
     }
 }

@@ -22,7 +22,11 @@ public final class SessionJournal {
             }
             self.session = session
             devices = try reader.devices()
-            gaps = try reader.gaps()
+            // A gap that began at no plausible time is missing; one whose end is not plausible lasted to the end.
+            gaps = try reader.gaps().compactMap { gap in
+                guard Plausible.time(gap.start) != nil else { return nil }
+                return SessionGap(start: gap.start, end: gap.end.flatMap(Plausible.time), reason: gap.reason)
+            }
         } catch let error as AnalysisError {
             throw error
         } catch {
@@ -30,31 +34,43 @@ public final class SessionJournal {
         }
     }
 
-    /// Stored events in storage order, payloads left as text: for passes that need no payload.
-    public func forEachStoredEvent(classes: [String] = [], _ body: (StoredEvent) throws -> Void) throws {
-        try reader.forEachEvent(classes: classes, body)
+    /// Stored events in storage order, payloads left as text: for passes that need no payload. Events whose
+    /// time is not plausible are left out (docs/REPORTS.md, "Absurd numbers"): `implausible` is called with each.
+    public func forEachStoredEvent(classes: [String] = [], implausible: (StoredEvent) -> Void = { _ in },
+                                   _ body: (StoredEvent) throws -> Void) throws {
+        try reader.forEachEvent(classes: classes) { stored in
+            guard Plausible.time(stored.timestamp) != nil else { return implausible(stored) }
+            try body(stored)
+        }
     }
 
     /// Events in storage order with their payloads decoded; screenshots stay references to their blobs.
+    /// Events whose time is not plausible are left out, and so are a payload's non-finite numbers.
     public func forEachEvent(classes: [String] = [], _ body: (JournalEvent) throws -> Void) throws {
-        try reader.forEachEvent(classes: classes) { stored in
+        try forEachStoredEvent(classes: classes) { stored in
             let payload: PlistValue
             do {
                 payload = try TypedJSON.decodeLeavingBlobs(stored.payload.utf8)
             } catch {
                 throw AnalysisError.unreadablePayload(path: path, event: stored.id, reason: "\(error)")
             }
-            try body(JournalEvent(id: stored.id, eventClass: stored.eventClass, time: stored.timestamp, payload: payload))
+            try body(JournalEvent(id: stored.id, eventClass: stored.eventClass, time: stored.timestamp,
+                                  payload: Plausible.payload(payload) ?? payload))
         }
     }
 
-    /// What the tester said, from the transcription (empty before it, and in files without audio).
+    /// What the tester said, from the transcription (empty before it, and in files without audio); a
+    /// segment whose times are not plausible is left out.
     public func transcript() throws -> [TranscriptSegment] {
-        try reader.transcript()
+        try reader.transcript().filter { segment in
+            guard let start = Plausible.time(segment.start), let end = Plausible.time(segment.end) else { return false }
+            return start <= end
+        }
     }
 
+    /// The session's media streams; one that starts at no plausible time cannot be placed, and is left out.
     public func mediaStreams() throws -> [MediaStreamRecord] {
-        try reader.mediaStreams()
+        try reader.mediaStreams().filter { Plausible.time($0.start) != nil }
     }
 
     /// Writes a stream as one playable file at `path` (the report's copy of the voice), chunk by chunk.
@@ -74,7 +90,8 @@ public final class SessionJournal {
     /// The recording device's screen in points, as it said in its hello.
     public var screenSize: Size? {
         let device = devices.first { $0.id == session.device } ?? devices.first
-        guard let width = device?.screenWidth, let height = device?.screenHeight else { return nil }
+        guard let width = device?.screenWidth.flatMap(Plausible.length), let height = device?.screenHeight.flatMap(Plausible.length),
+              width > 0, height > 0 else { return nil }
         return Size(width: width, height: height)
     }
 }

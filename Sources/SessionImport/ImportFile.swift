@@ -1,0 +1,95 @@
+internal import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// A file to import, open for reading, with the name it was given by. Whoever asks for an import opens
+/// its files (`muevalctl`, with its user's rights) and the importer reads only what it is handed, so
+/// muevald never opens a path for a client (docs/IMPORT.md). Owns its descriptor: closed when released.
+public final class ImportFile: Sendable {
+    /// The name the file was given by (a path), for messages and the import's record.
+    public let name: String
+    /// Open for reading; passed to muevald as it is, and closed with this file.
+    public let descriptor: CInt
+
+    /// Takes `descriptor` over (it is closed even when this throws). Refuses anything but a regular
+    /// file open for reading: a pipe or socket could keep the importer waiting for ever.
+    public init(name: String, descriptor: CInt) throws(ImportError) {
+        self.name = name
+        self.descriptor = descriptor
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw ImportError(file: name, "cannot be read: \(Self.reason(errno))") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw ImportError(file: name, "is not a regular file") }
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0, flags & Self.pathOnly == 0, flags & O_ACCMODE != O_WRONLY else {
+            throw ImportError(file: name, "is not open for reading")
+        }
+    }
+
+    deinit { Glibc.close(descriptor) }
+
+    /// O_PATH, which Glibc's module map hides behind _GNU_SOURCE: a descriptor that names a file and reads nothing.
+    private static let pathOnly: CInt = 0o10000000
+
+    /// Opens `path` with this process's rights. Non-blocking, so that a FIFO fails the regular-file
+    /// check instead of waiting for a writer.
+    public static func open(_ path: String) throws(ImportError) -> ImportFile {
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw ImportError(file: path, code == ENOENT ? "no such file" : code == EACCES ? "cannot be read (permission denied)" : "cannot be read: \(reason(code))")
+        }
+        return try ImportFile(name: path, descriptor: descriptor)
+    }
+
+    /// The file's size in bytes now.
+    var size: Int64 {
+        get throws(ImportError) {
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { throw ImportError(file: name, "cannot be read: \(Self.reason(errno))") }
+            return Int64(info.st_size)
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes at `offset` (not the descriptor's own position, which its
+    /// sender shares); 0 at the end of the file.
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(ImportError) -> Int {
+        while true {
+            let count = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
+            if count >= 0 { return count }
+            let code = errno
+            guard code == EINTR else { throw ImportError(file: name, at: .byte(offset), "cannot be read: \(Self.reason(code))") }
+        }
+    }
+
+    private static func reason(_ code: CInt) -> String { String(cString: strerror(code)) }
+}
+
+/// An `InputStream` over an import file, for `XMLParser(stream:)`: Foundation's own streams open files by
+/// path, and the importer has only the descriptor it was handed.
+final class ImportFileStream: InputStream {
+    private let file: ImportFile
+    private var offset: Int64 = 0
+    /// Why a read failed; `XMLParser` learns only that it did.
+    private(set) var failure: ImportError?
+
+    init(_ file: ImportFile) {
+        self.file = file
+        super.init(data: Data())
+    }
+
+    override func open() {}
+    override func close() {}
+    override var hasBytesAvailable: Bool { failure == nil }
+
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) -> Int {
+        do {
+            let count = try file.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: maxLength), at: offset)
+            offset += Int64(count)
+            return count
+        } catch {
+            failure = error
+            return -1
+        }
+    }
+}
