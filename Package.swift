@@ -268,7 +268,7 @@ let package = Package(
             "Replication",
         ]),
         .testTarget(name: "DaemonTests", dependencies: [
-            "CaptureServer", "Daemon", "JournalStorage",
+            "CaptureServer", "Daemon", "JournalStorage", "WireProtocol",
         ]),
         .testTarget(name: "DeviceSimulatorTests", dependencies: [
             "DeviceSimulator", "WireProtocol",

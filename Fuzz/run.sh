@@ -18,6 +18,8 @@ cat Fuzz/xml.dict Fuzz/json.dict > "$scratch/import.dict"
 
 # Symbolising a report once took minutes; the build has -g, so replaying an artifact shows the symbols.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-symbolize=0}
+# libFuzzer reports a crash itself: Swift's backtracer would only keep the dead process waiting (for minutes).
+export SWIFT_BACKTRACE=enable=no
 # Leaks outside muEval's code (Foundation's) that the fuzzer would otherwise stop on.
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/Fuzz/lsan.supp}
 # Session files and reports are written for every input: in memory when there is a tmpfs.

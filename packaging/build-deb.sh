@@ -20,7 +20,7 @@ version=${3:-$(sed -n 's/^ *public static let current = "\([0-9][0-9.]*\)"$/\1/p
 for tool in muevald muevalctl muevalsim; do
 	[ -x "$bin/$tool" ] || { echo "build-deb.sh: $bin/$tool is not built" >&2; exit 1; }
 done
-generate_manual=${GENERATE_MANUAL:-$bin/../manual-tool/release/generate-manual}
+generate_manual=${GENERATE_MANUAL:-$(dirname "$bin")/manual-tool/release/generate-manual}
 
 # The changelog's date, the man pages' and SOURCE_DATE_EPOCH (file times in the package) are the
 # commit's, so that the same commit gives the same package.

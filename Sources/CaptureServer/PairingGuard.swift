@@ -188,4 +188,3 @@ struct PairingGuard {
         return network.map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
     }
 }
-// x

@@ -42,6 +42,7 @@ final class ConsoleMetrics: Sendable {
             counter("malformed_messages", \.malformedMessages),
             counter("replies_dropped", \.repliesDropped),
             counter("authentication_failures", \.authenticationFailures),
+            counter("pairing_refused", \.pairingRefused),
             counter("tls_handshake_failures", \.tlsHandshakeFailures),
             counter("bytes_received", \.bytesReceived),
         ].map { (metric: $0.0, value: $0.1) }

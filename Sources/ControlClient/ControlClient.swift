@@ -113,8 +113,10 @@ public struct ControlClient: Sendable {
 
     /// The connection, and its descriptor for passing open files (NIO owns and closes it).
     private func connect() async throws -> (NIOAsyncChannel<ByteBuffer, ByteBuffer>, CInt) {
-        guard FileManager.default.fileExists(atPath: socketPath) else {
-            throw ControlClientError.daemonNotRunning(path: socketPath)
+        switch ControlSocketPath.presence(socketPath) {
+        case .present: break
+        case .hidden: throw ControlClientError.permissionDenied(path: socketPath, group: Self.groupName(of: socketPath))
+        case .absent: throw ControlClientError.daemonNotRunning(path: socketPath)
         }
         let socket: CInt
         do {
@@ -136,11 +138,13 @@ public struct ControlClient: Sendable {
         return (channel, socket)
     }
 
-    /// The name of the group that owns `path`, if it has one.
+    /// The name of the group that owns `path`, or its folder when `path` cannot be looked at, if it has one.
     static func groupName(of path: String) -> String? {
         var info = stat()
-        // Root's group is no group to join: the daemon has no control group configured then.
-        guard stat(path, &info) == 0, info.st_gid != 0, let group = getgrgid(info.st_gid) else { return nil }
+        let folder = (path as NSString).deletingLastPathComponent
+        guard stat(path, &info) == 0 || stat(folder, &info) == 0,
+              // Root's group is no group to join: the daemon has no control group configured then.
+              info.st_gid != 0, let group = getgrgid(info.st_gid) else { return nil }
         return String(cString: group.pointee.gr_name)
     }
 

@@ -41,7 +41,23 @@ public enum ControlSocketPath {
 
     public static func clientDefault(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let candidates = clientCandidates(environment: environment)
-        return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
+        // A socket in a folder this user may not search (/run/mueval is 0750) is there all the same:
+        // connecting to it then says which group to join instead of "not running".
+        return candidates.first { presence($0) != .absent } ?? candidates[0]
+    }
+
+    /// Whether a socket file is at a path, as far as this user can tell.
+    public enum Presence: Sendable, Equatable {
+        case present
+        /// A folder on the way keeps this user out (EACCES): the path may well exist.
+        case hidden
+        case absent
+    }
+
+    public static func presence(_ path: String) -> Presence {
+        var info = stat()
+        if stat(path, &info) == 0 { return .present }
+        return errno == EACCES ? .hidden : .absent
     }
 
     /// Whether something accepts connections at `path` (a live daemon rather than a stale socket file).

@@ -50,7 +50,7 @@ public final class ControlServer: Service {
         onListening()
         defer { unlink(path) }
 
-        try await withGracefulShutdownHandler {
+        await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { tasks in
                 tasks.addTask { await self.accept(on: first) }
                 for await _ in rebinds where !FileManager.default.fileExists(atPath: path) {

@@ -128,10 +128,12 @@ final class ZeroconfService: Service, @unchecked Sendable {
         let sessions = registry.openSessions().map(\.snapshot)
         let recording = sessions.contains { $0.state == .recording }
         let waiting = sessions.filter { $0.state == .waiting }.count
-        // What a device must present in <hello>: the server's token, a session's pairing code, or nothing.
-        let auth = capture.current.deviceToken != nil ? "token" : sessions.contains { $0.pairingCode != nil } ? "pairing" : "none"
+        // What a device must present in <hello>: the server's token, a session's pairing code, both
+        // (a paired session under a device token needs the two), or nothing.
+        let needs = [capture.current.deviceToken != nil ? "token" : nil, sessions.contains { $0.pairingCode != nil } ? "pairing" : nil]
+        let auth = needs.compactMap { $0 }.joined(separator: ",")
         var txt = [("txtvers", "1"), ("protocol", "1"), ("server", MuEvalVersion.current),
-                   ("state", recording ? "recording" : "idle"), ("waiting", String(waiting)), ("auth", auth)]
+                   ("state", recording ? "recording" : "idle"), ("waiting", String(waiting)), ("auth", auth.isEmpty ? "none" : auth)]
         // The announced port requires TLS (`tls=1`), or a TLS port runs beside it (`tls_port`).
         if capture.current.listeners.first?.tls == true { txt.append(("tls", "1")) }
         if let port = tlsPort.withLockedValue({ $0 }) { txt.append(("tls_port", String(port))) }

@@ -23,6 +23,7 @@ private struct ExportRecords {
         guard session.version <= ExportedSession.currentVersion else {
             throw ImportError(file: context.file, at: position, "an export of version \(session.version), made by a newer muEval; this one reads up to \(ExportedSession.currentVersion)")
         }
+        try checkRanges(of: session, at: position)
         exported = session
         for device in session.devices { try draft.addDevice(device) }
         for gap in session.gaps { try draft.addGap(gap) }
@@ -44,6 +45,21 @@ private struct ExportRecords {
     /// the same wherever it goes, whatever one daemon's `limits.*` say.
     func check(_ problem: ValueRangeProblem?, at position: ImportError.Position, _ record: String) throws {
         if let problem { throw ImportError(file: context.file, at: position, "\(record): \(problem.description)") }
+    }
+
+    /// The session's own times, and its devices' times and screens.
+    private func checkRanges(of session: ExportedSession, at position: ImportError.Position) throws {
+        let ranges = ValueRanges.default
+        var times: [(field: String, time: Double?)] = [("created", session.created), ("started", session.started), ("stopped", session.stopped)]
+        for (index, gap) in session.gaps.enumerated() { times += [("gaps[\(index)].start", gap.start), ("gaps[\(index)].end", gap.end)] }
+        for (index, device) in session.devices.enumerated() {
+            times += [("devices[\(index)].firstSeen", device.firstSeen), ("devices[\(index)].lastSeen", device.lastSeen)]
+            try check(ranges.problem(screenWidth: device.screenWidth, screenHeight: device.screenHeight, screenScale: device.screenScale),
+                      at: position, "the session record's devices[\(index)]")
+        }
+        for (field, time) in times {
+            try check(time.flatMap { ranges.problem($0, as: .time, at: field) }, at: position, "the session record")
+        }
     }
 
     func check(_ media: WireMedia, received: Double, at position: ImportError.Position) throws {

@@ -66,7 +66,12 @@ struct IMUTLogReader: ImportReader {
         if sessionID == nil { sessionID = packet["sid"]?.string }
         switch type {
         case "session-init":
-            device = deviceRecord(packet["meta"])
+            let record = deviceRecord(packet["meta"])
+            if let problem = ValueRanges.default.problem(screenWidth: record.screenWidth, screenHeight: record.screenHeight,
+                                                         screenScale: record.screenScale) {
+                throw fail("meta's screen-size: " + problem.description)
+            }
+            device = record
         case "sync":
             guard let text = (packet["abs-date-time"] ?? packet["abs-time"])?.string else {
                 throw fail("a sync packet needs \"abs-date-time\" (or \"abs-time\"), an ISO 8601 date")

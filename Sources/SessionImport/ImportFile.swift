@@ -72,6 +72,7 @@ final class ImportFileStream: InputStream {
     private var offset: Int64 = 0
     /// Why a read failed; `XMLParser` learns only that it did.
     private(set) var failure: ImportError?
+    private var utf8 = UTF8Check()
 
     init(_ file: ImportFile) {
         self.file = file
@@ -81,15 +82,56 @@ final class ImportFileStream: InputStream {
     override func open() {}
     override func close() {}
     override var hasBytesAvailable: Bool { failure == nil }
+    /// What XMLParser asks after a read returned -1 (the base class's getter traps on this subclass).
+    override var streamError: (any Error)? { failure }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) -> Int {
         do {
             let count = try file.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: maxLength), at: offset)
+            // Foundation's XMLParser reads freed memory when libxml2 hands it an element name that is not UTF-8
+            // (found by fuzzing, docs/FUZZING.md): such a file stops here, before the parser sees it.
+            if let bad = utf8.check(UnsafeBufferPointer(start: buffer, count: count), at: offset) {
+                failure = ImportError(file: file.name, at: .byte(bad), "is not UTF-8 text: muEval reads XML files as UTF-8")
+                return -1
+            }
             offset += Int64(count)
             return count
         } catch {
             failure = error
             return -1
+        }
+    }
+}
+
+/// Checks that a file read in pieces is UTF-8, a sequence cut by the end of one piece completed by the next.
+struct UTF8Check {
+    /// The start of a sequence the last piece ended inside, kept to be checked with the next piece.
+    private var pending: [UInt8] = []
+
+    /// Nil while `piece` (read at `offset`; empty at the end of the file) continues valid UTF-8; else the
+    /// offset of the sequence that is not.
+    mutating func check(_ piece: UnsafeBufferPointer<UInt8>, at offset: Int64) -> Int64? {
+        let start = offset - Int64(pending.count)
+        var bytes = pending
+        bytes.append(contentsOf: piece)
+        pending = []
+        // Where the last sequence starts, when the piece may have cut it: a lead byte within its last 3 bytes.
+        var end = bytes.count
+        if !piece.isEmpty, let lead = bytes.indices.suffix(3).last(where: { bytes[$0] & 0xC0 != 0x80 }), bytes[lead] >= 0xC0 {
+            let length = bytes[lead] >= 0xF0 ? 4 : bytes[lead] >= 0xE0 ? 3 : 2
+            if bytes.count - lead < length { end = lead }
+        }
+        var decoder = Unicode.UTF8.ForwardParser()
+        var iterator = bytes[..<end].makeIterator()
+        var position = 0
+        while true {
+            switch decoder.parseScalar(from: &iterator) {
+            case .valid(let scalar): position += scalar.count
+            case .emptyInput:
+                pending = Array(bytes[end...])
+                return nil
+            case .error: return start + Int64(position)
+            }
         }
     }
 }

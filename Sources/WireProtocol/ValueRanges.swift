@@ -123,9 +123,14 @@ public struct ValueRanges: Sendable, Equatable {
 
     /// The first of a hello's screen size and scale outside its range, or nil.
     public func problem(in hello: DeviceHello) -> ValueRangeProblem? {
-        hello.screenWidth.flatMap { problem($0, as: .size, at: "screenWidth") }
-            ?? hello.screenHeight.flatMap { problem($0, as: .size, at: "screenHeight") }
-            ?? hello.screenScale.flatMap { problem($0, as: .scale, at: "screenScale") }
+        problem(screenWidth: hello.screenWidth, screenHeight: hello.screenHeight, screenScale: hello.screenScale)
+    }
+
+    /// The first of a device's screen size and scale outside its range, or nil (a hello, a device record read from a file).
+    public func problem(screenWidth: Double?, screenHeight: Double?, screenScale: Double?) -> ValueRangeProblem? {
+        screenWidth.flatMap { problem($0, as: .size, at: "screenWidth") }
+            ?? screenHeight.flatMap { problem($0, as: .size, at: "screenHeight") }
+            ?? screenScale.flatMap { problem($0, as: .scale, at: "screenScale") }
     }
 
     private static func date(_ time: Double) -> String {

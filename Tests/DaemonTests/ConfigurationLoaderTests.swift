@@ -2,6 +2,7 @@ import CaptureServer
 @testable import Daemon
 import Foundation
 import JournalStorage
+import WireProtocol
 import XCTest
 
 final class ConfigurationLoaderTests: XCTestCase {
@@ -75,6 +76,24 @@ final class ConfigurationLoaderTests: XCTestCase {
         }
         XCTAssertThrowsError(try ConfigurationLoader(environment: [:]).load(file: nil, flags: ["server.listen": "localhost"])) { error in
             XCTAssertTrue("\(error)".contains("HOST:PORT"), "\(error)")
+        }
+    }
+
+    /// docs/PROTOCOL.md, "Value ranges": the window and bounds are the decoder's, and a window that ends before it starts is refused.
+    func testValueRangesAreConfigurable() throws {
+        let path = try file("""
+            [limits]
+            earliest_timestamp = "2020-01-01T00:00:00Z"
+            latest_timestamp = "2030-01-01T00:00:00Z"
+            max_coordinate = 5000
+            max_duration = 3600
+            max_media_part = 100
+            """)
+        let ranges = try ConfigurationLoader(environment: [:]).load(file: path, flags: [:]).capture.wireLimits.valueRanges
+        XCTAssertEqual(ranges, ValueRanges(times: 1_577_836_800...1_893_456_000, maxCoordinate: 5000, maxDuration: 3600, maxMediaPart: 100))
+        let backwards = try file("[limits]\nlatest_timestamp = \"1969-01-01T00:00:00Z\"\n")
+        XCTAssertThrowsError(try ConfigurationLoader(environment: [:]).load(file: backwards, flags: [:])) { error in
+            XCTAssertTrue("\(error)".contains("limits.latest_timestamp"), "\(error)")
         }
     }
 

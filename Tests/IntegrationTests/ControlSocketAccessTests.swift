@@ -120,7 +120,7 @@ final class ControlSocketAccessTests: XCTestCase {
         let commands = [
             ["export", "private", "--format", "jsonl", "-o", out + "/private.jsonl"],
             ["report", "private", "--out", out + "/report"],
-            ["media", "private", "-o", out + "/media"],
+            ["media", "private", "--out", out + "/media"],
         ]
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         for command in commands {

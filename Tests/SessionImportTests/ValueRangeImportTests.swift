@@ -52,6 +52,17 @@ import WireProtocol
                           #":3:3: packet 2: events[0]: "x" is -1e+300, outside its range: a coordinate from -1000000 to 1000000 points"#)
     }
 
+    @Test func imutScreenSize() throws {
+        let log = """
+            [
+              {"type" : "session-init", "sid" : "s1", "seq" : 0, "meta" : {"screen-size" : {"scale" : 2, "points" : {"width" : 320, "height" : -568}}}},
+              {"type" : "sync", "sid" : "s1", "seq" : 1, "abs-date-time" : "2014-07-05T14:03:22+02:00"}
+            ]
+            """
+        try expectRefused("screen.json", log,
+                          #":2:3: packet 1: meta's screen-size: "screenHeight" is -568, outside its range: a size from 0 to 1000000 points"#)
+    }
+
     @Test func gpxTrack() throws {
         try expectRefused("old.gpx", "<gpx version=\"1.1\"><trk><trkseg>\n<trkpt lat=\"1\" lon=\"2\"><time>1900-01-01T00:00:00Z</time></trkpt></trkseg></trk></gpx>",
                           #":2:57: "<time> 1900-01-01T00:00:00Z" is -2208988800, outside its range: \#(Self.timeRange)"#)
@@ -67,6 +78,13 @@ import WireProtocol
         let media = #"{"media":{"device":"d","stream":"voice-1","kind":"audio","contentType":"audio/wav","part":0,"start":1700000000,"duration":-1,"received":1700000000,"data":"AAAA"}}"#
         try expectRefused("media.jsonl", line("1700000000", "") + media + "\n",
                           #":2:1: a media record: "duration" is -1, outside its range: a duration from 0 to 31622400 seconds"#)
+        let device = #"{"id":"d","screenWidth":320,"screenHeight":480,"screenScale":2,"firstSeen":1700000000,"lastSeen":1700000000}"#
+        let session = #"{"session":{"version":1,"uuid":"u","name":"n","sensors":[],"created":1700000000,"started":1e18,"filtered":0,"duplicates":0,"devices":[\#(device)],"gaps":[]}}"#
+        try expectRefused("session.jsonl", session + "\n" + line("1700000000", ""),
+                          #":1:1: the session record: "started" is 1e+18, outside its range: \#(Self.timeRange)"#)
+        let tiny = device.replacingOccurrences(of: #""screenScale":2"#, with: #""screenScale":0.01"#)
+        try expectRefused("scale.jsonl", session.replacingOccurrences(of: "1e18", with: "1700000000").replacingOccurrences(of: device, with: tiny) + "\n",
+                          #":1:1: the session record's devices[0]: "screenScale" is 0.01, outside its range: a scale from 0.1 to 100 pixels per point"#)
     }
 
     @Test func plistExport() throws {
