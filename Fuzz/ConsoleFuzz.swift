@@ -49,7 +49,7 @@ enum ConsoleFuzz {
         for attempt in [{ _ = try JSONDecoder().decode(StudyResponses.self, from: data) },
                         { _ = try JSONDecoder().decode(StudyTask.self, from: data) },
                         { _ = try JSONDecoder().decode([String: [Int]].self, from: data) }] as [() throws -> Void] {
-            do { try attempt() } catch { precondition(!ConsoleInput.describe(error).isEmpty) }
+            do { try attempt() } catch { precondition(!ConsoleInput.describe(error, body: data).isEmpty) }
         }
     }
 }

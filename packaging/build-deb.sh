@@ -40,7 +40,7 @@ sed -i "s|@MAINTAINER@|$maintainer|" "$tree/debian/control"
 cat > "$tree/debian/changelog" <<CHANGELOG
 mueval ($version) $release; urgency=medium
 
-  * muEval $version$commit, built on Debian $release (docs/PACKAGING.md).
+  * muEval $version$commit, built on Debian $release.
 
  -- $maintainer  $(date -R -u -d "@$epoch")
 CHANGELOG

@@ -10,6 +10,8 @@ final class UnixListener: Sendable {
     /// Accepted connections, each descriptor the receiver's to close; finishes once `close()` was called.
     let connections: AsyncStream<CInt>
     private let wakeUp: CInt
+    /// Accepted connections waiting for the server.
+    static let backlog = 128
 
     /// Listens at `path`, which must not exist.
     init(path: String) throws {
@@ -24,7 +26,8 @@ final class UnixListener: Sendable {
         }
         for end in pipe { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         wakeUp = pipe[1]
-        let (connections, continuation) = AsyncStream.makeStream(of: CInt.self)
+        // Bounded like every queue: connections beyond it while the server is busy are closed at once.
+        let (connections, continuation) = AsyncStream.makeStream(of: CInt.self, bufferingPolicy: .bufferingOldest(Self.backlog))
         self.connections = connections
         Thread.detachNewThread { [wake = pipe[0]] in
             Self.accept(on: socket, until: wake, into: continuation)
@@ -53,7 +56,11 @@ final class UnixListener: Sendable {
             let connection = Glibc.accept(socket, nil, nil)
             if connection >= 0 {
                 _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-                if case .terminated = continuation.yield(connection) { Glibc.close(connection) }
+                switch continuation.yield(connection) {
+                case .enqueued: break
+                case .dropped, .terminated: Glibc.close(connection)
+                @unknown default: Glibc.close(connection)
+                }
                 continue
             }
             switch errno {

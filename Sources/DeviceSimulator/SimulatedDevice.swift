@@ -76,8 +76,11 @@ struct SimulatedDevice {
             // Generate what is due while the queue has room: the simulated tester waits for a full
             // queue rather than lose events (an app would drop them, `DropPolicy`).
             var made = 0
+            // An event due after the duration is never made, however late this loop runs (a stalled
+            // process would otherwise catch up a whole batch past the end).
             while generating, made < Self.batchSize, capture.hasRoom,
-                  due(time: stream.nextTime(), index: eventsGenerated, start: start) <= clock.now {
+                  case let dueAt = due(time: stream.nextTime(), index: eventsGenerated, start: start),
+                  dueAt <= clock.now, stopGenerating.map({ dueAt < $0 }) ?? true {
                 let event = stream.next()
                 capture.record(event.captureEvent(epoch: stream.epoch))
                 report.generated += 1

@@ -19,13 +19,22 @@ final class Doorbell: Sendable {
         waiter?.resume()
     }
 
-    /// Returns at the next ring (at once if one came since the last wait), or after `seconds`.
-    func wait(upTo seconds: Double) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
-            group.addTask { await self.nextRing() }
-            await group.next()
+    /// Returns at the next ring (at once if one came since the last wait), or after `seconds`; true
+    /// when a ring ended it.
+    @discardableResult
+    func wait(upTo seconds: Double) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try? await Task.sleep(for: .seconds(seconds))
+                return false
+            }
+            group.addTask {
+                await self.nextRing()
+                return true
+            }
+            let rung = await group.next() ?? false
             group.cancelAll()
+            return rung
         }
     }
 

@@ -184,10 +184,13 @@ import WireProtocol
         let capture = CaptureManager()
         try capture.startCapture(configuration)
         capture.touch(.began, x: 0, y: 0, view: "V")
-        try await waitUntil { server.connections.withLockedValue { $0 } >= 3 }
+        // Read before stopping: the stop's own close may be the last thing the statistics say.
+        try await waitUntil {
+            server.connections.withLockedValue { $0 } >= 3
+                && capture.statistics?.lastProblem?.contains("no acknowledgement") == true
+        }
         let summary = try #require(await capture.stopCapture(timeout: 0.2))
         #expect(summary.unacknowledged == 1)
-        #expect(summary.statistics.lastProblem?.contains("no acknowledgement") == true, "\(summary.statistics)")
         await server.close()
     }
 
