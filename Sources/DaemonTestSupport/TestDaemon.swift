@@ -182,11 +182,12 @@ public enum TestDaemonError: Error, CustomStringConvertible {
 public func eventually<T>(timeout: Double = 10, _ what: @autoclosure () -> String,
                           _ condition: () async throws -> T?) async throws -> T {
     let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
+    // The condition is asked once more after each sleep, however late a busy machine ends it.
+    while true {
         if let value = try await condition() { return value }
+        guard Date() < deadline else { throw TestDaemonError.timedOut(what()) }
         try await Task.sleep(for: .milliseconds(20))
     }
-    throw TestDaemonError.timedOut(what())
 }
 
 /// Runs a program to completion, capturing its output; kills it when it runs longer than `timeout` seconds

@@ -57,11 +57,12 @@ func replies(_ bytes: [UInt8]) -> [WireMessage] {
 }
 
 /// Polls until `condition` holds, for at most `timeout` seconds.
-func waitUntil(_ timeout: Double = 10, _ condition: () async throws -> Bool) async throws -> Bool {
+func waitUntil(_ timeout: Double = 30, _ condition: () async throws -> Bool) async throws -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
+    // The condition is asked once more after each sleep, however late a busy test pool ends it.
+    while true {
         if try await condition() { return true }
+        guard Date() < deadline else { return false }
         try await Task.sleep(for: .milliseconds(10))
     }
-    return false
 }

@@ -199,12 +199,12 @@ private func openDescriptors(of path: String) -> Int {
 /// The first connection to the non-blocking listener `socket`, within 30 s.
 private func accept(on socket: CInt) async throws -> CInt {
     let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
+    while true {
         let connection = Glibc.accept(socket, nil, nil)
         if connection >= 0 { return connection }
+        guard ContinuousClock.now < deadline else { throw POSIXError(.ETIMEDOUT) }
         try await Task.sleep(for: .milliseconds(10))
     }
-    throw POSIXError(.ETIMEDOUT)
 }
 
 /// A blocking line client, for what `ControlClient` never does.

@@ -125,16 +125,24 @@ def deploy_and_check(box, checks, timings, deb, tools, upgrade):
     show = properties(box, "Type", "ActiveState", "SubState", "UnitFileState", "FragmentPath", "MainPID", "WatchdogUSec",
                       "WatchdogTimestampMonotonic", "StatusText")
     checks.expect(show["Type"] == "notify" and show["ActiveState"] == "active" and show["SubState"] == "running"
-                  and show["UnitFileState"] == "enabled", "after apt install: enabled, active (running), Type=notify", str(show))
+                  and show["UnitFileState"] == "enabled" and show["StatusText"].startswith("0 sessions open"),
+                  "after apt install: enabled, active (running), Type=notify, its STATUS= in systemd", str(show))
     # systemd names it by its first search path, /lib/systemd/system: on merged /usr the same directory.
     unit = box.run(f"dpkg -S /usr/lib/systemd/system/muevald.service && realpath {show['FragmentPath']}", check=False).stdout
     checks.expect(unit.startswith("mueval: ") and unit.endswith("/usr/lib/systemd/system/muevald.service\n"),
                   "the unit is the package's /usr/lib/systemd/system/muevald.service", unit + str(show))
     owner = box.run(f"ps -o user= -p {show['MainPID']}", check=False).stdout.strip()
     checks.expect(owner == "mueval", "muevald runs as the system user mueval (systemd-sysusers)", f"ps says {owner!r}")
-    linked = box.run(f"ldd /usr/bin/muevald /usr/bin/muevalctl", check=False).stdout
+    linked = box.run("ldd /usr/bin/muevald /usr/bin/muevalctl", check=False).stdout
     checks.expect("swift" not in linked.lower() and "not found" not in linked,
                   "muevald and muevalctl load only Debian's libraries (ldd)", linked)
+
+    manuals = box.run("ls /usr/share/man/man8/muevald.8.gz /usr/share/man/man1/muevalctl.1.gz /usr/share/man/man5/muevald.toml.5.gz"
+                      " && zcat /usr/share/man/man5/muevald.toml.5.gz | grep -c '^\\\\fB[a-z_]*\\\\fR = '"
+                      " && muevald --configuration-reference | grep -c '\"key\" :'", check=False)
+    counts = manuals.stdout.split()[-2:]
+    checks.expect(manuals.returncode == 0 and counts[0] == counts[1],
+                  "man pages muevald(8), muevalctl(1) and muevald.toml(5), with every setting", manuals.stdout + manuals.stderr)
 
     # README: usermod -aG mueval alice; muevalctl status as alice.
     box.run("usermod -aG mueval alice")
