@@ -31,7 +31,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from unit_under_systemd import (REPOSITORY, Checks, Container, Failure, Skip, check_machine,  # noqa: E402
-                                eventually, eventually_or_none, host_release, log, properties, run, tree)
+                                eventually, eventually_or_none, host_release, log, properties, run, tree, verdict)
 
 CACHE = "/var/tmp/mueval-package-root"
 # The init and what these checks use; apt is in minbase. Nothing of muevald's: apt brings it.
@@ -317,14 +317,7 @@ def main():
             shutil.rmtree(work, ignore_errors=True)
         if lock is not None:
             lock.close()
-    for problem in left:
-        checks.failed.append(problem)
-        log(f"FAIL  tear down: {problem}")
-    log("times: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in timings.items())
-        + f"; total {time.monotonic() - began:.1f} s")
-    for failure in checks.failed:
-        print(f"FAIL: {failure.splitlines()[0]}", file=sys.stderr)
-    return 1 if checks.failed else 0
+    return verdict(checks, left, timings, began)
 
 
 if __name__ == "__main__":

@@ -469,6 +469,18 @@ def bin_path():
     return run(["swift", "build", "--show-bin-path"], cwd=REPOSITORY, timeout=120).stdout.strip()
 
 
+def verdict(checks, left, timings, began):
+    """Prints what tear-down left, the times and each failed check; the exit status."""
+    for problem in left:
+        checks.failed.append(problem)
+        log(f"FAIL  tear down: {problem}")
+    log("times: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in timings.items())
+        + f"; total {time.monotonic() - began:.1f} s")
+    for failure in checks.failed:
+        print(f"FAIL: {failure.splitlines()[0]}", file=sys.stderr)
+    return 1 if checks.failed else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bin", help="where the built muevald and muevalctl are (default: swift build --show-bin-path)")
@@ -540,14 +552,7 @@ def main():
             shutil.rmtree(stage, ignore_errors=True)
         if lock is not None:
             lock.close()
-    for problem in left:
-        checks.failed.append(problem)
-        log(f"FAIL  tear down: {problem}")
-    log("times: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in timings.items())
-        + f"; total {time.monotonic() - began:.1f} s")
-    for failure in checks.failed:
-        print(f"FAIL: {failure.splitlines()[0]}", file=sys.stderr)
-    return 1 if checks.failed else 0
+    return verdict(checks, left, timings, began)
 
 
 if __name__ == "__main__":
