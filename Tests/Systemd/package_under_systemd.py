@@ -31,7 +31,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from unit_under_systemd import (REPOSITORY, Checks, Container, Failure, Skip, check_machine,  # noqa: E402
-                                eventually, eventually_or_none, host_release, log, properties, run, tree, verdict)
+                                eventually_or_none, host_release, log, properties, run, tree, verdict,
+                                wait_for_boot)
 
 CACHE = "/var/tmp/mueval-package-root"
 # The init and what these checks use; apt is in minbase. Nothing of muevald's: apt brings it.
@@ -286,12 +287,8 @@ def main():
         box = Container(root, [(debs, "/mnt/debs"), (repository, "/srv/mueval-apt")], os.path.join(work, "console.log"))
         started = time.monotonic()
         box.boot()
-        state = eventually("systemctl to reach the container's systemd", 30,
-                           lambda: box.run("systemctl is-system-running --wait", timeout=60, check=False).stdout.strip())
+        wait_for_boot(box, checks)
         timings["boot to running"] = time.monotonic() - started
-        if not checks.expect(state == "running", "systemd boots to \"running\"",
-                             f"state {state!r}\n" + box.run("systemctl --failed --no-pager", check=False).stdout):
-            raise Failure("the system did not boot cleanly")
         # The lab's apt sees the Debian archive; this one, offline, sees the packages fetched for it.
         box.run("cp /mnt/debs/*.deb /root/ && echo 'deb [trusted=yes] file:/srv/mueval-apt ./' > /etc/apt/sources.list"
                 " && apt-get update -qq", timeout=120)

@@ -469,6 +469,19 @@ def bin_path():
     return run(["swift", "build", "--show-bin-path"], cwd=REPOSITORY, timeout=120).stdout.strip()
 
 
+def wait_for_boot(box, checks):
+    """Waits for the container's systemd to finish booting; Failure unless it is "running"."""
+    def state():
+        # Until its manager answers, systemctl prints nothing or "offline" (its bus is not up yet);
+        # then --wait waits for the boot to end.
+        answer = box.run("systemctl is-system-running --wait", timeout=60, check=False).stdout.strip()
+        return answer if answer not in ("", "offline") else None
+    reached = eventually("systemctl to reach the container's systemd", 30, state)
+    if not checks.expect(reached == "running", "systemd boots to \"running\"",
+                         f"state {reached!r}\n" + box.run("systemctl --failed --no-pager", check=False).stdout):
+        raise Failure("the system did not boot cleanly")
+
+
 def verdict(checks, left, timings, began):
     """Prints what tear-down left, the times and each failed check; the exit status."""
     for problem in left:
@@ -521,15 +534,8 @@ def main():
         box = Container(root, binds, os.path.join(stage, "console.log"))
         started = time.monotonic()
         box.boot()
-        # Until its manager answers, systemctl prints nothing or "offline" (its bus is not up yet);
-        # then --wait waits for the boot to end.
-        state = eventually("systemctl to reach the container's systemd", 30,
-                           lambda: (lambda answer: answer if answer not in ("", "offline") else None)(
-                               box.run("systemctl is-system-running --wait", timeout=60, check=False).stdout.strip()))
+        wait_for_boot(box, checks)
         timings["boot to running"] = time.monotonic() - started
-        if not checks.expect(state == "running", "systemd boots to \"running\"",
-                             f"state {state!r}\n" + box.run("systemctl --failed --no-pager", check=False).stdout):
-            raise Failure("the system did not boot cleanly")
 
         started = time.monotonic()
         deploy_and_check(box, checks, timings)
