@@ -15,19 +15,8 @@ public enum DescriptorPassing {
         let control = ControlBuffer(descriptors: descriptors.count)
         defer { control.deallocate() }
         control.setRights(descriptors)
-        var byte: UInt8 = 0
         while true {
-            let sent = withUnsafeMutablePointer(to: &byte) { byte in
-                var part = iovec(iov_base: UnsafeMutableRawPointer(byte), iov_len: 1)
-                return withUnsafeMutablePointer(to: &part) { part in
-                    var message = msghdr()
-                    message.msg_iov = part
-                    message.msg_iovlen = 1
-                    message.msg_control = control.buffer.baseAddress
-                    message.msg_controllen = control.buffer.count
-                    return sendmsg(socket, &message, CInt(MSG_NOSIGNAL))
-                }
-            }
+            let (sent, _) = control.withOneByteMessage { sendmsg(socket, $0, CInt(MSG_NOSIGNAL)) }
             if sent == 1 { return }
             let code = errno
             switch code {
@@ -44,21 +33,10 @@ public enum DescriptorPassing {
         guard count > 0, count <= maxDescriptors else { throw .tooMany(count) }
         let control = ControlBuffer(descriptors: count)
         defer { control.deallocate() }
-        var byte: UInt8 = 0
         var flags: Int32 = 0
         while true {
-            let received = withUnsafeMutablePointer(to: &byte) { byte in
-                var part = iovec(iov_base: UnsafeMutableRawPointer(byte), iov_len: 1)
-                return withUnsafeMutablePointer(to: &part) { part in
-                    var message = msghdr()
-                    message.msg_iov = part
-                    message.msg_iovlen = 1
-                    message.msg_control = control.buffer.baseAddress
-                    message.msg_controllen = control.buffer.count
-                    defer { flags = message.msg_flags }
-                    return recvmsg(socket, &message, CInt(MSG_CMSG_CLOEXEC | Int(MSG_DONTWAIT)))
-                }
-            }
+            let (received, messageFlags) = control.withOneByteMessage { recvmsg(socket, $0, CInt(MSG_CMSG_CLOEXEC | Int(MSG_DONTWAIT))) }
+            flags = messageFlags
             if received > 0 { break }
             if received == 0 { throw .hungUp }
             let code = errno
@@ -93,6 +71,24 @@ public enum DescriptorPassing {
 /// <sys/socket.h>'s CMSG macros (not available to Swift) lay it out.
 private struct ControlBuffer {
     let buffer: UnsafeMutableRawBufferPointer
+
+    /// Calls `transfer` (sendmsg or recvmsg) with a message of one data byte and this control data;
+    /// its result, and the message's flags after it.
+    func withOneByteMessage(_ transfer: (UnsafeMutablePointer<msghdr>) -> Int) -> (result: Int, flags: Int32) {
+        var byte: UInt8 = 0
+        return withUnsafeMutablePointer(to: &byte) { byte in
+            var part = iovec(iov_base: UnsafeMutableRawPointer(byte), iov_len: 1)
+            return withUnsafeMutablePointer(to: &part) { part in
+                var message = msghdr()
+                message.msg_iov = part
+                message.msg_iovlen = 1
+                message.msg_control = buffer.baseAddress
+                message.msg_controllen = buffer.count
+                let result = transfer(&message)
+                return (result, message.msg_flags)
+            }
+        }
+    }
 
     private static let header = aligned(MemoryLayout<cmsghdr>.size)
 
