@@ -66,6 +66,13 @@ public enum ISO8601 {
         return value
     }
 
+    /// The canonical UTC form of a time, e.g. `2100-01-01T00:00:00Z` (`format`, as a string).
+    public static func string(_ time: Double) -> String {
+        var text: [UInt8] = []
+        format(time, into: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
     /// Appends the canonical UTC form: fractional seconds only when non-zero, trailing zeros trimmed.
     /// Dates outside years 0000–9999 (and NaN) are clamped, since the plist form cannot write them.
     static func format(_ time: Double, into out: inout [UInt8]) {

@@ -318,12 +318,3 @@ struct CheckedEventSink: PlistSink {
     mutating func date(_ secondsSince1970: Double) { json.date(secondsSince1970); check.date(secondsSince1970) }
     mutating func data(_ bytes: [UInt8]) { json.data(bytes); check.data(bytes) }
 }
-
-extension ISO8601 {
-    /// The canonical UTC form of a time, e.g. `2100-01-01T00:00:00Z`.
-    public static func string(_ time: Double) -> String {
-        var text: [UInt8] = []
-        format(time, into: &text)
-        return String(decoding: text, as: UTF8.self)
-    }
-}
