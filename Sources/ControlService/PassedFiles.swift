@@ -1,5 +1,5 @@
 internal import ControlProtocol
-public import NIOCore
+internal import NIOCore
 internal import NIOPosix
 
 /// The open files a client passes over its control connection (`import` with `descriptors`), so that
@@ -16,17 +16,17 @@ public struct PassedFiles: Sendable {
     /// reads with read(2), which would drop them, so it reads nothing until they are in: the client
     /// sends them only after the `descriptors` line, written once reading paused.
     func receive(_ count: Int) async throws -> [CInt] {
-        try await channel.setOption(ChannelOptions.autoRead, value: false)
+        try await channel.setOption(ChannelOptions.autoRead, value: false).get()
         do {
             try await writer.descriptors(count)
             let socket = socket
             let descriptors = try await NIOThreadPool.singleton.runIfActive {
                 try DescriptorPassing.receive(count, from: socket, milliseconds: Self.waitMilliseconds)
             }
-            try await channel.setOption(ChannelOptions.autoRead, value: true)
+            try await channel.setOption(ChannelOptions.autoRead, value: true).get()
             return descriptors
         } catch {
-            try? await channel.setOption(ChannelOptions.autoRead, value: true)
+            try? await channel.setOption(ChannelOptions.autoRead, value: true).get()
             throw error
         }
     }
