@@ -14,8 +14,6 @@ let package = Package(
         .library(name: "JournalStorage", targets: ["JournalStorage"]),
         .library(name: "GroupCommit", targets: ["GroupCommit"]),
         .library(name: "DeviceSimulator", targets: ["DeviceSimulator"]),
-        // The capture library an app links to be evaluated (docs/CAPTURE-LIBRARY.md).
-        .library(name: "MuEvalCapture", targets: ["MuEvalCapture"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -33,25 +31,29 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The capture library and what it shares with the server (its own package, so that an app resolves no server code).
+        .package(path: "CaptureLibrary"),
     ],
     targets: [
         // System libraries (Debian's -dev packages; `make deps` installs them).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // Without pkgConfig: avahi-client.pc adds -D_REENTRANT, which SwiftPM refuses with a warning.
-        .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
         // zlib compresses the simulator's PNG screenshots.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
 
         // The wire protocol: XML event messages from capture libraries, byte-level and incremental.
         .target(name: "WireProtocol", dependencies: [
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The value types every layer shares: sessions, devices, stored events, export formats.
-        .target(name: "SessionModel"),
+        .target(name: "SessionModel", dependencies: [
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
+        ]),
         // Journal storage: the catalog and one SQLite file per evaluation session (schema, reading, exporting).
         .target(name: "JournalStorage", dependencies: [
             "CSQLite", "SessionModel", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
@@ -64,27 +66,50 @@ let package = Package(
         // Import of sessions recorded elsewhere: IMUT logs, GPX tracks, muEval's own exports (docs/IMPORT.md).
         .target(name: "SessionImport", dependencies: [
             "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        // Replication of what muevald stores into a shared PostgreSQL (docs/POSTGRES.md).
-        .target(name: "Replication", dependencies: [
+        // The shared PostgreSQL's read side (`muevalctl --from`) and what the replicator shares with it:
+        // settings, the URL, the password file, the schema (docs/POSTGRES.md). No service lifecycle.
+        .target(name: "ReplicationArchive", dependencies: [
             "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ]),
+        // The replicator service: copies what muevald stores into the shared PostgreSQL.
+        .target(name: "Replication", dependencies: [
+            "JournalStorage", "ReplicationArchive", "SessionCore", "SessionModel", "WireProtocol",
+            .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The control socket's protocol, which both sides use: requests, replies, tail lines, counters, line limits, where the socket is.
         .target(name: "ControlProtocol", dependencies: [
             "SessionModel", "WireProtocol",
         ]),
-        // The capture server: TCP connections from devices, sessions, ingest with backpressure, live tail.
+        // The session core: open sessions, device claim and pairing, studies, counters, the live tail, and the
+        // one stream of lifecycle events the daemon's services follow. The adapters below (capture server,
+        // control service, console) drive it; none depends on another.
+        .target(name: "SessionCore", dependencies: [
+            "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "MuEvalAsync", package: "CaptureLibrary"),
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
+            .product(name: "DequeModule", package: "swift-collections"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
+        // The capture server: TCP connections from devices, ingest with backpressure, acknowledgements.
         .target(name: "CaptureServer", dependencies: [
-            "ControlProtocol", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
+            "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -110,9 +135,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
-        // The control socket's server side: access check and the commands, run against the capture server.
+        // The control socket's server side: access check and the commands, run against the session core.
         .target(name: "ControlService", dependencies: [
-            "CaptureServer", "ControlProtocol", "JournalStorage", "SessionImport", "SessionModel", "WireProtocol",
+            "ControlProtocol", "JournalStorage", "SessionCore", "SessionImport", "SessionModel", "WireProtocol",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -128,15 +153,26 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOExtras", package: "swift-nio-extras"),
         ]),
-        // Zeroconf: announcing the capture service through avahi-daemon, and finding it.
+        // Zeroconf: announcing the capture service through avahi-daemon (finding it is CaptureLibrary's ZeroconfBrowsing).
         .target(name: "Zeroconf", dependencies: [
-            "CAvahi",
+            .product(name: "CAvahi", package: "CaptureLibrary"),
+            .product(name: "ZeroconfBrowsing", package: "CaptureLibrary"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
+        // Sessions' reports: written on request and, for every session that stops, automatically (the daemon's service).
+        .target(name: "SessionReports", dependencies: [
+            "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // The web console (the thesis's Mobile Monitor): pages, JSON API, WebSockets and /metrics over HTTP (docs/CONSOLE.md).
         .target(name: "ConsoleServer", dependencies: [
-            "CaptureServer", "ControlProtocol", "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionModel", "StudyAnalysis", "WireProtocol",
+            "ControlProtocol", "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "SessionReports", "StudyAnalysis", "WireProtocol",
+            .product(name: "MuEvalAsync", package: "CaptureLibrary"),
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -157,7 +193,9 @@ let package = Package(
         swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]),
         // The daemon: configuration, logging and the lifecycle that ties the services together.
         .target(name: "Daemon", dependencies: [
-            "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "Replication", "SessionImport", "SessionModel", "SpeechRecognition", "TranscriptionService", "WireProtocol", "Zeroconf",
+            "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "Replication", "ReplicationArchive", "SessionCore", "SessionImport", "SessionModel", "SessionReports", "SpeechRecognition", "TranscriptionService", "WireProtocol", "Zeroconf",
+            .product(name: "MuEvalAsync", package: "CaptureLibrary"),
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "TOMLKit", package: "TOMLKit"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -172,39 +210,35 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "muevalctl", dependencies: [
-            "ControlClient", "ControlProtocol", "JournalStorage", "Replication", "ReportCritique", "SessionAnalysis", "SessionImport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol", "Zeroconf",
+            "ControlClient", "ControlProtocol", "JournalStorage", "ReplicationArchive", "ReportCritique", "SessionAnalysis", "SessionImport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol", "Zeroconf",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
+            .product(name: "ZeroconfBrowsing", package: "CaptureLibrary"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        // The device simulator: scenarios, events, PNG screenshots, and a reliable sender (muevalsim).
-        // The thesis's CaptureLibrary: kept small, it needs the wire encoder and NIO only (and Avahi's
-        // browser on Linux); never the journal, the server or SQLite.
-        .target(name: "MuEvalCapture", dependencies: [
-            "WireProtocol",
-            .target(name: "Zeroconf", condition: .when(platforms: [.linux])),
-            .product(name: "DequeModule", package: "swift-collections"),
-            .product(name: "OrderedCollections", package: "swift-collections"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-        ]),
-        // The thesis's PlainNote host app as a command-line stand-in: it links MuEvalCapture alone.
+        // The thesis's PlainNote host app as a command-line stand-in: it links MuEvalCapture (CaptureLibrary/) alone.
         .executableTarget(name: "plainnote", dependencies: [
-            "MuEvalCapture",
+            .product(name: "MuEvalCapture", package: "CaptureLibrary"),
         ], path: "Examples/plainnote"),
+        // The device simulator: scenarios, events, PNG screenshots, and a reliable sender (muevalsim).
         .target(name: "DeviceSimulator", dependencies: [
-            "CZlib", "MuEvalCapture", "WireProtocol",
+            "CZlib", "SessionModel", "WireProtocol",
+            .product(name: "MuEvalCapture", package: "CaptureLibrary"),
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         .executableTarget(name: "muevalsim", dependencies: [
-            "DeviceSimulator", "MuEvalCapture", "WireProtocol",
+            "DeviceSimulator", "WireProtocol",
+            .product(name: "MuEvalCapture", package: "CaptureLibrary"),
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Starts a real muevald on a temporary directory, for integration tests.
         .target(name: "DaemonTestSupport", dependencies: [
             "ControlClient", "ControlProtocol", "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -217,6 +251,7 @@ let package = Package(
         // Analysis: interpreters on a blackboard turn a session file into results (docs/REPORTS.md).
         .target(name: "SessionAnalysis", dependencies: [
             "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // Study analysis: attempts, outcomes and numbers across a study's sessions, and its CSV export.
         .target(name: "StudyAnalysis", dependencies: [
@@ -225,17 +260,20 @@ let package = Package(
         // Critique: the static HTML report written from the analysis results.
         .target(name: "ReportCritique", dependencies: [
             "JournalStorage", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // Study metrics: completion rates, time on task, SUS and the comparison of iterations, with small-sample intervals (docs/STUDIES.md).
         .target(name: "StudyMetrics"),
         // Synthetic session files with known contents, for the analysis tests and the report benchmark.
         .target(name: "SessionAnalysisTestSupport", dependencies: [
             "DeviceSimulator", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         // Times analysis and report of a synthetic one-hour session (`make bench`).
         .executableTarget(name: "SpeechBenchmark", dependencies: [
             "SpeechRecognition", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         .executableTarget(name: "ReportBenchmark", dependencies: [
             "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel",
@@ -243,9 +281,11 @@ let package = Package(
 
         .testTarget(name: "SpeechRecognitionTests", dependencies: [
             "SpeechRecognition", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         .testTarget(name: "WireProtocolTests", dependencies: [
             "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .testTarget(name: "SessionImportTests", dependencies: [
@@ -254,28 +294,38 @@ let package = Package(
         ]),
         .testTarget(name: "JournalStorageTests", dependencies: [
             "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // The device connection without sockets: its state machine, and its handler on a NIOAsyncTestingChannel.
         .testTarget(name: "CaptureServerTests", dependencies: [
-            "CaptureServer", "ControlProtocol", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
+            "CaptureServer", "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
+        // The session core without the capture server: its state machine, the pairing limiter, the lifecycle stream.
+        .testTarget(name: "SessionCoreTests", dependencies: [
+            "GroupCommit", "JournalStorage", "SessionCore", "SessionModel",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "ReplicationUnitTests", dependencies: [
-            "Replication",
+            "Replication", "ReplicationArchive",
         ]),
         .testTarget(name: "DaemonTests", dependencies: [
             "CaptureServer", "Daemon", "JournalStorage", "WireProtocol",
         ]),
         .testTarget(name: "DeviceSimulatorTests", dependencies: [
             "DeviceSimulator", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .testTarget(name: "SessionAnalysisTests", dependencies: [
             "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .testTarget(name: "StudyMetricsTests", dependencies: [
@@ -284,18 +334,27 @@ let package = Package(
         // The study analysis on synthetic study sessions: attempts, outcomes, metrics, problems, the CSV export.
         .testTarget(name: "StudyAnalysisTests", dependencies: [
             "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // The control socket's server side in-process: a real registry, a real Unix socket, the real client.
         .testTarget(name: "ControlServiceTests", dependencies: [
-            "CaptureServer", "ControlClient", "ControlProtocol", "ControlService", "GroupCommit", "JournalStorage", "SessionImport", "SessionModel", "WireProtocol",
+            "ControlClient", "ControlProtocol", "ControlService", "GroupCommit", "JournalStorage", "SessionCore", "SessionImport", "SessionModel", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        .testTarget(name: "MuEvalAsyncTests", dependencies: [
+            .product(name: "MuEvalAsync", package: "CaptureLibrary"),
+        ]),
         .testTarget(name: "MuEvalCaptureTests", dependencies: [
-            "MuEvalCapture", "WireProtocol",
+            "WireProtocol",
             .target(name: "Zeroconf", condition: .when(platforms: [.linux])),
+            .product(name: "MuEvalCapture", package: "CaptureLibrary"),
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -304,16 +363,24 @@ let package = Package(
         // The Zeroconf module in-process, against an avahi-daemon in a network namespace of the test's own.
         .testTarget(name: "ZeroconfUnitTests", dependencies: [
             "DaemonTestSupport", "Zeroconf",
+            .product(name: "ZeroconfBrowsing", package: "CaptureLibrary"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The console's access rules and message framing, without sockets.
+        .testTarget(name: "SessionReportsTests", dependencies: [
+            "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "SessionReports",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "ConsoleServerTests", dependencies: [
             "ConsoleServer", "ControlProtocol", "SessionModel", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // Depends on the executables so that `swift test` builds the binaries it starts.
         .testTarget(name: "IntegrationTests", dependencies: [
             "ControlClient", "ControlProtocol", "DaemonTestSupport", "DeviceSimulator", "JournalStorage", "SessionModel", "WireProtocol", "Zeroconf", "muevalctl", "muevald", "muevalsim", "plainnote",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
+            .product(name: "ZeroconfBrowsing", package: "CaptureLibrary"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "NIOCore", package: "swift-nio"),

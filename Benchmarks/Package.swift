@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "muEval", path: ".."),
+        .package(path: "../CaptureLibrary"),
         // MallocInterposer counts allocations without linking jemalloc.
         // Already in muEval's graph: the hour profile builds its events as ordered dictionaries.
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -18,6 +19,7 @@ let package = Package(
         .target(name: "BenchProfiles", dependencies: [
             .product(name: "WireProtocol", package: "muEval"),
             .product(name: "DeviceSimulator", package: "muEval"),
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         // End to end: runs muevald and a discarding sink under load, writes docs/BENCHMARKS.md.
@@ -40,7 +42,7 @@ let package = Package(
             name: "Capture",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "MuEvalCapture", package: "muEval"),
+                .product(name: "MuEvalCapture", package: "CaptureLibrary"),
             ],
             path: "Benchmarks/Capture",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

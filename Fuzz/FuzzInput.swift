@@ -3,6 +3,7 @@
 // absurd numbers (NaN, ±inf, 1e300, 10¹⁸ s, Int64.max), or raw from the input, so that short inputs reach
 // both the usual paths and the edges. `SeedWriter` is its inverse, for seeds made from real sessions.
 
+internal import MuEvalWire
 internal import OrderedCollections
 internal import WireProtocol
 

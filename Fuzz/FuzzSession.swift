@@ -8,6 +8,7 @@
 
 internal import Foundation
 internal import JournalStorage
+internal import MuEvalWire
 internal import OrderedCollections
 internal import SessionModel
 internal import WireProtocol
@@ -26,8 +27,9 @@ enum FuzzSession {
     /// Writes the session file at `path`; returns its record (id 1, stopped).
     @discardableResult
     static func write(_ input: inout FuzzInput, to path: String, study: StudyContext? = nil) throws -> SessionRecord {
-        let device = DeviceRecord(id: device, name: "fuzz", model: "iPhone3,1", screenWidth: input.double(),
-                                  screenHeight: input.double(), screenScale: input.double(), firstSeen: 0, lastSeen: 0)
+        let description = DeviceDescription(name: "fuzz", model: "iPhone3,1", screenWidth: input.double(),
+                                            screenHeight: input.double(), screenScale: input.double())
+        let device = DeviceRecord(id: device, device: description, firstSeen: 0, lastSeen: 0)
         var session = SessionRecord(id: 1, uuid: "00000000-0000-0000-0000-000000000001", name: "fuzz", testUser: "P01",
                                     device: device.id, state: .stopped, created: input.time(), started: input.time(),
                                     stopped: input.time(), path: path, assignment: study.map {

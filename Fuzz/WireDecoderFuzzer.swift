@@ -10,6 +10,7 @@
 //   - after a fatal error nothing more is decoded.
 // Small limits put the "message too large" and "nesting too deep" paths within reach of short inputs.
 
+internal import MuEvalWire
 internal import WireProtocol
 
 private let limits = WireLimits(maxMessageBytes: 2048, maxDepth: 6)

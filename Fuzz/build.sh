@@ -30,13 +30,15 @@ flags=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -packag
        -I "$out/Modules" -I "$deps/Modules" -I Sources/CSQLite
        -Xcc -fmodule-map-file="$deps/CNIOAtomics.build/module.modulemap")
 
-# compile MODULE DEPENDENCY...: Sources/MODULE into $out/Modules/MODULE.swiftmodule and $out/objects/MODULE.o.
+# compile MODULE DEPENDENCY...: Sources/MODULE (or the capture library's, CaptureLibrary/Sources/MODULE) into
+# $out/Modules/MODULE.swiftmodule and $out/objects/MODULE.o.
 compile() {
-    local module=$1 object="$out/objects/$1.o"
+    local module=$1 object="$out/objects/$1.o" directory="Sources/$1"
+    [ -d "$directory" ] || directory="CaptureLibrary/Sources/$1"
     shift
     local sources=()
-    while IFS= read -r -d '' source; do sources+=("$source"); done < <(find "Sources/$module" -name '*.swift' -print0)
-    if [ -e "$object" ] && [ -z "$(find "Sources/$module" "$@" -newer "$object" -print -quit)" ]; then return 0; fi
+    while IFS= read -r -d '' source; do sources+=("$source"); done < <(find "$directory" -name '*.swift' -print0)
+    if [ -e "$object" ] && [ -z "$(find "$directory" "$@" -newer "$object" -print -quit)" ]; then return 0; fi
     echo "fuzz build: $module" >&2
     "$SWIFTC" "${flags[@]}" -wmo -module-name "$module" -emit-module -emit-module-path "$out/Modules/$module.swiftmodule" \
         -c "${sources[@]}" -o "$object" >&2
@@ -44,8 +46,10 @@ compile() {
 module() { echo "$out/Modules/$1.swiftmodule"; }
 
 # Two at a time (the machine has two cores), each wave after the modules it imports.
-compile WireProtocol & first=$!
-compile SessionModel && compile StudyMetrics; wait $first
+compile MuEvalWire & first=$!
+compile StudyMetrics; wait $first
+compile SessionModel "$(module MuEvalWire)" & first=$!
+compile WireProtocol "$(module MuEvalWire)"; wait $first
 compile JournalStorage "$(module WireProtocol)" "$(module SessionModel)" & first=$!
 compile ControlProtocol "$(module WireProtocol)" "$(module SessionModel)"; wait $first
 compile SessionAnalysis "$(module JournalStorage)" & first=$!

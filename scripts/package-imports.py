@@ -2,7 +2,11 @@
 """Package.swift declares exactly what each target imports.
 
     scripts/package-imports.py          check: lists every target whose dependencies differ, exit 1
-    scripts/package-imports.py --write  rewrites the targets' `dependencies:` lists from the imports
+    scripts/package-imports.py --write [TARGET…]  rewrites the targets' `dependencies:` lists from the
+                                                  imports (all, or the targets named)
+
+It checks the main package and the capture library's own (CaptureLibrary/), which the main one uses
+by path: there, its modules are targets; here, products of that package.
 
 `make test` runs the check, so that a module cannot use another one that Package.swift does not
 name (SwiftPM builds it anyway when something else pulls it in), nor name one it never imports.
@@ -20,6 +24,9 @@ PRODUCTS = {
     'NIOWebSocket': 'swift-nio', 'NIOTLS': 'swift-nio', 'NIOSSL': 'swift-nio-ssl', 'HTTPTypes': 'swift-http-types',
     'Hummingbird': 'hummingbird', 'HummingbirdCore': 'hummingbird', 'HummingbirdTLS': 'hummingbird', 'HummingbirdWebSocket': 'hummingbird-websocket',
     'HummingbirdWSClient': 'hummingbird-websocket', 'Metrics': 'swift-metrics', 'PostgresNIO': 'postgres-nio', 'Prometheus': 'swift-prometheus',
+    # The capture library's package (CaptureLibrary/, by path).
+    'MuEvalAsync': 'CaptureLibrary', 'MuEvalWire': 'CaptureLibrary', 'MuEvalCapture': 'CaptureLibrary',
+    'ZeroconfBrowsing': 'CaptureLibrary', 'CAvahi': 'CaptureLibrary',
 }
 # The toolchain's own modules need no declaration.
 SYSTEM = {'Foundation', 'FoundationNetworking', 'FoundationXML', 'Glibc', 'Musl', 'Dispatch', 'Synchronization', 'XCTest', 'Testing', 'Darwin'}
@@ -59,28 +66,32 @@ def declared_block(text, name):
         i += 1
 
 
-def render(target, found):
+def render(target, found, products_by_module):
     modules, conditional = found
-    local = sorted({m for m in modules if m not in PRODUCTS and m not in conditional} | set(STARTED.get(target, [])))
-    products = sorted((m for m in modules if m in PRODUCTS), key=lambda m: (PRODUCTS[m], m))
+    linux = ', condition: .when(platforms: [.linux])'
+    local = sorted({m for m in modules if m not in products_by_module and m not in conditional} | set(STARTED.get(target, [])))
+    products = sorted((m for m in modules if m in products_by_module), key=lambda m: (products_by_module[m], m))
     lines = []
     if local:
         lines.append('            ' + ', '.join('"%s"' % m for m in local) + ',')
-    lines += ['            .target(name: "%s", condition: .when(platforms: [.linux])),' % m for m in sorted(conditional)]
-    lines += ['            .product(name: "%s", package: "%s"),' % (p, PRODUCTS[p]) for p in products]
+    lines += ['            .target(name: "%s"%s),' % (m, linux) for m in sorted(conditional) if m not in products_by_module]
+    lines += ['            .product(name: "%s", package: "%s"%s),' % (p, products_by_module[p], linux if p in conditional else '')
+              for p in products]
     return 'dependencies: [\n' + '\n'.join(lines) + '\n        ]' if lines else 'dependencies: []'
 
 
-def main():
-    path = os.path.join(ROOT, 'Package.swift')
+def check(root, write):
+    """The problems of the package at `root` (rewritten when `write`: True for all targets, or a set of names)."""
+    path = os.path.join(root, 'Package.swift')
     text = open(path).read()
-    targets = {os.path.basename(d.rstrip('/')): d for kind in ('Sources', 'Tests', 'Examples') for d in glob.glob(os.path.join(ROOT, kind, '*/'))}
+    targets = {os.path.basename(d.rstrip('/')): d for kind in ('Sources', 'Tests', 'Examples') for d in glob.glob(os.path.join(root, kind, '*/'))}
+    products_by_module = {m: p for m, p in PRODUCTS.items() if m not in targets}
     problems = []
     for name, directory in sorted(targets.items()):
         if not glob.glob(os.path.join(directory, '**', '*.swift'), recursive=True):
             continue  # system-library targets
         span = declared_block(text, name)
-        wanted = render(name, imports(directory))
+        wanted = render(name, imports(directory), products_by_module)
         if span is None:
             if wanted != 'dependencies: []':
                 problems.append((name, None, wanted))
@@ -88,14 +99,20 @@ def main():
         current = text[span[0]:span[1]]
         if re.sub(r'\s+', '', current) != re.sub(r'\s+', '', wanted):
             problems.append((name, span, wanted))
-    if '--write' in sys.argv:
+    if write:
         for name, span, wanted in sorted(problems, key=lambda p: -(p[1] or (0,))[0]):
-            if span:
+            if span and (write is True or name in write):
                 text = text[:span[0]] + wanted + text[span[1]:]
         open(path, 'w').write(text)
-        return 0
-    for name, _, wanted in problems:
-        print('Package.swift: target %s should declare %s' % (name, re.sub(r'\s+', ' ', wanted)))
+        return []
+    return [(os.path.relpath(path, ROOT), name, wanted) for name, _, wanted in problems]
+
+
+def main():
+    write = '--write' in sys.argv and (set(sys.argv[sys.argv.index('--write') + 1:]) or True)
+    problems = check(ROOT, write) + check(os.path.join(ROOT, 'CaptureLibrary'), write)
+    for path, name, wanted in problems:
+        print('%s: target %s should declare %s' % (path, name, re.sub(r'\s+', ' ', wanted)))
     return 1 if problems else 0
 
 

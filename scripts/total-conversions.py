@@ -44,16 +44,16 @@ ALLOWED = {
         'two readings of the server\'s own clock, seconds apart',
     ('Sources/Replication/PostgresReplicator.swift', 'Int64(min(settings.timeout, 30))'):
         'storage.postgres.timeout is checked to be 1…3,600 s when the configuration is read (DaemonConfiguration)',
-    ('Sources/WireProtocol/ISO8601.swift', 'Int(((t - whole) * 1_000_000).rounded())'):
+    ('CaptureLibrary/Sources/MuEvalWire/ISO8601.swift', 'Int(((t - whole) * 1_000_000).rounded())'):
         't is clamped to years 0000–9999 (NaN to 0) on the line before: a fraction of a second',
-    ('Sources/WireProtocol/ISO8601.swift', 'Int(whole)'):
+    ('CaptureLibrary/Sources/MuEvalWire/ISO8601.swift', 'Int(whole)'):
         't is clamped to years 0000–9999 (NaN to 0): whole seconds within ±3×10¹¹',
     ('Sources/WireProtocol/JSONString.swift', 'Int64(value)'):
         'guarded on the line before: a whole number below 10¹⁵',
     ('Sources/WireProtocol/PayloadSummary.swift', 'Int64(value)'):
         'guarded in the same expression: a whole number below 10¹⁵',
-    ('Sources/WireProtocol/Base64.swift', 'UInt8(value)'): 'the index in the 64-letter alphabet',
-    ('Sources/WireProtocol/Base64.swift', 'UInt32(value)'): 'a sextet (below 64) from the decoding table',
+    ('CaptureLibrary/Sources/MuEvalWire/Base64.swift', 'UInt8(value)'): 'the index in the 64-letter alphabet',
+    ('CaptureLibrary/Sources/MuEvalWire/Base64.swift', 'UInt32(value)'): 'a sextet (below 64) from the decoding table',
     ('Sources/WireProtocol/UTF8Validation.swift', 'UInt8(scalar)'): 'in the `case ..<0x80` branch: ASCII',
     ('Sources/ControlService/ControlAccess.swift', 'socklen_t(groups.count * MemoryLayout<UInt32>.size)'):
         'the buffer of supplementary groups, grown to what the kernel asks (at most NGROUPS_MAX, 65,536)',
@@ -62,14 +62,14 @@ ALLOWED = {
         'address is checked shorter than sun_path (108 bytes) just before',
     ('Sources/Daemon/ZeroconfService.swift', 'UInt16(port)'): 'the port muevald\'s capture listener is bound to (0…65,535)',
     ('Sources/SpeechRecognition/PocketSphinxDecoder.swift', 'Int32(argv.count)'): 'a fixed argument list of a dozen options',
-    ('Sources/MuEvalCapture/CaptureConfiguration.swift', 'Int32(buffer.count)'): 'a 64-byte buffer',
-    ('Sources/MuEvalCapture/CaptureSpool.swift', 'UInt32(message.bytes.count)'):
+    ('CaptureLibrary/Sources/MuEvalCapture/CaptureConfiguration.swift', 'Int32(buffer.count)'): 'a 64-byte buffer',
+    ('CaptureLibrary/Sources/MuEvalCapture/CaptureSpool.swift', 'UInt32(message.bytes.count)'):
         'a message the library encoded itself, bounded by its limits.maxMessageBytes',
     # The capture library runs in the app: its timeouts and clock are the app's, not received data.
-    ('Sources/MuEvalCapture/CaptureConnection.swift', 'Int64(timeout * 1000)'): 'the app\'s configured connect/ack timeout',
-    ('Sources/MuEvalCapture/DeliveryStateMachine.swift', 'Int(limits.ackTimeout)'): 'the app\'s configured acknowledgement timeout',
-    ('Sources/MuEvalCapture/CaptureManager.swift', 'Int64(wall * 1e6)'): 'the phone\'s own wall clock, seconds since 1970',
-    ('Sources/MuEvalCapture/CaptureManager.swift', 'Int64(max(deadline - CaptureClock.monotonicNow(), 0) * 1e9)'):
+    ('CaptureLibrary/Sources/MuEvalCapture/CaptureConnection.swift', 'Int64(timeout * 1000)'): 'the app\'s configured connect/ack timeout',
+    ('CaptureLibrary/Sources/MuEvalCapture/DeliveryStateMachine.swift', 'Int(limits.ackTimeout)'): 'the app\'s configured acknowledgement timeout',
+    ('CaptureLibrary/Sources/MuEvalCapture/CaptureManager.swift', 'Int64(wall * 1e6)'): 'the phone\'s own wall clock, seconds since 1970',
+    ('CaptureLibrary/Sources/MuEvalCapture/CaptureManager.swift', 'Int64(max(deadline - CaptureClock.monotonicNow(), 0) * 1e9)'):
         'a deadline the library set from its own monotonic clock',
 }
 
@@ -95,10 +95,12 @@ COMMENT = re.compile(r'//.*$', re.M)
 
 
 def source_files():
-    for path in sorted(glob.glob(os.path.join(ROOT, 'Sources', '**', '*.swift'), recursive=True)):
-        target = os.path.relpath(path, os.path.join(ROOT, 'Sources')).split(os.sep)[0]
-        if target not in EXEMPT_TARGETS:
-            yield path
+    """The main package's sources and the capture library's (CaptureLibrary/)."""
+    for sources in (os.path.join(ROOT, 'Sources'), os.path.join(ROOT, 'CaptureLibrary', 'Sources')):
+        for path in sorted(glob.glob(os.path.join(sources, '**', '*.swift'), recursive=True)):
+            target = os.path.relpath(path, sources).split(os.sep)[0]
+            if target not in EXEMPT_TARGETS:
+                yield path
 
 
 def strip(text):

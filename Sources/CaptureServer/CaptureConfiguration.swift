@@ -1,3 +1,4 @@
+public import SessionCore
 public import GroupCommit
 internal import JournalStorage
 internal import NIOConcurrencyHelpers
@@ -27,8 +28,6 @@ public struct CaptureConfiguration: Sendable {
     public var pairing: PairingLimits
     /// Bytes of media (think-aloud audio, face video) one session may hold; chunks beyond it are refused.
     public var maxMediaBytes: Int
-    /// 4 GiB: an hour of face video at 4 Mbit/s plus its audio, or days of speech.
-    public static let defaultMaxMediaBytes = 4 << 30
     /// Lines a live tail may have undelivered before it skips (a paused terminal never slows ingest).
     public var tailBuffer: Int
     /// TLS for devices: with `tlsListen` nil the listener on `host`:`port` requires it; with
@@ -50,7 +49,7 @@ public struct CaptureConfiguration: Sendable {
                 wireLimits: WireLimits = WireLimits(), maxConnections: Int = 4096, maxConnectionsPerAddress: Int = 256,
                 maxPartialBytes: Int = 64 << 20, idleTimeout: Double = 1800, unknownDevicePolicy: UnknownDevicePolicy = .reject,
                 journal: JournalWriterLimits = JournalWriterLimits(), tailBuffer: Int = 10_000,
-                deviceToken: String? = nil, pairing: PairingLimits = PairingLimits(), maxMediaBytes: Int = CaptureConfiguration.defaultMaxMediaBytes,
+                deviceToken: String? = nil, pairing: PairingLimits = PairingLimits(), maxMediaBytes: Int = EvaluationSession.defaultMaxMediaBytes,
                 tls: CaptureTLSFiles? = nil, tlsListen: (host: String, port: Int)? = nil) {
         self.tls = tls
         self.tlsListen = tlsListen

@@ -1,3 +1,4 @@
+public import SessionCore
 internal import Foundation
 internal import JournalStorage
 public import Logging

@@ -1,3 +1,4 @@
+internal import SessionCore
 internal import Logging
 internal import NIOCore
 internal import NIOConcurrencyHelpers

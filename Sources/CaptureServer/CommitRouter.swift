@@ -1,7 +1,8 @@
-internal import ControlProtocol
+public import SessionCore
 internal import Foundation
 public import GroupCommit
 internal import JournalStorage
+internal import SessionModel
 public import Logging
 
 /// Turns each group commit into what devices and counters must learn from it: `<ack>` to the

@@ -1,3 +1,4 @@
+internal import SessionCore
 internal import NIOConcurrencyHelpers
 internal import NIOCore
 

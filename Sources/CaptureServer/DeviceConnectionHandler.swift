@@ -1,3 +1,5 @@
+internal import MuEvalWire
+internal import SessionCore
 internal import Foundation
 internal import JournalStorage
 internal import Logging
@@ -9,35 +11,36 @@ internal import WireProtocol
 /// partial-message budget is exhausted, or a session is being opened for it.
 ///
 /// Everything here runs on the connection's event loop; the decisions are made by
-/// `DeviceConnectionStateMachine`, this class carries them out. Events are handed to the journal
+/// `DeviceConnectionStateMachine`, this class carries them out: reading and routing here, the
+/// session's part in `+Session`, replies and acknowledgements in `+Replies`. Events are handed to the journal
 /// once per socket read (not per event), with one clock reading per read as their receive time.
 final class DeviceConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    private let registry: SessionRegistry
-    private let connections: ConnectionTable
-    private let counters: CaptureCounters
-    private let configuration: CaptureConfiguration
-    private let partialBudget: PartialMessageBudget
-    private var logger: Logger
+    let registry: SessionRegistry
+    let connections: ConnectionTable
+    let counters: CaptureCounters
+    let configuration: CaptureConfiguration
+    let partialBudget: PartialMessageBudget
+    var logger: Logger
 
-    private var state = DeviceConnectionStateMachine()
-    private var decoder: WireDecoder
-    private var batch: [JournalRecord] = []
+    var state = DeviceConnectionStateMachine()
+    var decoder: WireDecoder
+    var batch: [JournalRecord] = []
     /// The message that waits for a session being opened; handled first when it is open.
-    private var waitingMessage: WireMessage?
+    var waitingMessage: WireMessage?
     /// The device closed its side while a session was being opened: close once it is handled.
-    private var closeWhenHandled = false
+    var closeWhenHandled = false
     /// Called by the partial-message budget when this connection may read again.
-    private var wakeForBudget: @Sendable () -> Void = {}
+    var wakeForBudget: @Sendable () -> Void = {}
     /// Replies written during a read are flushed once when the read is done; others at once.
-    private var reading = false
-    private var repliesUnflushed = false
+    var reading = false
+    var repliesUnflushed = false
     /// Events decoded in the current read, added to the shared counter once per read: a per-event
     /// atomic add on a counter every event loop writes costs more than the rest of the bookkeeping.
-    private var eventsInRead = 0
+    var eventsInRead = 0
 
     init(registry: SessionRegistry, connections: ConnectionTable, counters: CaptureCounters,
          configuration: CaptureConfiguration, partialBudget: PartialMessageBudget, logger: Logger) {
@@ -74,7 +77,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         context.fireChannelActive()
     }
 
-    private func refuse(_ context: ChannelHandlerContext, _ reason: String) {
+    func refuse(_ context: ChannelHandlerContext, _ reason: String) {
         counters.connectionsRefused.add(1)
         logger.warning("connection refused: \(reason)")
         reply(context, WireEncoder.error(WireReplyError(reason: reason)))
@@ -108,7 +111,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     }
 
     /// Handles what the decoder holds, until it needs more bytes or a session is being opened.
-    private func decodeAvailable(_ context: ChannelHandlerContext) {
+    func decodeAvailable(_ context: ChannelHandlerContext) {
         reading = true
         defer {
             reading = false
@@ -129,7 +132,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         accountPartialBytes(context, completedMessage: completedMessage)
     }
 
-    private func accountPartialBytes(_ context: ChannelHandlerContext, completedMessage: Bool) {
+    func accountPartialBytes(_ context: ChannelHandlerContext, completedMessage: Bool) {
         guard let origin = state.origin else { return }
         let change = state.partialBytesChanged(to: decoder.bufferedByteCount)
         switch partialBudget.update(origin, from: change.from, to: change.to, completedMessage: completedMessage, wake: wakeForBudget) {
@@ -142,7 +145,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    private func handle(_ message: WireMessage, context: ChannelHandlerContext, now: Double) {
+    func handle(_ message: WireMessage, context: ChannelHandlerContext, now: Double) {
         switch message {
         case .event(let event):
             eventsInRead += 1
@@ -168,7 +171,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     }
 
     /// An event or media chunk: stored in the device's session, which is attached first if need be.
-    private func receive(_ content: JournalRecord.Content, message: WireMessage, context: ChannelHandlerContext, now: Double) {
+    func receive(_ content: JournalRecord.Content, message: WireMessage, context: ChannelHandlerContext, now: Double) {
         switch state.eventReceived() {
         case .store(let session):
             store(content, in: session, context: context, now: now)
@@ -184,7 +187,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    private func store(_ content: JournalRecord.Content, in session: EvaluationSession, context: ChannelHandlerContext, now: Double) {
+    func store(_ content: JournalRecord.Content, in session: EvaluationSession, context: ChannelHandlerContext, now: Double) {
         let record = JournalRecord(device: state.deviceID, received: now, content: content, origin: state.origin ?? 0)
         guard session.selects(content) else {
             session.filtered.add(1)
@@ -203,7 +206,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         batch.append(record)
     }
 
-    private func refuse(_ content: JournalRecord.Content, context: ChannelHandlerContext) {
+    func refuse(_ content: JournalRecord.Content, context: ChannelHandlerContext) {
         counters.eventsRejectedNoSession.add(1)
         let seq = switch content {
         case .event(let event): event.seq
@@ -212,120 +215,11 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         reply(context, WireEncoder.error(WireReplyError(reason: state.rejectionReason, seq: seq)))
     }
 
-    /// Asks the registry for the device's session. Nil when it is refused, or being opened off the
-    /// event loop (`state.isWaitingForSession`): then this connection's reads are held and decoding
-    /// stops until `ConnectionSignal.sessionOpened` arrives.
-    private func attach(_ device: DeviceIdentity, context: ChannelHandlerContext, now: Double) -> EvaluationSession? {
-        guard let origin = state.origin else { return nil }
-        let channel = context.channel
-        let registry = registry
-        let outcome = registry.attach(device, connection: origin, deviceToken: configuration.deviceToken,
-                                      pairingLimits: configuration.pairing, now: now) { outcome in
-            channel.eventLoop.execute {
-                if channel.isActive {
-                    channel.pipeline.fireUserInboundEventTriggered(ConnectionSignal.sessionOpened(outcome))
-                } else if case .attached(let session) = outcome {
-                    // The connection was lost meanwhile: the session it would have recorded into learns so.
-                    registry.detach(session, connection: origin, device: device.id, cleanly: false, now: Date().timeIntervalSince1970)
-                }
-            }
-        }
-        return carryOut(state.attachOutcome(outcome), context: context)
-    }
-
-    private func carryOut(_ action: DeviceConnectionStateMachine.AttachAction, context: ChannelHandlerContext) -> EvaluationSession? {
-        switch action {
-        case .welcome(let session):
-            let record = session.snapshot
-            reply(context, WireEncoder.welcome(Welcome(sessionId: String(record.id), sensors: record.sensors)))
-            return session
-        case .rejected(let reason, let log):
-            if log { logger.notice("device \(state.deviceID) rejected: \(reason)") }
-            return nil
-        case .wait:
-            return nil
-        }
-    }
-
-    /// The session being opened for this device is open, or could not be: handle the message that
-    /// waited for it, decode on, and read again.
-    private func sessionOpened(_ outcome: AttachOutcome, context: ChannelHandlerContext) {
-        reading = true
-        let session = carryOut(state.sessionOpened(outcome), context: context)
-        if session == nil, !batch.isEmpty {
-            // Events that were on their way to a stopped session, and have no next one.
-            refuse(batch, context: context)
-            batch.removeAll(keepingCapacity: true)
-        }
-        if let message = waitingMessage {
-            waitingMessage = nil
-            let content: JournalRecord.Content? = switch message {
-            case .event(let event): .event(event)
-            case .media(let media): .media(media)
-            default: nil
-            }
-            if let content {
-                if let session { store(content, in: session, context: context, now: Date().timeIntervalSince1970) } else { refuse(content, context: context) }
-            }
-        }
-        decodeAvailable(context)
-        flushReplies(context)
-        guard !state.isWaitingForSession else { return }
-        if closeWhenHandled {
-            finishInput(context)
-        } else if state.release(.session) {
-            context.read()
-        }
-    }
-
-    /// The device closed its side: a message it cut off gets its error while the reply can still
-    /// reach it, what is batched goes to the journal, and the connection closes.
-    private func finishInput(_ context: ChannelHandlerContext) {
-        if let error = decoder.finish() { reject(context, error) }
-        appendBatch(context)
-        flushReplies(context)
-        context.close(promise: nil)
-    }
-
-    /// Hands the events of this read to the journal; holds reads when the journal is full.
-    private func appendBatch(_ context: ChannelHandlerContext) {
-        guard !batch.isEmpty, let session = state.session else { return }
-        let records = batch
-        batch.removeAll(keepingCapacity: true)
-        switch session.journal.append(records) {
-        case .accepted:
-            break
-        case .overloaded:
-            state.hold(.journal)
-            let channel = context.channel
-            session.journal.whenDrained { channel.pipeline.fireUserInboundEventTriggered(ConnectionSignal.resumeReading) }
-        case .closed:
-            // The session was stopped between our check and the append: these events go to the
-            // device's next session, or are refused with an error, never dropped silently.
-            let now = Date().timeIntervalSince1970
-            if attach(state.device, context: context, now: now) != nil {
-                batch = records
-                appendBatch(context)
-            } else if state.isWaitingForSession {
-                batch = records
-            } else {
-                refuse(records, context: context)
-            }
-        }
-    }
-
-    private func refuse(_ records: [JournalRecord], context: ChannelHandlerContext) {
-        counters.eventsRejectedNoSession.add(records.count)
-        let seq = records.compactMap(\.seq).max()
-        reply(context, WireEncoder.error(WireReplyError(
-            reason: "\(records.count) events not stored: \(state.rejectionReason)", seq: seq)))
-    }
-
     func read(context: ChannelHandlerContext) {
         if state.readRequested() { context.read() }
     }
 
-    // MARK: Signals and replies
+    // MARK: Signals
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
@@ -355,57 +249,6 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
             context.close(promise: nil)
         default:
             context.fireUserInboundEventTriggered(event)
-        }
-    }
-
-    private func sendAck(_ context: ChannelHandlerContext, _ seq: Int64) {
-        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: WireEncoder.ack(seq: seq))), promise: nil)
-    }
-
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable, let seq = state.becameWritable() { sendAck(context, seq) }
-        context.fireChannelWritabilityChanged()
-    }
-
-    /// Sends a reply unless the device is not reading its replies: then it is counted and dropped,
-    /// so that a device that never reads can never make the server buffer without bound.
-    private func reply(_ context: ChannelHandlerContext, _ bytes: [UInt8]) {
-        // Replies gathered in this read may fill the write buffer by themselves: hand them to the socket first.
-        if !context.channel.isWritable { flushReplies(context) }
-        guard context.channel.isWritable else {
-            counters.repliesDropped.add(1)
-            return
-        }
-        let buffer = wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes))
-        guard reading else { return context.writeAndFlush(buffer, promise: nil) }
-        context.write(buffer, promise: nil)
-        repliesUnflushed = true
-    }
-
-    func channelReadComplete(context: ChannelHandlerContext) {
-        flushReplies(context)
-        context.fireChannelReadComplete()
-    }
-
-    private func flushReplies(_ context: ChannelHandlerContext) {
-        guard repliesUnflushed else { return }
-        repliesUnflushed = false
-        context.flush()
-    }
-
-    private func reject(_ context: ChannelHandlerContext, _ error: WireError) {
-        counters.malformedMessages.add(1)
-        let (report, close) = state.malformed(fatal: error.isFatal)
-        switch report {
-        case .full: logger.warning("rejected message: \(error.message)", metadata: error.seq.map { ["seq": "\($0)"] })
-        case .tally(let count): logger.warning("rejected \(count) malformed messages from this connection so far; the latest: \(error.message)")
-        case .none: break
-        }
-        reply(context, WireEncoder.error(WireReplyError(reason: error.message, seq: error.seq)))
-        if close {
-            appendBatch(context)
-            flushReplies(context)
-            context.close(promise: nil)
         }
     }
 

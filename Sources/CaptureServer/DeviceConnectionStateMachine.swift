@@ -1,3 +1,5 @@
+internal import MuEvalWire
+internal import SessionCore
 internal import JournalStorage
 internal import WireProtocol
 
@@ -43,7 +45,7 @@ struct DeviceConnectionStateMachine {
     enum EventAction {
         case store(EvaluationSession)
         /// No open session: ask the registry for one (after appending what is batched).
-        case attach(DeviceIdentity)
+        case attach(ConnectingDevice)
     }
 
     /// What to tell the device about the registry's answer.
@@ -69,7 +71,7 @@ struct DeviceConnectionStateMachine {
 
     private var lifecycle = Lifecycle.connecting
     private var attachment = Attachment.none
-    private var identity: DeviceIdentity?
+    private var identity: ConnectingDevice?
     /// The device id of a connection without `<hello>`, made once rather than per event.
     private(set) var deviceID = "address:unknown"
     private(set) var address = "unknown"
@@ -121,7 +123,7 @@ struct DeviceConnectionStateMachine {
     /// leave first when the device changed its id (a new session is attached after).
     mutating func helloReceived(_ hello: DeviceHello) -> Detach? {
         let previous = identity?.id ?? deviceID
-        identity = DeviceIdentity(id: hello.deviceId, hello: hello, address: address)
+        identity = ConnectingDevice(id: hello.deviceId, hello: hello, address: address)
         deviceID = hello.deviceId
         guard case .attached(let session, let device) = attachment else {
             attachment = .none
@@ -134,8 +136,8 @@ struct DeviceConnectionStateMachine {
     }
 
     /// Who to attach as: the hello's identity, or the address.
-    var device: DeviceIdentity {
-        identity ?? DeviceIdentity(id: deviceID, hello: nil, address: address)
+    var device: ConnectingDevice {
+        identity ?? ConnectingDevice(id: deviceID, hello: nil, address: address)
     }
 
     mutating func goodbyeReceived() {

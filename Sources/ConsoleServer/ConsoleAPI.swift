@@ -1,5 +1,4 @@
-public import CaptureServer
-public import ControlProtocol
+package import SessionCore
 internal import Foundation
 internal import HTTPTypes
 internal import Hummingbird
@@ -7,27 +6,31 @@ internal import JournalStorage
 internal import NIOCore
 internal import NIOPosix
 internal import SessionModel
+package import SessionReports
 internal import WireProtocol
 
 /// What the console works on: the daemon's own registry and counters, never a copy.
 public struct ConsoleEnvironment: Sendable {
-    public var registry: SessionRegistry
-    public var liveTail: LiveTail
-    public var counters: CaptureCounters
-    /// What `muevalctl status` shows, built by the control service.
-    public var status: @Sendable () -> StatusReport
-    public var dataDirectory: String
+    package var registry: SessionRegistry
+    package var liveTail: LiveTail
+    package var counters: CaptureCounters
+    /// What `muevalctl status` shows.
+    package var board: StatusBoard
+    package var dataDirectory: String
     /// Studies, their questionnaires and task marks: the same object the control commands use.
-    public var studies: Studies
+    package var studies: Studies
+    /// Sessions' reports: the daemon writes each stopped session's, the console shows them and writes more on request.
+    package var reports: SessionReports
 
-    public init(registry: SessionRegistry, liveTail: LiveTail, counters: CaptureCounters,
-                status: @escaping @Sendable () -> StatusReport, dataDirectory: String, studies: Studies) {
+    package init(registry: SessionRegistry, liveTail: LiveTail, counters: CaptureCounters, board: StatusBoard,
+                 dataDirectory: String, studies: Studies, reports: SessionReports) {
         self.registry = registry
         self.studies = studies
         self.liveTail = liveTail
         self.counters = counters
-        self.status = status
+        self.board = board
         self.dataDirectory = dataDirectory
+        self.reports = reports
     }
 }
 
@@ -54,7 +57,7 @@ struct ConsoleAPI: Sendable {
             json.append(UInt8(ascii: "}"))
             return ConsoleResponse.json(json)
         }
-        api.get("status") { _, _ in try encode(environment.status()) }
+        api.get("status") { _, _ in try encode(environment.board.status()) }
         api.get("devices") { _, _ in try encode(try await blocking { try environment.registry.devices() }) }
         api.get("sessions") { _, _ in
             let records = try await blocking { try environment.registry.sessions() }
@@ -81,7 +84,7 @@ struct ConsoleAPI: Sendable {
                 return (try reader.devices(), try reader.gaps())
             }
             return try encode(SessionDetails(session: record, devices: details.0, gaps: details.1,
-                                             report: reports.state(of: record.id, name: ConsoleReports.defaultName)))
+                                             report: reports.store.state(of: record.id, name: SessionReports.defaultName)))
         }
         api.post("sessions/:session/stop") { _, context in
             let key = try sessionKey(context)
@@ -90,7 +93,7 @@ struct ConsoleAPI: Sendable {
         api.delete("sessions/:session") { _, context in
             let key = try sessionKey(context)
             let record = try await mapped { try await blocking { try environment.registry.delete(key) } }
-            reports.forget(record.id)
+            reports.store.forget(record.id)
             return try encode(record)
         }
         api.post("sessions/:session/notes") { request, context in
@@ -151,7 +154,7 @@ struct ConsoleAPI: Sendable {
         api.get("report-options") { _, _ in try encode(reports.options()) }
         api.get("sessions/:session/report") { _, context in
             let record = try await find(context)
-            return try encode(reports.state(of: record.id, name: ConsoleReports.defaultName))
+            return try encode(reports.store.state(of: record.id, name: SessionReports.defaultName))
         }
         api.post("sessions/:session/report") { request, context in
             let record = try await find(context)

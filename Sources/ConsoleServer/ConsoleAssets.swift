@@ -17,11 +17,24 @@ struct ConsoleAssets: Sendable {
     private let files: [String: ConsoleAsset]
 
     init(directory: URL) throws {
-        var files: [String: ConsoleAsset] = [:]
+        var texts: [String: [UInt8]] = [:]
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         for name in names where !name.hasPrefix(".") {
-            let data = try Data(contentsOf: directory.appendingPathComponent(name))
-            let bytes = [UInt8](data)
+            texts[name] = try [UInt8](Data(contentsOf: directory.appendingPathComponent(name)))
+        }
+        // Each page is its body in the shared frame; the raw bodies and templates are never served
+        // (/assets refuses .html), so the composed page takes the body's name.
+        func text(_ name: String) throws -> String {
+            guard let bytes = texts[name] else { throw ConsoleError.assetsMissing(directory.appendingPathComponent(name).path) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let frame = try ConsoleFrame(frame: text("frame.html"), navigation: text("navigation.html"))
+        for page in ConsolePage.all {
+            texts[page.file] = try Array(frame.compose(page, body: text(page.file)).utf8)
+        }
+        texts[ConsoleVocabulary.moduleName] = Array(ConsoleVocabulary.module.utf8)
+        var files: [String: ConsoleAsset] = [:]
+        for (name, bytes) in texts {
             files[name] = ConsoleAsset(bytes: ByteBuffer(bytes: bytes), contentType: Self.contentType(of: name),
                                        etag: "\"\(Self.digest(bytes))\"")
         }

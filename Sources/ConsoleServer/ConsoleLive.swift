@@ -1,12 +1,13 @@
-internal import CaptureServer
-internal import ControlProtocol
 internal import Foundation
 internal import HummingbirdWebSocket
 internal import JournalStorage
+internal import MuEvalAsync
+internal import MuEvalWire
 internal import NIOConcurrencyHelpers
 internal import NIOCore
 internal import NIOWebSocket
 internal import SessionModel
+internal import SessionReports
 internal import WireProtocol
 
 /// Events per second of each open session, sampled once a second from the sessions' own counts.
@@ -108,35 +109,15 @@ final class ConsoleUpdates: Sendable {
 
 /// Fires once, when muevald shuts down; WebSocket handlers wait on it.
 final class ConsoleShutdown: Sendable {
-    private let state = NIOLockedValueBox<(fired: Bool, waiters: [UInt64: CheckedContinuation<Void, Never>], next: UInt64)>((false, [:], 0))
+    private let fired = AsyncCondition(false)
 
     func fire() {
-        let waiters = state.withLockedValue { state in
-            state.fired = true
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters { waiter.resume() }
+        fired.withState { $0 = true }
     }
 
     /// Returns once fired, or when the waiting task is cancelled.
     func wait() async {
-        let id = state.withLockedValue { state in
-            state.next += 1
-            return state.next
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLockedValue { state -> Bool in
-                    if state.fired || Task.isCancelled { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLockedValue { $0.waiters.removeValue(forKey: id) }?.resume()
-        }
+        _ = await fired.wait { $0 }
     }
 }
 

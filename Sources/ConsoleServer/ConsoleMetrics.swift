@@ -1,5 +1,5 @@
-internal import CaptureServer
-internal import ControlProtocol
+internal import SessionCore
+internal import SessionModel
 internal import Metrics
 internal import NIOConcurrencyHelpers
 internal import Prometheus

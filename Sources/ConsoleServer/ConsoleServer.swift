@@ -1,4 +1,5 @@
-internal import CaptureServer
+internal import MuEvalWire
+internal import SessionCore
 public import ControlProtocol
 internal import Foundation
 internal import HTTPTypes
@@ -11,6 +12,7 @@ internal import NIOConcurrencyHelpers
 public import NIOCore
 public import ServiceLifecycle
 internal import SessionModel
+internal import SessionReports
 internal import WireProtocol
 internal import ReportCritique
 
@@ -45,11 +47,9 @@ public final class ConsoleServer: Service, Sendable {
         self.onReady = onReady
         access = ConsoleAccess(limits: settings.access)
         reports = ConsoleReports(
-            dataDirectory: environment.dataDirectory,
+            store: environment.reports, dataDirectory: environment.dataDirectory,
             configurations: settings.reportConfigurations.map { ReportConfigurationStore(directory: $0) } ?? ReportConfigurationStore(),
-            logger: logger, finished: { [updates] session, name, state in
-                if let message = try? ConsoleUpdates.report(session: session, name: name, state: state) { updates.send(message) }
-            })
+            logger: logger)
         studyReports = StudyReports(dataDirectory: environment.dataDirectory, logger: logger, consoleURL: { [boundPort, settings] in
             boundPort.withLockedValue { $0 }.map { Self.baseURL(settings: settings, port: $0) }
         })
@@ -101,7 +101,7 @@ public final class ConsoleServer: Service, Sendable {
 
     private func serve() async throws {
         let assets = try ConsoleAssets.bundled()
-        guard let loginPage = assets["login.html"] else { throw ConsoleError.assetsMissing("login.html") }
+        guard let loginPage = assets[ConsolePage.login.file] else { throw ConsoleError.assetsMissing(ConsolePage.login.file) }
         let gate = ConsoleGate(access: access, loginPage: loginPage, hosts: ConsoleHosts(settings: settings))
 
         let router = Router(context: ConsoleContext.self)
@@ -138,10 +138,14 @@ public final class ConsoleServer: Service, Sendable {
             },
             eventLoopGroupProvider: .shared(group), logger: logger)
 
-        let changes = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        environment.registry.observeChanges { changes.continuation.yield() }
+        // Taken before the server runs, so that the pages hear of every change from then on.
+        let lifecycle = environment.registry.events.subscribe()
+        let finishedReports = environment.reports.finished()
         try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { await self.followChanges(changes.stream) }
+            tasks.addTask { await self.followLifecycle(lifecycle) }
+            tasks.addTask { [reports, updates, environment] in
+                await reports.follow(finishedReports, updates: updates, registry: environment.registry)
+            }
             tasks.addTask { await self.sampleRates() }
             // The application hears the shutdown itself and returns once its connections are done; the
             // open WebSockets end first, told by the live tail and the updates channel.
@@ -152,7 +156,7 @@ public final class ConsoleServer: Service, Sendable {
                 updates.finishAll()
                 shutdown.fire()
             }
-            changes.continuation.finish()
+            lifecycle.cancel()
             tasks.cancelAll()
         }
     }
@@ -160,20 +164,12 @@ public final class ConsoleServer: Service, Sendable {
     // MARK: Pages
 
     private func registerPages(on router: Router<ConsoleContext>, assets: ConsoleAssets) {
-        func page(_ path: RouterPath, _ file: String) {
-            router.get(path) { _, _ in
-                guard let asset = assets[file] else { throw ConsoleError.assetsMissing(file) }
+        for (path, page) in ConsolePage.routed {
+            router.get(RouterPath(path)) { _, _ in
+                guard let asset = assets[page.file] else { throw ConsoleError.assetsMissing(page.file) }
                 return ConsoleResponse.asset(asset)
             }
         }
-        page("/", "sessions.html")
-        page("/server", "server.html")
-        page("/sessions/:session", "session.html")
-        page("/sessions/:session/live", "live.html")
-        page("/sessions/:session/replay", "replay.html")
-        page("/studies", "studies.html")
-        page("/study", "study.html")
-        page("/questionnaire", "questionnaire.html")
         router.get("/assets/:file") { _, context in
             guard let name = context.parameters.get("file", as: String.self), let asset = assets[name], !name.hasSuffix(".html") else {
                 throw ConsoleError.notFound("no such file")
@@ -200,10 +196,10 @@ public final class ConsoleServer: Service, Sendable {
         }
         router.get("/sessions/:session/reports/:name/**") { [reports] _, context in
             guard let session = context.parameters.get("session", as: Int64.self),
-                  let name = context.parameters.get("name", as: String.self), ConsoleReports.directoryName(name) == name else {
+                  let name = context.parameters.get("name", as: String.self), SessionReports.directoryName(name) == name else {
                 throw ConsoleError.notFound("no such report file")
             }
-            return try await Self.reportFile(in: reports.directory(of: session, name: name), parts: context.parameters.getCatchAll())
+            return try await Self.reportFile(in: reports.store.directory(of: session, name: name), parts: context.parameters.getCatchAll())
         }
         router.get("/studies/:study/report/**") { [studyReports] _, context in
             guard let study = context.parameters.get("study", as: String.self), (try? StudyError.checkName(study, as: "study name")) != nil else {
@@ -213,7 +209,7 @@ public final class ConsoleServer: Service, Sendable {
         }
         router.get("/metrics") { [metrics, environment] _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.scrape(environment.status()))))
+                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.scrape(environment.board.status()))))
         }
     }
 
@@ -284,23 +280,11 @@ public final class ConsoleServer: Service, Sendable {
 
     // MARK: Background
 
-    /// Pushes "sessions changed" to the pages and starts the default report of each session that stopped.
-    private func followChanges(_ changes: AsyncStream<Void>) async {
-        var open = Set(environment.registry.openSessions().map(\.id))
-        // Closed, but its file not yet final (the registry says so again once it is).
-        var stopping: Set<Int64> = []
-        for await _ in changes {
+    /// Pushes "sessions changed" to the pages at the sessions' lifecycle events (one push for what
+    /// arrived together). The automatic report is not the console's: the daemon's AutomaticReports writes it.
+    private func followLifecycle(_ events: SessionEventSubscription) async {
+        while await events.next() != nil {
             updates.send(ConsoleUpdates.sessionsChanged)
-            let nowOpen = Set(environment.registry.openSessions().map(\.id))
-            stopping.formUnion(open.subtracting(nowOpen))
-            open = nowOpen
-            guard !stopping.isEmpty, let records = try? await blocking({ [environment] in try environment.registry.sessions() }) else { continue }
-            let known = Set(records.map(\.id))
-            stopping.formIntersection(known)
-            for record in records where stopping.contains(record.id) && record.state == .stopped {
-                stopping.remove(record.id)
-                reports.sessionStopped(record)
-            }
         }
     }
 

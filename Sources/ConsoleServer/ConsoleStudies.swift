@@ -1,4 +1,4 @@
-internal import CaptureServer
+internal import SessionCore
 internal import Foundation
 internal import HTTPTypes
 internal import Hummingbird
@@ -8,6 +8,7 @@ internal import NIOCore
 internal import ReportCritique
 internal import SessionAnalysis
 internal import SessionModel
+internal import SessionReports
 internal import StudyAnalysis
 internal import WireProtocol
 
@@ -265,16 +266,16 @@ final class StudyReports: Sendable {
     func state(of study: String, iteration: Int?) -> ReportState {
         if let state = states.withLockedValue({ $0[key(study, iteration)] }) { return state }
         let index = directory(of: study) + "/" + relative(iteration) + "index.html"
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: index) else { return ReportState(state: .none) }
-        return ReportState(state: .ready, url: "/studies/\(study)/report/\(relative(iteration))index.html",
-                           generated: (attributes[.modificationDate] as? Date)?.timeIntervalSince1970)
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: index) else { return .none }
+        return .ready(url: "/studies/\(study)/report/\(relative(iteration))index.html",
+                      generated: (attributes[.modificationDate] as? Date)?.timeIntervalSince1970)
     }
 
     /// Starts building the report unless it is being built already; returns at once.
     func build(_ data: StudyData, iteration: Int?) -> ReportState {
         let study = data.study.name
         let key = key(study, iteration)
-        let running = ReportState(state: .running)
+        let running = ReportState.running
         let started = states.withLockedValue { states -> Bool in
             if states[key]?.state == .running { return false }
             states[key] = running
@@ -291,7 +292,7 @@ final class StudyReports: Sendable {
                 states.withLockedValue { $0[key] = nil }
             } catch {
                 logger.error("report of study \(study) failed: \(error)")
-                states.withLockedValue { $0[key] = ReportState(state: .failed, error: "\(error)") }
+                states.withLockedValue { $0[key] = .failed(error) }
             }
         }
         return running

@@ -1,6 +1,8 @@
 internal import Foundation
 internal import JournalStorage
+internal import MuEvalWire
 internal import SessionModel
+internal import SessionReports
 internal import WireProtocol
 
 extension SessionReader {
@@ -9,12 +11,6 @@ extension SessionReader {
         let devices = try devices()
         return devices.last { $0.id == record.device } ?? devices.last
     }
-}
-
-/// A usability problem as a mark on the replay's scrubber.
-struct ProblemMark: Codable, Sendable, Equatable {
-    var t: Double
-    var title: String
 }
 
 /// Everything the Replay page needs before it can show the first frame, in one response: every

@@ -41,17 +41,17 @@ public struct ControlClient: Sendable {
         self.socketPath = socketPath
     }
 
-    /// Sends one request and decodes its result; stream lines before it go to `onChunk` (export),
-    /// `onTail` (tail), `onEvents` (events, a page at a time), `onSpeech` (events' transcript) and
-    /// `onMedia` (media). `passing`: open files the daemon asks for (import with `descriptors`), sent
-    /// when it does; they stay the caller's to close.
-    public func call<R: Codable & Sendable>(_ request: ControlRequest, as type: R.Type = R.self,
-                                            passing files: [CInt] = [],
-                                            onChunk: (String) throws -> Void = { _ in },
-                                            onTail: (TailLine) throws -> Void = { _ in },
-                                            onEvents: ([StoredEvent]) throws -> Void = { _ in },
-                                            onSpeech: ([TranscriptSegment]) throws -> Void = { _ in },
-                                            onMedia: (MediaPiece) throws -> Void = { _ in }) async throws -> R {
+    /// Sends one request and decodes its result, the payload's `Reply`; stream lines before it go to
+    /// `onChunk` (export), `onTail` (tail), `onEvents` (events, a page at a time), `onSpeech` (events'
+    /// transcript) and `onMedia` (media). `passing`: open files the daemon asks for (import with
+    /// `descriptors`), sent when it does; they stay the caller's to close.
+    public func call<Payload: ControlPayload>(_ payload: Payload, passing files: [CInt] = [],
+                                              onChunk: (String) throws -> Void = { _ in },
+                                              onTail: (TailLine) throws -> Void = { _ in },
+                                              onEvents: ([StoredEvent]) throws -> Void = { _ in },
+                                              onSpeech: ([TranscriptSegment]) throws -> Void = { _ in },
+                                              onMedia: (MediaPiece) throws -> Void = { _ in }) async throws -> Payload.Reply {
+        typealias R = Payload.Reply
         let (channel, socket) = try await connect()
         return try await channel.executeThenClose { inbound, outbound in
             /// The request's result once its final line came; nil for a stream line.
@@ -96,7 +96,7 @@ public struct ControlClient: Sendable {
                 throw ControlClientError.refused(envelope.error ?? "muevald refused the request")
             }
 
-            var line = try JSONEncoder().encode(request)
+            var line = try JSONEncoder().encode(payload.request)
             line.append(UInt8(ascii: "\n"))
             // A daemon that refuses the peer answers and closes before reading: its answer still counts.
             try? await outbound.write(ByteBuffer(bytes: line))

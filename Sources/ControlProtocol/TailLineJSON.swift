@@ -1,3 +1,4 @@
+public import SessionModel
 internal import WireProtocol
 
 /// Writes a tail reply line, `{"tail":{…}}`, with the keys and values JSONEncoder gives

@@ -1,5 +1,4 @@
 public import ControlProtocol
-internal import CaptureServer
 public import SessionModel
 internal import Foundation
 public import Logging
@@ -162,25 +161,14 @@ public enum ControlServerError: Error, CustomStringConvertible {
     }
 }
 
-enum ControlRequestError {
-    static func describe(_ error: Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context): context.debugDescription
-        case DecodingError.keyNotFound(let key, _): "missing \"\(key.stringValue)\""
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            "wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
-        default: "\(error)"
-        }
-    }
-}
-
 /// Writes reply lines to one control connection.
 public struct ControlReplyWriter: Sendable {
     let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     /// Completes when the client hangs up: a long-running reply (tail) stops then.
     let closeFuture: EventLoopFuture<Void>
 
-    public func succeed<R: Codable & Sendable>(_ result: R) async throws {
+    /// The final line of `request`: its result, of the type its command answers.
+    public func succeed<Payload: ControlPayload>(_ request: Payload, with result: Payload.Reply) async throws {
         try await write(ControlReply(ok: true, result: result))
     }
 

@@ -1,4 +1,5 @@
 internal import CaptureServer
+internal import SessionCore
 internal import ControlProtocol
 internal import ControlService
 internal import ConsoleServer
@@ -9,6 +10,7 @@ internal import JournalStorage
 internal import Logging
 internal import NIOConcurrencyHelpers
 internal import SessionModel
+internal import SessionReports
 internal import TranscriptionService
 internal import NIOPosix
 internal import ServiceLifecycle
@@ -53,12 +55,16 @@ public struct MuEvalDaemon {
         let liveTail = LiveTail()
         let health = StorageHealth()
         let router = CommitRouter(connections: connections, counters: counters, tail: liveTail, health: health, logger: logger)
+        // The sessions' lifecycle events, which the services below follow (docs/SESSION-CORE.md).
+        let events = SessionEvents(capacity: configuration.lifecycleBuffer)
         // The shared PostgreSQL follows the local files; it never holds up recording.
-        let replicator = configuration.postgres.map { PostgresReplicator(settings: $0, catalog: catalog, logger: logger) }
+        let replicator = configuration.postgres.map {
+            PostgresReplicator(settings: $0, catalog: catalog, logger: logger, sessionEvents: events.subscribe())
+        }
         let registry = SessionRegistry(
             catalog: catalog, policy: configuration.capture.unknownDevicePolicy,
             journalLimits: configuration.capture.journal, maxMediaBytes: configuration.capture.maxMediaBytes, counters: counters, tail: liveTail, logger: logger,
-            commitObserver: { session, report in
+            events: events, commitObserver: { session, report in
                 router.route(report, of: session)
                 replicator?.committed()
             })
@@ -68,30 +74,34 @@ public struct MuEvalDaemon {
             logger: logger, onTranscript: { session, segments in
                 liveTail.publish(segments.map { TailLine.speech($0, session: session) })
             })
-        registry.observeStops { transcription.sessionStopped($0, now: Date().timeIntervalSince1970) }
+        let transcriptionWorker = TranscriptionWorker(service: transcription, registry: registry, since: started)
 
         let socketPath = configuration.controlSocket ?? ControlSocketPath.daemonDefault(dataDirectory: dataDirectory)
         let studies = Studies(catalog: catalog, registry: registry)
-        let commands = ControlCommands(registry: registry, studies: studies, counters: counters, liveTail: liveTail,
-                                       settings: settings, health: health, description: DaemonDescription(
+        let board = StatusBoard(daemon: DaemonDescription(
             pid: ProcessInfo.processInfo.processIdentifier, started: started, socket: socketPath,
             dataDirectory: dataDirectory, unknownDevicePolicy: configuration.capture.unknownDevicePolicy),
-                                       importer: SessionImporter(catalog: catalog, limits: configuration.importLimits, lab: configuration.replication.lab))
+                                registry: registry, counters: counters, liveTail: liveTail, health: health)
+        board.postTranscriptions { transcription.progress(now: $0) }
         let group = MultiThreadedEventLoopGroup.singleton
+        let zeroconf = configuration.zeroconf.enabled
+            ? ZeroconfService(settings: configuration.zeroconf, registry: registry, capture: settings, logger: logger) : nil
+        board.postZeroconf { zeroconf?.state?.description ?? "off" }
+        // Every stopped session's default report is the daemon's, console or not.
+        let reports = SessionReports(dataDirectory: dataDirectory, logger: logger)
+        let automaticReports = AutomaticReports(reports: reports, registry: registry)
+        let console = configuration.console.enabled ? ConsoleServer(
+            settings: configuration.console,
+            environment: ConsoleEnvironment(registry: registry, liveTail: liveTail, counters: counters, board: board,
+                                            dataDirectory: dataDirectory, studies: studies, reports: reports),
+            group: group, logger: logger, onReady: { readiness.ready(.console) }) : nil
+        let commands = ControlCommands(ControlCollaborators(
+            registry: registry, studies: studies, liveTail: liveTail, board: board,
+            importer: SessionImporter(catalog: catalog, limits: configuration.importLimits, lab: configuration.replication.lab),
+            tailBuffer: { settings.current.tailBuffer }, transcription: transcription, console: console))
         let control = ControlServer(path: socketPath, access: try ControlAccess(groupName: configuration.controlGroup),
                                     commands: commands, group: group, logger: logger,
                                     maxRequestBytes: configuration.controlMaxRequestBytes, onListening: { readiness.ready(.controlSocket) })
-        let zeroconf = configuration.zeroconf.enabled
-            ? ZeroconfService(settings: configuration.zeroconf, registry: registry, capture: settings, logger: logger) : nil
-        commands.reportZeroconf { zeroconf?.state?.description ?? "off" }
-        let console = configuration.console.enabled ? ConsoleServer(
-            settings: configuration.console,
-            environment: ConsoleEnvironment(registry: registry, liveTail: liveTail, counters: counters,
-                                            status: { commands.status() }, dataDirectory: dataDirectory, studies: studies),
-            group: group, logger: logger, onReady: { readiness.ready(.console) }) : nil
-        if let console { commands.reportConsole { try console.loginLink(now: $0) } }
-        commands.reportTranscription(progress: { transcription.progress(now: $0) },
-                                     enqueue: { try transcription.enqueue($0, now: $1) })
         let tls = try configuration.capture.tls.map { files in
             guard !files.certificate.isEmpty, !files.key.isEmpty else {
                 throw CaptureTLSError(description: "TLS needs both server.tls_certificate and server.tls_key (PEM files)")
@@ -107,7 +117,7 @@ public struct MuEvalDaemon {
             settings: settings, registry: registry, connections: connections, counters: counters,
             group: group, logger: logger, tls: tls,
             onListening: { address, listener in
-                commands.listening(on: ListenAddress(host: address.ipAddress ?? "", port: address.port ?? 0, tls: listener.tls))
+                board.listening(on: ListenAddress(host: address.ipAddress ?? "", port: address.port ?? 0, tls: listener.tls))
                 // The first listener is the one announced; a TLS one beside it is named in the TXT record.
                 if listener == listeners.first { zeroconf?.listening(on: address.port ?? 0) } else { zeroconf?.listeningTLS(on: address.port ?? 0) }
                 if listening.withLockedValue({ $0 += 1; return $0 }) == listeners.count { readiness.ready(.captureServer) }
@@ -146,9 +156,9 @@ public struct MuEvalDaemon {
         logger.notice("muevald \(MuEvalVersion.current) starting: data in \(dataDirectory), policy for unknown devices: \(configuration.capture.unknownDevicePolicy.rawValue)")
         // Shutdown runs from the last to the first.
         var services: [any Service] = [JournalService(registry: registry),
-                                       TranscriptionWorker(service: transcription, catalog: catalog), control, capture]
+                                       transcriptionWorker, automaticReports, control, capture]
         if let replicator {
-            commands.reportReplication { replicator.current }
+            board.postReplication { replicator.current }
             services.append(replicator)
         }
         if let console { services.append(console) }
@@ -162,20 +172,6 @@ public struct MuEvalDaemon {
         defer { withExtendedLifetime(lock) {} }
         try await serviceGroup.run()
         logger.notice("muevald stopped")
-    }
-}
-
-/// Resumes the transcriptions a restart interrupted, and stops the recogniser at shutdown (an
-/// interrupted stream is taken up again at the next start).
-struct TranscriptionWorker: Service {
-    let service: TranscriptionService
-    let catalog: Catalog
-
-    func run() async throws {
-        let sessions = (try? catalog.sessions()) ?? []
-        service.resume(sessions, now: Date().timeIntervalSince1970)
-        try? await gracefulShutdown()
-        service.shutdown()
     }
 }
 

@@ -1,6 +1,7 @@
 public import Foundation
 public import Logging
 internal import NIOConcurrencyHelpers
+internal import WireProtocol
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -71,7 +72,7 @@ public struct StderrLogHandler: LogHandler {
     private func line(_ level: Logger.Level, _ message: String, metadata: Logger.Metadata) -> String {
         let fields = metadata.isEmpty ? "" : " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         if forJournal { return "<\(Self.priority(level))>\(message)\(fields)\n" }
-        return "\(Date().formatted(.iso8601)) \(level.rawValue.uppercased()) \(label): \(message)\(fields)\n"
+        return "\(DateText.seconds(Date().timeIntervalSince1970)) \(level.rawValue.uppercased()) \(label): \(message)\(fields)\n"
     }
 
     /// syslog priorities (sd-daemon(3)).

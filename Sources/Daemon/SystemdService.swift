@@ -1,6 +1,6 @@
 internal import CaptureServer
 internal import NIOCore
-internal import NIOConcurrencyHelpers
+internal import MuEvalAsync
 internal import ServiceLifecycle
 
 /// Keeps systemd informed (Type=notify): `READY=1` once devices and muevalctl can connect,
@@ -25,7 +25,8 @@ final class SystemdService: Service {
         await withGracefulShutdownHandler {
             // Ends by cancellation at shutdown: not a failure of the daemon.
             try? await cancelWhenGracefulShutdown {
-                await readiness.wait()
+                // Shutdown before start-up finished: never READY=1.
+                guard await readiness.wait() else { return }
                 var sent = status()
                 notifier.notify("READY=1", "STATUS=\(sent)")
                 // Half the watchdog period, as sd_watchdog_enabled(3) advises; STATUS at least every 5 s.
@@ -56,34 +57,19 @@ final class ReadinessGate: Sendable {
         case captureServer, controlSocket, console
     }
 
-    private struct State {
-        var missing: Set<Part>
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-    private let state: NIOLockedValueBox<State>
+    /// The parts not listening yet.
+    private let missing: AsyncCondition<Set<Part>>
 
     init(waitingFor parts: Set<Part>) {
-        state = NIOLockedValueBox(State(missing: parts))
+        missing = AsyncCondition(parts)
     }
 
     func ready(_ part: Part) {
-        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
-            state.missing.remove(part)
-            guard state.missing.isEmpty else { return [] }
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        waiters.forEach { $0.resume() }
+        missing.withState { _ = $0.remove(part) }
     }
 
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let open = state.withLockedValue { state -> Bool in
-                if state.missing.isEmpty { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if open { continuation.resume() }
-        }
+    /// Returns true once every part is ready; false when the task was cancelled first.
+    func wait() async -> Bool {
+        await missing.wait { $0.isEmpty }
     }
 }

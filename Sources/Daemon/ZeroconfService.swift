@@ -1,5 +1,6 @@
 internal import CaptureServer
-internal import ControlProtocol
+internal import SessionCore
+internal import SessionModel
 internal import Foundation
 internal import Logging
 internal import NIOConcurrencyHelpers
@@ -16,6 +17,8 @@ internal import Zeroconf
 final class ZeroconfService: Service, @unchecked Sendable {
     private let settings: ZeroconfSettings
     private let registry: SessionRegistry
+    /// Subscribed at construction: every lifecycle event may change the TXT record's state.
+    private let sessionEvents: SessionEventSubscription
     private let capture: CaptureSettings
     private let logger: Logger
     private let port: AsyncStream<Int>
@@ -33,6 +36,7 @@ final class ZeroconfService: Service, @unchecked Sendable {
     init(settings: ZeroconfSettings, registry: SessionRegistry, capture: CaptureSettings, logger: Logger) {
         self.settings = settings
         self.registry = registry
+        sessionEvents = registry.events.subscribe()
         self.capture = capture
         self.logger = logger
         (port, portContinuation) = AsyncStream.makeStream(of: Int.self)
@@ -66,12 +70,19 @@ final class ZeroconfService: Service, @unchecked Sendable {
             // Announcing is a convenience: the capture server goes on without it.
             logger.error("zeroconf: cannot announce, devices must connect to \(host):\(port) by hand: \(error)")
             failure.withLockedValue { $0 = "\(error)" }
+            sessionEvents.cancel()
             try? await gracefulShutdown()
             return
         }
         self.publisher.withLockedValue { $0 = publisher }
-        registry.observeChanges { [weak self] in self?.scheduleRefresh() }
-        try? await gracefulShutdown()
+        // Until shutdown: the TXT record follows the sessions (refreshes that pile up fold into one).
+        await withDiscardingTaskGroup { group in
+            group.addTask { [sessionEvents] in
+                for await _ in sessionEvents { self.scheduleRefresh() }
+            }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
         if await withdraw(publisher) {
             logger.info("zeroconf: announcement withdrawn")
         } else {

@@ -1,3 +1,4 @@
+public import MuEvalWire
 public import WireProtocol
 
 /// Think-aloud audio for tests: a tone as 16-bit mono PCM WAV, cut into `<media>` chunks as a

@@ -9,7 +9,7 @@ public import SessionModel
 /// for integration tests that read like a user's session:
 ///
 ///     let daemon = try await TestDaemon.start()
-///     let session = try await daemon.ctl.call(ControlRequest(command: .start), as: SessionRecord.self)
+///     let session = try await daemon.ctl.call(ControlRequest.StartSession())
 ///     let device = try await daemon.connectDevice()
 ///
 /// The directory is removed and the process killed when the test calls `cleanUp()` (or on deinit).
@@ -100,7 +100,7 @@ public final class TestDaemon: @unchecked Sendable {
     private func waitUntilReady(timeout: Double) async throws {
         let status = try await eventually(timeout: timeout, "muevald to listen (log: \(log))") { () -> StatusReport? in
             guard self.process.isRunning else { throw TestDaemonError.exited(status: self.process.terminationStatus, log: self.log) }
-            guard let status = try? await self.ctl.call(ControlRequest(command: .status), as: StatusReport.self) else { return nil }
+            guard let status = try? await self.ctl.call(ControlRequest.Status()) else { return nil }
             return status.listen == nil ? nil : status
         }
         port = status.listen?.port ?? 0
@@ -109,7 +109,7 @@ public final class TestDaemon: @unchecked Sendable {
     /// A single-use login link to the web console (`muevalctl console`), once the console listens.
     public func consoleLink(timeout: Double = 30) async throws -> ConsoleLink {
         try await eventually(timeout: timeout, "the web console to listen (log: \(log))") {
-            try? await self.ctl.call(ControlRequest(command: .console), as: ConsoleLink.self)
+            try? await self.ctl.call(ControlRequest.ConsoleLogin())
         }
     }
 
@@ -291,9 +291,9 @@ extension TestDaemon {
 
 extension ControlClient {
     /// `events`' pages collected into one array (tests ask for small sessions).
-    public func events(_ request: ControlRequest) async throws -> [StoredEvent] {
+    public func events(_ request: ControlRequest.Events) async throws -> [StoredEvent] {
         var events: [StoredEvent] = []
-        _ = try await call(request, as: EventsSummary.self, onEvents: { events += $0 })
+        _ = try await call(request, onEvents: { events += $0 })
         return events
     }
 }

@@ -1,4 +1,5 @@
 internal import Foundation
+public import MuEvalWire
 internal import NIOConcurrencyHelpers
 internal import NIOCore
 internal import NIOPosix

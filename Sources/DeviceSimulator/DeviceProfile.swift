@@ -1,4 +1,5 @@
-public import WireProtocol
+public import MuEvalWire
+internal import WireProtocol
 
 /// Who a simulated phone says it is in `<hello>`: an id, its owner's name, the model and the app.
 public struct DeviceProfile: Sendable, Equatable {
@@ -18,10 +19,10 @@ public struct DeviceProfile: Sendable, Equatable {
         let uuid = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(chars[$0]) }.joined(separator: "-")
         let kind = model.model.hasPrefix("iPod") ? "iPod touch" : model.model.hasPrefix("iPad") ? "iPad" : "iPhone"
         let owner = Self.owners[index % Self.owners.count] + (index < Self.owners.count ? "" : " \(index / Self.owners.count + 1)")
-        hello = DeviceHello(deviceId: "\(uuid)-\(kind.replacingOccurrences(of: " ", with: ""))", protocolVersion: 1,
-                            deviceName: "\(owner)'s \(kind)", model: model.model, systemVersion: model.systemVersion,
-                            appId: scenario.app.id, appVersion: scenario.app.version,
-                            screenWidth: Double(model.width), screenHeight: Double(model.height), screenScale: Double(model.scale))
+        let device = DeviceDescription(name: "\(owner)'s \(kind)", model: model.model, systemVersion: model.systemVersion,
+                                       appId: scenario.app.id, appVersion: scenario.app.version,
+                                       screenWidth: Double(model.width), screenHeight: Double(model.height), screenScale: Double(model.scale))
+        hello = DeviceHello(deviceId: "\(uuid)-\(kind.replacingOccurrences(of: " ", with: ""))", protocolVersion: 1, device: device)
     }
 
     public var deviceId: String { hello.deviceId }

@@ -1,6 +1,7 @@
 internal import DequeModule
 internal import MuEvalCapture
-public import WireProtocol
+public import MuEvalWire
+internal import WireProtocol
 
 /// An event numbered and encoded as the capture library sends it, for writers without a server
 /// (`--dry-run`, session files for tests, benchmarks).

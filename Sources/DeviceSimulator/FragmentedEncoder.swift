@@ -1,4 +1,5 @@
 internal import Foundation
+internal import MuEvalWire
 internal import WireProtocol
 
 /// One `<media>` stream encoded by an ffmpeg child process, as a phone's capture library encodes its

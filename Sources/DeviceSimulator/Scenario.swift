@@ -1,3 +1,5 @@
+public import SessionModel
+
 /// An app under test and what a tester does with it, as written in a scenario file (docs/SIMULATOR.md).
 ///
 /// The format is JSON so that it is editable by hand and needs no parser of our own: views with their UI
@@ -55,7 +57,7 @@ public struct ElementSpec: Codable, Sendable, Equatable {
     public var id: String
     /// The UIKit class (`UIButton`, `UITextField`, `UITableView`, …).
     public var `class`: String
-    public var frame: Frame
+    public var frame: Rect
     public var title: String?
     public var placeholder: String?
     /// Initial text of a text field or view, or a label's text.
@@ -76,39 +78,6 @@ public struct ElementSpec: Codable, Sendable, Equatable {
     static let controlClasses: Set<String> = [
         "UIButton", "UINavigationButton", "UISegmentedControl", "UISwitch", "UISlider", "UITextField", "UIPageControl",
     ]
-}
-
-/// A rectangle in points, written `[x, y, width, height]` in scenario files.
-public struct Frame: Codable, Sendable, Equatable {
-    public var x: Double
-    public var y: Double
-    public var width: Double
-    public var height: Double
-
-    public init(x: Double, y: Double, width: Double, height: Double) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
-    }
-
-    public init(from decoder: Decoder) throws {
-        var container = try decoder.unkeyedContainer()
-        let values = try (0..<4).map { _ in try container.decode(Double.self) }
-        guard container.isAtEnd, values[2] > 0, values[3] > 0 else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "a frame is [x, y, width, height] with a positive size")
-        }
-        self.init(x: values[0], y: values[1], width: values[2], height: values[3])
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        try container.encode(contentsOf: [x, y, width, height])
-    }
-
-    public func contains(x px: Double, y py: Double) -> Bool {
-        px >= x && px < x + width && py >= y && py < y + height
-    }
 }
 
 /// A tester's task, framed by the developer's `beginEvent:`/`endEvent:` markers.

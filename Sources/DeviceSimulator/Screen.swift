@@ -1,3 +1,5 @@
+internal import MuEvalWire
+internal import SessionModel
 internal import OrderedCollections
 internal import WireProtocol
 
@@ -27,13 +29,13 @@ struct Screen: Equatable {
     /// The view hierarchy as `-[UIWindow getUIState]` reports it (thesis Listing 4.2): class name, address and
     /// frame of every view, with titles and placeholders, descending through `subviews`.
     var uiState: PlistValue {
-        let full = Frame(x: 0, y: 0, width: Double(device.width), height: Double(device.height))
-        let content = Frame(x: 0, y: contentTop, width: full.width, height: full.height - contentTop)
+        let full = Rect(x: 0, y: 0, width: Double(device.width), height: Double(device.height))
+        let content = Rect(x: 0, y: contentTop, width: full.width, height: full.height - contentTop)
         let controllerView = node("UIView", frame: content, path: "view", extra: ["viewController": .string(view.name)],
                                   subviews: view.elements.map(elementNode))
         var containers = [node("UINavigationTransitionView", frame: content, path: "transition", subviews: [controllerView])]
         if let title = view.title {
-            let bar = Frame(x: 0, y: ScreenRenderer.statusBarHeight, width: full.width, height: ScreenRenderer.navigationBarHeight)
+            let bar = Rect(x: 0, y: ScreenRenderer.statusBarHeight, width: full.width, height: ScreenRenderer.navigationBarHeight)
             containers.append(node("UINavigationBar", frame: bar, path: "navigationBar", extra: ["title": .string(title)]))
         }
         let layout = node("UILayoutContainerView", frame: full, path: "layout", subviews: containers)
@@ -46,14 +48,14 @@ struct Screen: Equatable {
         extra["placeholder"] = element.placeholder.map(PlistValue.string)
         extra["text"] = displayedText(of: element).map(PlistValue.string)
         let rows = (element.rows ?? []).enumerated().map { index, title in
-            node("UITableViewCell", frame: Frame(x: element.frame.x, y: element.frame.y + Double(index) * ScreenRenderer.rowHeight,
+            node("UITableViewCell", frame: Rect(x: element.frame.x, y: element.frame.y + Double(index) * ScreenRenderer.rowHeight,
                                                  width: element.frame.width, height: ScreenRenderer.rowHeight),
                  path: "\(element.id)/\(index)", extra: ["title": .string(title)])
         }
         return node(element.class, frame: element.frame, path: element.id, extra: extra, subviews: rows)
     }
 
-    private func node(_ className: String, frame: Frame, path: String, extra: OrderedDictionary<String, PlistValue> = [:],
+    private func node(_ className: String, frame: Rect, path: String, extra: OrderedDictionary<String, PlistValue> = [:],
                       subviews: [PlistValue] = []) -> PlistValue {
         var dict: OrderedDictionary<String, PlistValue> = [
             "address": .integer(Self.address(view.name + "/" + path)),
@@ -66,7 +68,7 @@ struct Screen: Equatable {
     }
 
     /// Keys in the order of the thesis's printout.
-    static func frameValue(_ frame: Frame) -> PlistValue {
+    static func frameValue(_ frame: Rect) -> PlistValue {
         .dict(["height": .real(frame.height), "width": .real(frame.width), "x": .real(frame.x), "y": .real(frame.y)])
     }
 

@@ -1,3 +1,5 @@
+internal import SessionModel
+
 /// Draws a simulated screen as a wireframe in the look of iOS 4: status bar, navigation bar, and every
 /// element by its class. Text is drawn "greeked" (a bar per word, a gap per space) so that no font is
 /// needed; words still show where they are and how long, which is what a screenshot tells an analyst.
@@ -53,21 +55,21 @@ struct ScreenRenderer {
 
     private mutating func draw(_ screen: Screen) {
         let w = Double(screen.device.width)
-        fill(Frame(x: 0, y: 0, width: w, height: Double(screen.device.height)), .background)
-        fill(Frame(x: 0, y: 0, width: w, height: Self.statusBarHeight), .black)
-        text("Carrier", in: Frame(x: 6, y: 0, width: 60, height: Self.statusBarHeight), .white)
-        text("9:41 AM", in: Frame(x: w / 2 - 21, y: 0, width: 50, height: Self.statusBarHeight), .white)
+        fill(Rect(x: 0, y: 0, width: w, height: Double(screen.device.height)), .background)
+        fill(Rect(x: 0, y: 0, width: w, height: Self.statusBarHeight), .black)
+        text("Carrier", in: Rect(x: 6, y: 0, width: 60, height: Self.statusBarHeight), .white)
+        text("9:41 AM", in: Rect(x: w / 2 - 21, y: 0, width: 50, height: Self.statusBarHeight), .white)
         if let title = screen.view.title {
-            fill(Frame(x: 0, y: Self.statusBarHeight, width: w, height: Self.navigationBarHeight), .navigationBar)
+            fill(Rect(x: 0, y: Self.statusBarHeight, width: w, height: Self.navigationBarHeight), .navigationBar)
             let titleWidth = Double(title.count) * Self.glyphWidth
-            text(title, in: Frame(x: max(0, (w - titleWidth) / 2), y: Self.statusBarHeight, width: titleWidth + 1, height: Self.navigationBarHeight), .white)
+            text(title, in: Rect(x: max(0, (w - titleWidth) / 2), y: Self.statusBarHeight, width: titleWidth + 1, height: Self.navigationBarHeight), .white)
         }
         for element in screen.view.elements { draw(element, text: screen.displayedText(of: element)) }
     }
 
     private mutating func draw(_ element: ElementSpec, text shown: String?) {
         let frame = element.frame
-        let inset = Frame(x: frame.x + 8, y: frame.y, width: max(1, frame.width - 16), height: frame.height)
+        let inset = Rect(x: frame.x + 8, y: frame.y, width: max(1, frame.width - 16), height: frame.height)
         switch element.class {
         case "UIButton", "UISegmentedControl":
             fill(frame, .white)
@@ -85,7 +87,7 @@ struct ScreenRenderer {
             stroke(frame, .separator)
             let lines = wrapped(shown.flatMap { $0.isEmpty ? nil : $0 } ?? element.placeholder ?? "", width: inset.width)
             for (index, line) in lines.enumerated() where Double(index + 1) * 16 <= frame.height {
-                text(line, in: Frame(x: inset.x, y: frame.y + 4 + Double(index) * 16, width: inset.width, height: 16),
+                text(line, in: Rect(x: inset.x, y: frame.y + 4 + Double(index) * 16, width: inset.width, height: 16),
                      shown?.isEmpty == false ? .text : .placeholder)
             }
         case "UILabel":
@@ -95,14 +97,14 @@ struct ScreenRenderer {
             for (index, row) in (element.rows ?? []).enumerated() {
                 let y = frame.y + Double(index) * Self.rowHeight
                 guard y + Self.rowHeight <= frame.y + frame.height else { break }
-                text(row, in: Frame(x: inset.x, y: y, width: inset.width, height: Self.rowHeight), .text)
-                fill(Frame(x: frame.x + 8, y: y + Self.rowHeight - 1, width: frame.width - 8, height: 1), .separator)
+                text(row, in: Rect(x: inset.x, y: y, width: inset.width, height: Self.rowHeight), .text)
+                fill(Rect(x: frame.x + 8, y: y + Self.rowHeight - 1, width: frame.width - 8, height: 1), .separator)
             }
         case "UIImageView":
             fill(frame, .image)
         case "UISwitch":
             fill(frame, .on)
-            fill(Frame(x: frame.x + frame.width / 2, y: frame.y + 2, width: frame.width / 2 - 2, height: frame.height - 4), .white)
+            fill(Rect(x: frame.x + frame.width / 2, y: frame.y + 2, width: frame.width / 2 - 2, height: frame.height - 4), .white)
         case "UIToolbar", "UITabBar":
             fill(frame, .toolbar)
             centred(element.title ?? "", in: frame, .white)
@@ -125,31 +127,31 @@ struct ScreenRenderer {
         return line.isEmpty ? lines : lines + [line]
     }
 
-    private mutating func centred(_ string: String, in frame: Frame, _ colour: Colour) {
+    private mutating func centred(_ string: String, in frame: Rect, _ colour: Colour) {
         let textWidth = min(frame.width, Double(string.count) * Self.glyphWidth)
-        text(string, in: Frame(x: frame.x + (frame.width - textWidth) / 2, y: frame.y, width: textWidth + 1, height: frame.height), colour)
+        text(string, in: Rect(x: frame.x + (frame.width - textWidth) / 2, y: frame.y, width: textWidth + 1, height: frame.height), colour)
     }
 
     /// One line of greeked text, vertically centred in `frame`, cut off at its right edge.
-    private mutating func text(_ string: String, in frame: Frame, _ colour: Colour) {
+    private mutating func text(_ string: String, in frame: Rect, _ colour: Colour) {
         let y = frame.y + (frame.height - Self.glyphHeight) / 2
         for (index, character) in string.enumerated() where !character.isWhitespace {
             let x = frame.x + Double(index) * Self.glyphWidth
             guard x + Self.glyphWidth <= frame.x + frame.width else { break }
             // Glyphs fill their whole cell: the letters of a word join into one bar, and a space leaves a gap.
-            fill(Frame(x: x, y: y, width: Self.glyphWidth, height: Self.glyphHeight), colour)
+            fill(Rect(x: x, y: y, width: Self.glyphWidth, height: Self.glyphHeight), colour)
         }
     }
 
-    private mutating func stroke(_ frame: Frame, _ colour: Colour) {
-        fill(Frame(x: frame.x, y: frame.y, width: frame.width, height: 1), colour)
-        fill(Frame(x: frame.x, y: frame.y + frame.height - 1, width: frame.width, height: 1), colour)
-        fill(Frame(x: frame.x, y: frame.y, width: 1, height: frame.height), colour)
-        fill(Frame(x: frame.x + frame.width - 1, y: frame.y, width: 1, height: frame.height), colour)
+    private mutating func stroke(_ frame: Rect, _ colour: Colour) {
+        fill(Rect(x: frame.x, y: frame.y, width: frame.width, height: 1), colour)
+        fill(Rect(x: frame.x, y: frame.y + frame.height - 1, width: frame.width, height: 1), colour)
+        fill(Rect(x: frame.x, y: frame.y, width: 1, height: frame.height), colour)
+        fill(Rect(x: frame.x + frame.width - 1, y: frame.y, width: 1, height: frame.height), colour)
     }
 
     /// Fills a rectangle given in points, clipped to the screen.
-    private mutating func fill(_ frame: Frame, _ colour: Colour) {
+    private mutating func fill(_ frame: Rect, _ colour: Colour) {
         let x0 = max(0, Int((frame.x * scale).rounded())), x1 = min(width, Int(((frame.x + frame.width) * scale).rounded()))
         let y0 = max(0, Int((frame.y * scale).rounded())), y1 = min(height, Int(((frame.y + frame.height) * scale).rounded()))
         guard x0 < x1, y0 < y1 else { return }

@@ -1,4 +1,5 @@
 internal import MuEvalCapture
+internal import MuEvalWire
 internal import WireProtocol
 
 /// One simulated phone for one run: plays its scenario at the chosen pace into a `CaptureManager` of
@@ -26,7 +27,7 @@ struct SimulatedDevice {
         self.server = server
         self.security = security
         stream = EventStream(options, device: index)
-        report = DeviceReport(deviceId: stream.profile.deviceId, deviceName: stream.profile.hello.deviceName ?? "")
+        report = DeviceReport(deviceId: stream.profile.deviceId, deviceName: stream.profile.hello.device.name ?? "")
         if options.behaviour.thinksAloud {
             do {
                 recorder = try ThinkAloudRecorder(options: options.thinkAloud, epoch: stream.epoch, device: stream.profile.deviceId)

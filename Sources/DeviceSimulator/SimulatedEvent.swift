@@ -1,6 +1,7 @@
 public import MuEvalCapture
+public import MuEvalWire
 public import OrderedCollections
-public import WireProtocol
+internal import WireProtocol
 
 /// An event as the simulated app records it, on the simulated clock.
 public struct SimulatedEvent: Sendable, Equatable {

@@ -1,5 +1,6 @@
 internal import Foundation
 public import MuEvalCapture
+internal import MuEvalWire
 internal import WireProtocol
 
 /// Runs the simulated devices of a run concurrently, each with its own connection and identity.

@@ -1,3 +1,4 @@
+internal import MuEvalWire
 internal import WireProtocol
 
 /// How a run goes: how many devices, how fast, how long, and how patient the sender is.

@@ -1,3 +1,4 @@
+internal import MuEvalWire
 internal import WireProtocol
 internal import Foundation
 

@@ -1,5 +1,6 @@
 internal import Foundation
-public import WireProtocol
+public import MuEvalWire
+internal import WireProtocol
 
 /// How the simulated tester's voice is made and sent (`muevalsim --think-aloud`).
 public struct ThinkAloudOptions: Sendable {

@@ -69,31 +69,11 @@ enum CatalogSchema {
     private static func baseline(_ database: SQLiteDatabase) throws {
         try database.execute("""
             CREATE TABLE IF NOT EXISTS sessions (
-                id INTEGER PRIMARY KEY,
-                uuid TEXT NOT NULL,
-                name TEXT NOT NULL,
-                test_user TEXT,
-                notes TEXT,
-                sensors TEXT NOT NULL DEFAULT '[]',
-                bound_device TEXT,
-                device TEXT,
-                state TEXT NOT NULL,
-                created REAL NOT NULL,
-                started REAL,
-                stopped REAL,
-                filtered INTEGER NOT NULL DEFAULT 0,
-                duplicates INTEGER NOT NULL DEFAULT 0,
+            \(SharedSchema.sessionColumns),
                 path TEXT NOT NULL,
                 events INTEGER NOT NULL DEFAULT 0
             );
-            CREATE TABLE IF NOT EXISTS devices (
-                device TEXT PRIMARY KEY,
-                name TEXT, model TEXT, system_version TEXT, app_id TEXT, app_version TEXT,
-                screen_width REAL, screen_height REAL, screen_scale REAL,
-                address TEXT,
-                first_seen REAL NOT NULL,
-                last_seen REAL NOT NULL
-            );
+            \(SharedSchema.devices)
             """)
         if try !columns(database, of: "sessions").contains("pairing_code") {
             try database.execute("ALTER TABLE sessions ADD COLUMN pairing_code TEXT")
@@ -180,12 +160,7 @@ extension CatalogSchema {
         try database.execute("""
             CREATE TABLE session_imports (
                 session INTEGER NOT NULL REFERENCES sessions(id),
-                file TEXT NOT NULL,
-                format TEXT NOT NULL,
-                sha256 TEXT NOT NULL,
-                imported REAL NOT NULL,
-                events INTEGER NOT NULL,
-                cut_short TEXT
+            \(SharedSchema.importColumns)
             );
             CREATE INDEX session_imports_sha256 ON session_imports(sha256);
             CREATE INDEX session_imports_session ON session_imports(session);

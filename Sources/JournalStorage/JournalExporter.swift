@@ -1,3 +1,4 @@
+internal import MuEvalWire
 public import SessionModel
 internal import Foundation
 internal import WireProtocol

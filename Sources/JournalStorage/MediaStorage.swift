@@ -1,5 +1,6 @@
+public import MuEvalWire
 public import SessionModel
-public import WireProtocol
+internal import WireProtocol
 
 /// Where the bytes of one stream, exported as one file, come from: the stored chunks in part order,
 /// with silence where a WAV stream lost a chunk (so that what follows stays in sync with the events),
@@ -212,69 +213,6 @@ extension SessionReader {
         defer { statement.reset() }
         statement.bind(1, row)
         return try statement.step() ? statement.bytes(0) : nil
-    }
-
-    /// The transcript of every audio stream, by start.
-    public func transcript() throws -> [TranscriptSegment] {
-        guard try hasTable("transcripts") else { return [] }
-        let statement = try database.prepare("""
-            SELECT device, stream, start, "end", text, confidence, exclamation FROM transcripts ORDER BY start, id
-            """)
-        var result: [TranscriptSegment] = []
-        try statement.forEachRow { row in
-            result.append(TranscriptSegment(device: row.string(0) ?? "", stream: row.string(1) ?? "",
-                                            start: row.double(2), end: row.double(3), text: row.string(4) ?? "",
-                                            confidence: optionalDouble(row, 5), exclamation: row.string(6)))
-        }
-        return result
-    }
-
-    /// How far each audio stream's transcription is, as last written into the file.
-    public func transcriptionStatus() throws -> [TranscriptionStatus] {
-        guard try hasTable("transcription") else { return [] }
-        let statement = try database.prepare("""
-            SELECT device, stream, state, progress, engine, error, updated FROM transcription ORDER BY device, stream
-            """)
-        var result: [TranscriptionStatus] = []
-        try statement.forEachRow { row in
-            result.append(TranscriptionStatus(
-                device: row.string(0) ?? "", stream: row.string(1) ?? "",
-                state: TranscriptionStatus.State(rawValue: row.string(2) ?? "") ?? .failed,
-                progress: row.double(3), engine: row.string(4), error: row.string(5), updated: row.double(6)))
-        }
-        return result
-    }
-}
-
-extension SessionFile {
-    /// Replaces the transcript of one stream (a new transcription of it replaces the old one whole).
-    public func writeTranscript(device: String, stream: String, segments: [TranscriptSegment]) throws {
-        try database.transaction {
-            let delete = try database.prepare("DELETE FROM transcripts WHERE device = ? AND stream = ?")
-            delete.bind(1, device)
-            delete.bind(2, stream)
-            try delete.run()
-            let insert = try database.prepare("""
-                INSERT INTO transcripts (device, stream, start, "end", text, confidence, exclamation)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """)
-            for segment in segments {
-                insert.bind([.text(device), .text(stream), .real(segment.start), .real(segment.end), .text(segment.text),
-                             segment.confidence.map { .real($0) } ?? .null, text(segment.exclamation)])
-                try insert.run()
-            }
-        }
-    }
-
-    public func writeTranscriptionStatus(_ status: TranscriptionStatus) throws {
-        let statement = try database.prepare("""
-            INSERT INTO transcription (device, stream, state, progress, engine, error, updated) VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(device, stream) DO UPDATE SET state = excluded.state, progress = excluded.progress,
-                engine = excluded.engine, error = excluded.error, updated = excluded.updated
-            """)
-        statement.bind([.text(status.device), .text(status.stream), .text(status.state.rawValue), .real(status.progress),
-                        text(status.engine), text(status.error), .real(status.updated)])
-        try statement.run()
     }
 }
 

@@ -1,3 +1,4 @@
+internal import MuEvalWire
 internal import SessionModel
 internal import Foundation
 
@@ -50,10 +51,11 @@ enum DeviceRow {
 
     static func read(_ row: SQLiteStatement) -> DeviceRecord {
         DeviceRecord(
-            id: row.string(0) ?? "", name: row.string(1), model: row.string(2), systemVersion: row.string(3),
-            appId: row.string(4), appVersion: row.string(5), screenWidth: optionalDouble(row, 6),
-            screenHeight: optionalDouble(row, 7), screenScale: optionalDouble(row, 8), address: row.string(9),
-            firstSeen: row.double(10), lastSeen: row.double(11))
+            id: row.string(0) ?? "",
+            device: DeviceDescription(name: row.string(1), model: row.string(2), systemVersion: row.string(3),
+                                      appId: row.string(4), appVersion: row.string(5), screenWidth: optionalDouble(row, 6),
+                                      screenHeight: optionalDouble(row, 7), screenScale: optionalDouble(row, 8)),
+            address: row.string(9), firstSeen: row.double(10), lastSeen: row.double(11))
     }
 }
 

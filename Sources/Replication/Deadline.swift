@@ -1,4 +1,5 @@
-internal import NIOConcurrencyHelpers
+internal import MuEvalAsync
+internal import ReplicationArchive
 
 /// Runs an operation that may never finish, and gives up on it after a while.
 ///
@@ -9,38 +10,20 @@ internal import NIOConcurrencyHelpers
 enum Deadline {
     static func run<Value: Sendable>(seconds: Double, expire: @escaping @Sendable () async -> Void,
                                      _ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
-        let waiter = NIOLockedValueBox<CheckedContinuation<Value, any Error>?>(nil)
-        let finish = { @Sendable (result: Result<Value, any Error>) in
-            waiter.withLockedValue { continuation in
-                continuation?.resume(with: result)
-                continuation = nil
-            }
+        let outcome = AsyncCondition<Result<Value, any Error>?>(nil)
+        Task {
+            let result: Result<Value, any Error>
+            do { result = .success(try await operation()) } catch { result = .failure(error) }
+            outcome.withState { $0 = result }
         }
-        let timer = NIOLockedValueBox<Task<Void, Never>?>(nil)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                waiter.withLockedValue { $0 = continuation }
-                // Cancelled before the handler was in place: `onCancel` found nothing to resume.
-                if Task.isCancelled {
-                    finish(.failure(CancellationError()))
-                    return
-                }
-                timer.withLockedValue {
-                    $0 = Task {
-                        do { try await Task.sleep(for: .seconds(seconds)) } catch { return }
-                        await expire()
-                        finish(.failure(ReplicationError.timedOut(seconds: seconds)))
-                    }
-                }
-                Task {
-                    do { finish(.success(try await operation())) } catch { finish(.failure(error)) }
-                    timer.withLockedValue { $0?.cancel() }
-                }
-            }
-        } onCancel: {
-            timer.withLockedValue { $0?.cancel() }
-            finish(.failure(CancellationError()))
+        if await outcome.wait(until: { $0 != nil }, timeout: .seconds(seconds)), let result = outcome.withState({ $0 }) {
+            return try result.get()
+        }
+        if Task.isCancelled {
             Task { await expire() }
+            throw CancellationError()
         }
+        await expire()
+        throw ReplicationError.timedOut(seconds: seconds)
     }
 }

@@ -1,6 +1,23 @@
+internal import MuEvalWire
+internal import WireProtocol
+
 /// The report's stylesheet and script, written next to index.html. Plain CSS and ES5 JavaScript, no library:
 /// the report must open from file:// in any browser, offline, and print.
 enum ReportAssets {
+    /// The timeline's class column, a colour per class, named from the one vocabulary (`EventClass`).
+    private static let timelineClassRules = (EventClass.allCases.map { #"tr[data-class="\#($0.rawValue)"] td.class { color: \#(colour(of: $0)); }"# }
+        + [#"tr[data-class="\#(ObserverNote.eventClass)"] td.class { font-weight: 600; }"#]).joined(separator: "\n")
+
+    private static func colour(of eventClass: EventClass) -> String {
+        switch eventClass {
+        case .userInput: "#2f6fd0"
+        case .userInterface: "#1e8449"
+        case .deviceSensor: "#7d3c98"
+        case .application: "#b9770e"
+        case .custom: "#c0392b"
+        }
+    }
+
     static let css = #"""
         :root { --ink: #1d2330; --muted: #5f6b7a; --line: #d8dde5; --accent: #2f6fd0; --bad: #c0392b; --warn: #d68910; --bg: #f6f7f9; }
         * { box-sizing: border-box; }
@@ -62,12 +79,7 @@ enum ReportAssets {
         .timeline-rows td:nth-child(n+5) { word-break: break-word; }
         .timeline-shot { position: sticky; top: 7rem; width: 200px; }
         .timeline-shot img { width: 200px; border: 1px solid var(--line); }
-        tr[data-class="UserInputEvent"] td.class { color: #2f6fd0; }
-        tr[data-class="UserInterfaceEvent"] td.class { color: #1e8449; }
-        tr[data-class="DeviceSensorEvent"] td.class { color: #7d3c98; }
-        tr[data-class="ApplicationEvent"] td.class { color: #b9770e; }
-        tr[data-class="CustomEvent"] td.class { color: #c0392b; }
-        tr[data-class="ObserverNote"] td.class { font-weight: 600; }
+        \#(timelineClassRules)
         svg.chart { display: block; max-width: 100%; height: auto; font-size: 12px; }
         svg.chart .bar { fill: var(--accent); }
         svg.chart .whisker { stroke: var(--ink); stroke-width: 1.5; }

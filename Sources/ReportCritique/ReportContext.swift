@@ -1,3 +1,4 @@
+internal import SessionModel
 internal import WireProtocol
 internal import Foundation
 internal import SessionAnalysis
@@ -65,11 +66,7 @@ enum Format {
 
     static func date(_ seconds: Double?) -> String {
         guard let seconds = seconds?.finite else { return "–" }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss 'UTC'"
-        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+        return DateText.readable(seconds)
     }
 }
 
@@ -87,6 +84,16 @@ func esc(_ text: String) -> String {
         }
     }
     return out
+}
+
+/// What a section (or a session's column) shows in place of what it has none of.
+func emptyNote(_ text: String) -> String {
+    "<p class=\"empty\">\(text)</p>"
+}
+
+extension Collection {
+    /// Nil when empty: `guard let rows = rows.nonEmpty else { return emptyNote(…) }`.
+    var nonEmpty: Self? { isEmpty ? nil : self }
 }
 
 /// JSON text of a string, safe inside a `<script>` element.

@@ -1,3 +1,4 @@
+internal import SessionModel
 internal import Foundation
 internal import SessionAnalysis
 internal import StudyAnalysis

@@ -1,9 +1,10 @@
 internal import Foundation
 internal import GroupCommit
 internal import JournalStorage
+public import MuEvalWire
 public import OrderedCollections
 public import SessionModel
-public import WireProtocol
+internal import WireProtocol
 
 /// Writes a session file with exactly the events given, through the daemon's own writer, so that tests and
 /// the benchmark read what muevald would have stored.
@@ -18,8 +19,9 @@ public final class JournalBuilder {
 
     /// A 320 × 480 point phone, like the simulator's iPhone 4.
     public static func phone(_ id: String = "device-1") -> DeviceRecord {
-        DeviceRecord(id: id, name: "Jack's iPhone", model: "iPhone3,1", systemVersion: "4.3", appId: "org.example.app",
-                     appVersion: "1.0", screenWidth: 320, screenHeight: 480, screenScale: 2, firstSeen: 0, lastSeen: 0)
+        DeviceRecord(id: id, device: DeviceDescription(name: "Jack's iPhone", model: "iPhone3,1", systemVersion: "4.3", appId: "org.example.app",
+                                                       appVersion: "1.0", screenWidth: 320, screenHeight: 480, screenScale: 2),
+                     firstSeen: 0, lastSeen: 0)
     }
 
     /// `studyContext`: the study, iteration and participant the session records, written into the file as

@@ -14,11 +14,8 @@ public enum SimulatedSession {
         guard let scenario = BuiltinScenarios.named(name) else { throw SimulatedSessionError.unknownScenario(name) }
         var stream = EventStream(scenario: scenario, deviceIndex: deviceIndex, seed: seed, epoch: epoch)
         let hello = stream.profile.hello
-        let device = DeviceRecord(id: hello.deviceId, name: hello.deviceName, model: hello.model,
-                                  systemVersion: hello.systemVersion, appId: hello.appId, appVersion: hello.appVersion,
-                                  screenWidth: hello.screenWidth, screenHeight: hello.screenHeight,
-                                  screenScale: hello.screenScale, firstSeen: epoch, lastSeen: epoch)
-        let owner = hello.deviceName?.components(separatedBy: "'").first
+        let device = DeviceRecord(id: hello.deviceId, device: hello.device, firstSeen: epoch, lastSeen: epoch)
+        let owner = hello.device.name?.components(separatedBy: "'").first
         let builder = try JournalBuilder(path: path, name: "\(name) \(owner ?? "")", testUser: owner, device: device)
         var finished = 0
         while finished < passes {

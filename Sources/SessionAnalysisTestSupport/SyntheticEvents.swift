@@ -1,3 +1,4 @@
+public import MuEvalWire
 internal import OrderedCollections
 public import WireProtocol
 

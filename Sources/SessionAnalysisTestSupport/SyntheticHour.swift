@@ -1,4 +1,5 @@
 internal import DeviceSimulator
+internal import MuEvalWire
 public import SessionModel
 internal import WireProtocol
 

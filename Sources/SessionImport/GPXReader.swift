@@ -1,5 +1,6 @@
 internal import Foundation
 internal import FoundationXML
+internal import MuEvalWire
 internal import OrderedCollections
 internal import SessionModel
 internal import WireProtocol
@@ -26,7 +27,7 @@ struct GPXReader: ImportReader {
         guard handler.sawRoot else { throw ImportError(file: context.file, "has no <gpx> element") }
         guard handler.points > 0 else { throw ImportError(file: context.file, "holds no track point (<trkpt>) to import") }
         try draft.flush()
-        let device = DeviceRecord(id: handler.deviceID, name: handler.creator.map { "\($0) (GPX)" } ?? "GPX track",
+        let device = DeviceRecord(id: handler.deviceID, device: DeviceDescription(name: handler.creator.map { "\($0) (GPX)" } ?? "GPX track"),
                                   firstSeen: draft.firstTimestamp ?? 0, lastSeen: draft.lastTimestamp ?? 0)
         if context.device == nil { try draft.addDevice(device) }
         return ReadSummary(device: device, name: handler.trackName)

@@ -1,3 +1,4 @@
+internal import MuEvalWire
 internal import OrderedCollections
 internal import SessionModel
 internal import WireProtocol
@@ -140,10 +141,10 @@ struct IMUTLogReader: ImportReader {
     private func deviceRecord(_ meta: PlistValue?) -> DeviceRecord {
         let meta = meta ?? .dict([:])
         let points = meta["screen-size"]?["points"]
-        return DeviceRecord(id: deviceID, name: meta["device-model"]?.string.map { "\($0) (IMUT)" }, model: meta["device-model"]?.string,
-                            systemVersion: meta["platform-version"]?.string, appId: meta["app-id"]?.string,
-                            appVersion: meta["app-version"]?.string, screenWidth: points?["width"]?.number,
-                            screenHeight: points?["height"]?.number, screenScale: meta["screen-size"]?["scale"]?.number,
-                            firstSeen: 0, lastSeen: 0)
+        let device = DeviceDescription(name: meta["device-model"]?.string.map { "\($0) (IMUT)" }, model: meta["device-model"]?.string,
+                                       systemVersion: meta["platform-version"]?.string, appId: meta["app-id"]?.string,
+                                       appVersion: meta["app-version"]?.string, screenWidth: points?["width"]?.number,
+                                       screenHeight: points?["height"]?.number, screenScale: meta["screen-size"]?["scale"]?.number)
+        return DeviceRecord(id: deviceID, device: device, firstSeen: 0, lastSeen: 0)
     }
 }

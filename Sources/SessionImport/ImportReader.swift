@@ -1,3 +1,4 @@
+internal import MuEvalWire
 internal import SessionModel
 internal import WireProtocol
 

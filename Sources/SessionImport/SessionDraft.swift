@@ -1,5 +1,6 @@
 internal import Foundation
 internal import JournalStorage
+internal import MuEvalWire
 internal import SessionModel
 internal import WireProtocol
 

@@ -1,5 +1,6 @@
 internal import Foundation
 public import JournalStorage
+internal import MuEvalWire
 public import SessionModel
 internal import WireProtocol
 

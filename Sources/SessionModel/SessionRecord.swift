@@ -1,3 +1,5 @@
+public import MuEvalWire
+
 /// Where an evaluation session is in its life.
 public enum SessionState: String, Codable, Sendable, CaseIterable {
     /// Started by the developer; no device has connected yet.
@@ -90,17 +92,12 @@ public struct SessionRecord: Codable, Sendable, Equatable {
     }
 }
 
-/// A device as it introduced itself, and where it was last seen.
-public struct DeviceRecord: Codable, Sendable, Equatable {
+/// A device as it introduced itself, and where it was last seen. Its description's fields are stored beside
+/// `id` (flat in JSON, as columns in the `devices` table).
+public struct DeviceRecord: DeviceDescribing, Codable, Sendable, Equatable {
     public var id: String
-    public var name: String?
-    public var model: String?
-    public var systemVersion: String?
-    public var appId: String?
-    public var appVersion: String?
-    public var screenWidth: Double?
-    public var screenHeight: Double?
-    public var screenScale: Double?
+    /// What its last hello said about it.
+    public var device: DeviceDescription
     public var address: String?
     public var firstSeen: Double
     /// When it last connected or disconnected.
@@ -109,23 +106,38 @@ public struct DeviceRecord: Codable, Sendable, Equatable {
     /// nil where it is not known (session files, the catalog's table).
     public var connected: Bool?
 
-    public init(id: String, name: String? = nil, model: String? = nil, systemVersion: String? = nil,
-                appId: String? = nil, appVersion: String? = nil, screenWidth: Double? = nil,
-                screenHeight: Double? = nil, screenScale: Double? = nil, address: String? = nil,
-                firstSeen: Double, lastSeen: Double, connected: Bool? = nil) {
+    public init(id: String, device: DeviceDescription = DeviceDescription(), address: String? = nil, firstSeen: Double,
+                lastSeen: Double, connected: Bool? = nil) {
         self.id = id
-        self.name = name
-        self.model = model
-        self.systemVersion = systemVersion
-        self.appId = appId
-        self.appVersion = appVersion
-        self.screenWidth = screenWidth
-        self.screenHeight = screenHeight
-        self.screenScale = screenScale
+        self.device = device
         self.address = address
         self.firstSeen = firstSeen
         self.lastSeen = lastSeen
         self.connected = connected
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, address, firstSeen, lastSeen, connected
+    }
+
+    /// The description's keys sit in the record's own object, as they did before it had one.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try container.decode(String.self, forKey: .id), device: try DeviceDescription(from: decoder),
+                  address: try container.decodeIfPresent(String.self, forKey: .address),
+                  firstSeen: try container.decode(Double.self, forKey: .firstSeen),
+                  lastSeen: try container.decode(Double.self, forKey: .lastSeen),
+                  connected: try container.decodeIfPresent(Bool.self, forKey: .connected))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try device.encode(to: encoder)
+        try container.encodeIfPresent(address, forKey: .address)
+        try container.encode(firstSeen, forKey: .firstSeen)
+        try container.encode(lastSeen, forKey: .lastSeen)
+        try container.encodeIfPresent(connected, forKey: .connected)
     }
 }
 

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import MuEvalWire
 internal import SpeechRecognition
 internal import WireProtocol
 

@@ -64,14 +64,6 @@ public struct RecognisedSegment: Sendable, Equatable {
     public var confidence: Double?
     /// The exclamation phrase this segment is, or nil for ordinary speech.
     public var exclamation: String?
-
-    public init(start: Double, end: Double, text: String, confidence: Double? = nil, exclamation: String? = nil) {
-        self.start = start
-        self.end = end
-        self.text = text
-        self.confidence = confidence
-        self.exclamation = exclamation
-    }
 }
 
 extension ExclamationPhrase {

@@ -135,6 +135,18 @@ public final class TranscriptionService: Sendable {
         startWorker()
     }
 
+    /// A follower of the sessions' stops fell behind: queues the audio of every stopped session in
+    /// `sessions` that was never queued (no transcription status in its file), as its stop would have.
+    public func catchUp(_ sessions: [SessionRecord], now: Double) {
+        guard configuration.enabled else { return }
+        for session in sessions where session.state == .stopped {
+            guard let reader = try? SessionReader(path: session.path), (try? reader.transcriptionStatus().isEmpty) == true,
+                  (try? reader.mediaStreams().contains { $0.kind == "audio" }) == true else { continue }
+            logger.info("session \(session.id): its stop was among the lifecycle events dropped for transcription; its audio is queued now")
+            sessionStopped(session, now: now)
+        }
+    }
+
     /// What waits and what runs, for `status` and the console.
     public func progress(now: Double) -> [SessionTranscription] {
         state.withLockedValue { state in

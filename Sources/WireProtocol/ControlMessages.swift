@@ -1,3 +1,4 @@
+internal import MuEvalWire
 internal import OrderedCollections
 
 /// The key/value list of a control message (`<hello>`, `<welcome>`, `<ack>`, `<error>`), read by type.
@@ -87,14 +88,14 @@ extension DeviceHello {
         }
         self.init(deviceId: deviceId,
                   protocolVersion: try fields.integer("protocolVersion"),
-                  deviceName: try fields.string("deviceName"),
-                  model: try fields.string("model"),
-                  systemVersion: try fields.string("systemVersion"),
-                  appId: try fields.string("appId"),
-                  appVersion: try fields.string("appVersion"),
-                  screenWidth: try fields.number("screenWidth"),
-                  screenHeight: try fields.number("screenHeight"),
-                  screenScale: try fields.number("screenScale"),
+                  device: DeviceDescription(name: try fields.string("deviceName"),
+                                            model: try fields.string("model"),
+                                            systemVersion: try fields.string("systemVersion"),
+                                            appId: try fields.string("appId"),
+                                            appVersion: try fields.string("appVersion"),
+                                            screenWidth: try fields.number("screenWidth"),
+                                            screenHeight: try fields.number("screenHeight"),
+                                            screenScale: try fields.number("screenScale")),
                   token: try fields.string("token"),
                   pairing: try fields.string("pairing"))
     }

@@ -1,3 +1,4 @@
+internal import MuEvalWire
 internal import OrderedCollections
 
 /// Parses one complete frame in a single pass. Events are written straight to typed JSON; the other messages,

@@ -1,3 +1,4 @@
+public import MuEvalWire
 internal import OrderedCollections
 
 /// A note an observer takes while watching a session live or replaying it (issue 15): stored in the

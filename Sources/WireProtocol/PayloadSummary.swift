@@ -1,4 +1,5 @@
 internal import Foundation
+public import MuEvalWire
 
 /// One line about an event's payload, for people: the live tail's summary column and the report's
 /// timeline both use it, so that a value reads the same in both (numbers, images, UI elements).
@@ -34,7 +35,7 @@ public enum PayloadSummary {
         case .integer(let number): return String(number)
         case .real(let number): return short(number)
         case .bool(let flag): return flag ? "yes" : "no"
-        case .date(let seconds): return Date(timeIntervalSince1970: seconds).ISO8601Format()
+        case .date(let seconds): return DateText.seconds(seconds)
         case .data(let bytes): return "<\(bytes.count) bytes>"
         case .array(let items): return "[\(items.count)]"
         case .dict:

@@ -1,3 +1,4 @@
+public import MuEvalWire
 /// Reads property list value elements one at a time, with the wire protocol's parser and limits: how
 /// an import takes the elements of an exported plist's root array without reading the whole document.
 public struct PlistElementReader: Sendable {

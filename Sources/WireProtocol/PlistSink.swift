@@ -1,3 +1,4 @@
+internal import MuEvalWire
 internal import OrderedCollections
 
 /// Receives property list values in document order as the parser reads them. The parser is generic over it so

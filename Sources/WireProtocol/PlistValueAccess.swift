@@ -1,3 +1,4 @@
+public import MuEvalWire
 // Typed access to decoded payloads, shared by the analysis, the live tail and the payload summaries.
 
 /// A `data` value of a payload: the blob it names, not its bytes.

@@ -1,3 +1,4 @@
+public import MuEvalWire
 internal import OrderedCollections
 
 /// The stored form of an event: JSON that keeps every plist type apart.

@@ -1,4 +1,5 @@
 internal import Crypto
+internal import MuEvalWire
 
 /// Writes typed JSON (see `TypedJSON`) as sink calls arrive, collecting `data` values as blobs.
 struct TypedJSONWriter: PlistSink {
@@ -72,7 +73,7 @@ struct TypedJSONWriter: PlistSink {
         } else if value.isInfinite {
             append(value > 0 ? #"{"$real":"inf"}"# : #"{"$real":"-inf"}"#)
         } else {
-            writeReal(value, into: &json)
+            WireEncoder.writeReal(value, into: &json)
         }
     }
 
@@ -127,17 +128,4 @@ public func lowercaseHex(_ bytes: some Sequence<UInt8>) -> String {
         hex.append(hexDigit(b & 0xF))
     }
     return String(decoding: hex, as: UTF8.self)
-}
-
-/// Appends a finite Double in shortest round-trip form that always reads back as a real: Swift's `description`
-/// ("1.0", "2.5e-07", "1e+20" — all valid JSON and plist), with ".0" added should it ever lack both `.` and `e`.
-func writeReal(_ value: Double, into out: inout [UInt8]) {
-    var text = value.description
-    text.withUTF8 { utf8 in
-        out.append(contentsOf: utf8)
-        if !utf8.contains(ASCII.dot) && !utf8.contains(0x65) {
-            out.append(ASCII.dot)
-            out.append(ASCII.zero)
-        }
-    }
 }

@@ -1,3 +1,4 @@
+public import MuEvalWire
 public import OrderedCollections
 
 /// The ranges of the values muevald gives a meaning to (docs/PROTOCOL.md, "Value ranges"), checked
@@ -134,7 +135,7 @@ public struct ValueRanges: Sendable, Equatable {
     }
 
     private static func date(_ time: Double) -> String {
-        time.isFinite ? ISO8601.string(time) : String(time)
+        time.isFinite ? DateText.canonical(time) : String(time)
     }
 
     /// Whole numbers without a fraction, as config/muevald.toml writes them; huge ones with an exponent.

@@ -1,3 +1,4 @@
+public import MuEvalWire
 /// Decodes the byte stream of one connection into messages, incrementally: append bytes as they arrive (split
 /// anywhere), then call `next()` until it returns nil.
 ///

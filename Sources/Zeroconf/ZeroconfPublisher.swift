@@ -1,6 +1,7 @@
 internal import CAvahi
 public import Logging
 internal import NIOConcurrencyHelpers
+internal import ZeroconfBrowsing
 
 /// Announces the capture service through the system's avahi-daemon, and keeps it announced.
 ///

@@ -1,6 +1,6 @@
 internal import ControlProtocol
 internal import Foundation
-internal import Replication
+internal import ReplicationArchive
 internal import SessionModel
 internal import WireProtocol
 
@@ -179,10 +179,7 @@ enum ControlOutput {
     }
 
     static func time(_ seconds: Double, fractional: Bool = false) -> String {
-        let date = Date(timeIntervalSince1970: seconds)
-        return fractional
-            ? date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)) + "Z"
-            : date.formatted(.iso8601)
+        fractional ? DateText.milliseconds(seconds) : DateText.seconds(seconds)
     }
 
     static func duration(_ seconds: Double) -> String {

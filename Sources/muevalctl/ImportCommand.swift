@@ -2,7 +2,7 @@ public import ArgumentParser
 internal import ControlProtocol
 internal import Foundation
 internal import JournalStorage
-internal import Replication
+internal import ReplicationArchive
 internal import SessionImport
 public import SessionModel
 
@@ -20,9 +20,7 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Files to import.", valueName: "FILE")) var files: [String]
     @Option(help: "A name for the session (default: the track's name or the file's).") var name: String?
     @Option(help: ArgumentHelp("The test user.", valueName: "NAME")) var user: String?
-    @Option(help: ArgumentHelp("The study the session is part of (with --iteration and --participant).", valueName: "NAME")) var study: String?
-    @Option(help: ArgumentHelp("The study's iteration.", valueName: "N")) var iteration: Int?
-    @Option(help: ArgumentHelp("The participant's code; also the test user unless --user is given.", valueName: "CODE")) var participant: String?
+    @OptionGroup var study: AssignmentOptions
     @Option(help: "imut, gpx, jsonl or plist (default: recognised from the content).") var format: ImportFormat?
     @Option(help: ArgumentHelp("Merge a GPX track or IMUT log into this stopped session on the absolute time axis.", valueName: "SESSION"))
     var into: String?
@@ -31,13 +29,6 @@ struct ImportCommand: AsyncParsableCommand {
     var dataDirectory: String?
     @Option(help: ArgumentHelp("With --data-dir: the lab the directory belongs to, its muevald's storage.postgres.lab (default: the host name). An export of another lab gets a uuid of its own.", valueName: "NAME"))
     var lab: String?
-
-    func validate() throws {
-        let given = [study != nil, iteration != nil, participant != nil]
-        guard given.allSatisfy({ $0 }) || given.allSatisfy({ !$0 }) else {
-            throw ValidationError("a session in a study needs --study, --iteration and --participant together")
-        }
-    }
 
     func run() async throws {
         // Opened here, with this user's rights, and passed open: muevald reads nothing its client may not.
@@ -53,10 +44,9 @@ struct ImportCommand: AsyncParsableCommand {
         if let dataDirectory {
             outcomes = try importOffline(opened, into: URL(fileURLWithPath: dataDirectory).standardizedFileURL.path)
         } else {
-            outcomes = try await global.client.call(ControlRequest(
-                command: .import, name: name, user: user, study: study, iteration: iteration, participant: participant,
-                files: opened.map(\.name), importFormat: format, into: into, again: again ? true : nil, descriptors: true),
-                as: [ImportOutcome].self, passing: opened.map(\.descriptor))
+            outcomes = try await global.client.call(ControlRequest.Import(
+                files: opened.map(\.name), format: format, name: name, user: user, assignment: study.assignment, into: into, again: again),
+                passing: opened.map(\.descriptor))
         }
         try global.show(outcomes, human: ControlOutput.imported)
     }
@@ -77,10 +67,8 @@ struct ImportCommand: AsyncParsableCommand {
             }
             return session
         }
-        let assignment = study.flatMap { study in
-            iteration.flatMap { iteration in participant.map { StudyAssignment(study: study, iteration: iteration, participant: $0) } }
-        }
-        let request = ImportRequest(files: files, format: format, name: name, testUser: user, assignment: assignment, into: target, again: again)
+        let request = ImportRequest(files: files, format: format, name: name, testUser: user, assignment: study.assignment, into: target,
+                                    again: again)
         return try SessionImporter(catalog: catalog, limits: ImportLimits(), lab: lab ?? ReplicationSettings.defaultLab)
             .run(request, now: Date().timeIntervalSince1970)
     }

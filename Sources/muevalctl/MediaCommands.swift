@@ -17,8 +17,7 @@ struct MediaCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var files: [String: Output] = [:]
         defer { for file in files.values { try? file.close() } }
-        let summary = try await global.client.call(ControlRequest(command: .media, session: session), as: MediaSummary.self,
-                                                   onMedia: { piece in
+        let summary = try await global.client.call(ControlRequest.Media(session: session), onMedia: { piece in
             guard !piece.file.contains("/"), let bytes = Data(base64Encoded: piece.base64) else {
                 throw ValidationError("muevald sent an unreadable piece of \(piece.file)")
             }
@@ -40,7 +39,6 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Argument(help: "Session id or name.") var session: String
 
     func run() async throws {
-        try await global.call(ControlRequest(command: .transcribe, session: session), as: [SessionTranscription].self,
-                              human: ControlOutput.transcriptionQueued)
+        try await global.call(ControlRequest.Transcribe(session: session), human: ControlOutput.transcriptionQueued)
     }
 }

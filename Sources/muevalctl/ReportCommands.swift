@@ -90,7 +90,7 @@ struct Report: AsyncParsableCommand {
             }
             if known == nil {
                 do {
-                    known = try await global.client.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+                    known = try await global.client.call(ControlRequest.ListSessions())
                 } catch {
                     throw Failure("\"\(session)\" is not a session file, and muevald cannot be asked for it: \(error)")
                 }

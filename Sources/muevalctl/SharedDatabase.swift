@@ -1,7 +1,7 @@
 internal import ArgumentParser
 internal import Foundation
 internal import JournalStorage
-internal import Replication
+internal import ReplicationArchive
 internal import SessionModel
 
 /// `--from postgres://…`: read the shared PostgreSQL every lab replicates into (docs/POSTGRES.md)

@@ -14,8 +14,8 @@ struct StudyCommand: ParsableCommand {
         commandName: "study",
         abstract: "Create and inspect studies: iterations, tasks, participants and questions across sessions.",
         discussion: "Start a study's session with `muevalctl start --study S --iteration N --participant P` (docs/STUDIES.md).",
-        subcommands: [Create.self, List.self, Show.self, IterationCommand.self, TaskCommand.self, ParticipantCommand.self,
-                      QuestionCommand.self, ExportCommand.self])
+        subcommands: [Create.self, List.self, Show.self, StudyPart<AddIteration>.self, StudyPart<AddTask>.self,
+                      StudyPart<AddParticipant>.self, StudyPart<AddQuestion>.self, ExportCommand.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a study.")
@@ -25,8 +25,7 @@ struct StudyCommand: ParsableCommand {
         @Option(help: "What the study is about.") var description: String?
 
         func run() async throws {
-            let request = ControlRequest(command: .study, study: name, action: StudyAction.create.rawValue, label: description, appId: appId)
-            try await global.call(request, as: Study.self) { "created study \($0.name)\n" }
+            try await global.call(ControlRequest.CreateStudy(study: name, appId: appId, description: description)) { "created study \($0.name)\n" }
         }
     }
 
@@ -35,7 +34,7 @@ struct StudyCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await global.call(ControlRequest(command: .study, action: StudyAction.list.rawValue), as: [Study].self, human: StudyOutput.list)
+            try await global.call(ControlRequest.ListStudies(), human: StudyOutput.list)
         }
     }
 
@@ -45,92 +44,74 @@ struct StudyCommand: ParsableCommand {
         @Argument(help: "The study's name.") var name: String
 
         func run() async throws {
-            try await global.call(ControlRequest(command: .study, study: name, action: StudyAction.show.rawValue),
-                                  as: StudyData.self, human: StudyOutput.show)
+            try await global.call(ControlRequest.ShowStudy(study: name), human: StudyOutput.show)
         }
     }
 
-    struct IterationCommand: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "iteration", abstract: "A study's iterations.", subcommands: [Add.self])
+    struct AddIteration: StudyPartAdding {
+        static let part = (name: "iteration", abstract: "A study's iterations.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add an iteration (the next number unless --number is given).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The study's name.") var study: String
+        @Option(help: "Its number (default: one more than the last).") var number: Int?
+        @Option(help: ArgumentHelp("What is tested: an app version or a prototype round.", valueName: "TEXT")) var label: String?
 
-        struct Add: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Add an iteration (the next number unless --number is given).")
-            @OptionGroup var global: GlobalOptions
-            @Argument(help: "The study's name.") var study: String
-            @Option(help: "Its number (default: one more than the last).") var number: Int?
-            @Option(help: ArgumentHelp("What is tested: an app version or a prototype round.", valueName: "TEXT")) var label: String?
-
-            func run() async throws {
-                let request = ControlRequest(command: .study, study: study, iteration: number, action: StudyAction.addIteration.rawValue, label: label)
-                try await global.call(request, as: StudyIteration.self) { "added iteration \($0.number) to \(study)\n" }
-            }
+        func run() async throws {
+            try await global.call(ControlRequest.AddIteration(study: study, number: number, label: label)) { "added iteration \($0.number) to \(study)\n" }
         }
     }
 
-    struct TaskCommand: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "task", abstract: "A study's tasks.", subcommands: [Add.self])
+    struct AddTask: StudyPartAdding {
+        static let part = (name: "task", abstract: "A study's tasks.")
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Add a task, done after the study's earlier ones.",
+            discussion: "The task's name is the one the app's task begin/end custom events use, if it sends them.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The study's name.") var study: String
+        @Argument(help: "The task's name.") var name: String
+        @Option(help: ArgumentHelp("What the participant is told.", valueName: "TEXT")) var instructions: String?
+        @Option(help: ArgumentHelp("Seconds after which an attempt fails.", valueName: "SECONDS")) var timeLimit: Double?
+        @Option(help: ArgumentHelp("event:NAME (a custom event the app sends), view:NAME (a view reached) or observer (the observer's verdict).", valueName: "CRITERION"))
+        var success = "observer"
+        @Option(help: ArgumentHelp("The views of the shortest way, comma-separated, in order.", valueName: "VIEWS")) var expectedPath: String?
 
-        struct Add: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(
-                abstract: "Add a task, done after the study's earlier ones.",
-                discussion: "The task's name is the one the app's task begin/end custom events use, if it sends them.")
-            @OptionGroup var global: GlobalOptions
-            @Argument(help: "The study's name.") var study: String
-            @Argument(help: "The task's name.") var name: String
-            @Option(help: ArgumentHelp("What the participant is told.", valueName: "TEXT")) var instructions: String?
-            @Option(help: ArgumentHelp("Seconds after which an attempt fails.", valueName: "SECONDS")) var timeLimit: Double?
-            @Option(help: ArgumentHelp("event:NAME (a custom event the app sends), view:NAME (a view reached) or observer (the observer's verdict).", valueName: "CRITERION"))
-            var success = "observer"
-            @Option(help: ArgumentHelp("The views of the shortest way, comma-separated, in order.", valueName: "VIEWS")) var expectedPath: String?
-
-            func run() async throws {
-                let task = StudyTask(name: name, instructions: instructions, timeLimit: timeLimit, success: try TaskSuccess(success),
-                                     expectedPath: expectedPath.map(\.commaSeparated) ?? [])
-                let request = ControlRequest(command: .study, study: study, action: StudyAction.addTask.rawValue, newTask: task)
-                try await global.call(request, as: StudyTask.self) { "added task \"\($0.name)\" to \(study)\n" }
-            }
+        func run() async throws {
+            let task = StudyTask(name: name, instructions: instructions, timeLimit: timeLimit, success: try TaskSuccess(success),
+                                 expectedPath: expectedPath.map(\.commaSeparated) ?? [])
+            try await global.call(ControlRequest.AddTask(study: study, task: task)) { "added task \"\($0.name)\" to \(study)\n" }
         }
     }
 
-    struct ParticipantCommand: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "participant", abstract: "A study's participants.", subcommands: [Add.self])
+    struct AddParticipant: StudyPartAdding {
+        static let part = (name: "participant", abstract: "A study's participants.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a participant, known by a pseudonymous code (no personal data).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The study's name.") var study: String
+        @Argument(help: "The participant's code, such as P07.") var code: String
+        @Option(name: .customLong("attribute"), help: ArgumentHelp("KEY=VALUE, such as experience=novice (repeatable).", valueName: "KEY=VALUE"))
+        var attributes: [String] = []
 
-        struct Add: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Add a participant, known by a pseudonymous code (no personal data).")
-            @OptionGroup var global: GlobalOptions
-            @Argument(help: "The study's name.") var study: String
-            @Argument(help: "The participant's code, such as P07.") var code: String
-            @Option(name: .customLong("attribute"), help: ArgumentHelp("KEY=VALUE, such as experience=novice (repeatable).", valueName: "KEY=VALUE"))
-            var attributes: [String] = []
-
-            func run() async throws {
-                var pairs: [String: String] = [:]
-                for attribute in attributes {
-                    let parts = attribute.split(separator: "=", maxSplits: 1).map(String.init)
-                    guard parts.count == 2, !parts[0].isEmpty else { throw Failure(StudyError.badAttribute(attribute).description) }
-                    pairs[parts[0]] = parts[1]
-                }
-                let request = ControlRequest(command: .study, study: study, participant: code, action: StudyAction.addParticipant.rawValue,
-                                             attributes: pairs)
-                try await global.call(request, as: Participant.self) { "added participant \($0.code) to \(study)\n" }
+        func run() async throws {
+            var pairs: [String: String] = [:]
+            for attribute in attributes {
+                let parts = attribute.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, !parts[0].isEmpty else { throw Failure(StudyError.badAttribute(attribute).description) }
+                pairs[parts[0]] = parts[1]
             }
+            try await global.call(ControlRequest.AddParticipant(study: study, code: code, attributes: pairs)) { "added participant \($0.code) to \(study)\n" }
         }
     }
 
-    struct QuestionCommand: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "question", abstract: "A study's own questions, answered in free text.", subcommands: [Add.self])
+    struct AddQuestion: StudyPartAdding {
+        static let part = (name: "question", abstract: "A study's own questions, answered in free text.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a question participants answer after an iteration.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The study's name.") var study: String
+        @Argument(help: "A short id for the question, such as expectations.") var id: String
+        @Argument(help: "The question.") var text: String
 
-        struct Add: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Add a question participants answer after an iteration.")
-            @OptionGroup var global: GlobalOptions
-            @Argument(help: "The study's name.") var study: String
-            @Argument(help: "A short id for the question, such as expectations.") var id: String
-            @Argument(help: "The question.") var text: String
-
-            func run() async throws {
-                let request = ControlRequest(command: .study, name: id, study: study, action: StudyAction.addQuestion.rawValue, label: text)
-                try await global.call(request, as: StudyQuestion.self) { "added question \($0.id) to \(study)\n" }
-            }
+        func run() async throws {
+            try await global.call(ControlRequest.AddQuestion(study: study, question: StudyQuestion(id: id, text: text))) { "added question \($0.id) to \(study)\n" }
         }
     }
 
@@ -160,6 +141,19 @@ struct StudyCommand: ParsableCommand {
     }
 }
 
+/// `study iteration add`, `study task add`…: a part of a study, added by the one subcommand of its group.
+protocol StudyPartAdding: AsyncParsableCommand {
+    /// The group's name and abstract.
+    static var part: (name: String, abstract: String) { get }
+}
+
+/// The group `study PART`, whose one subcommand is `add`.
+struct StudyPart<Add: StudyPartAdding>: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: Add.part.name, abstract: Add.part.abstract, subcommands: [Add.self])
+    }
+}
+
 /// `muevalctl task`: the observer's task marks in a session.
 struct TaskMarkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -184,13 +178,8 @@ struct TaskMarkCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let request = ControlRequest(command: .task, session: session, text: comment, action: mark.rawValue, task: task, outcome: outcome?.rawValue)
-        let event = try await global.client.call(request, as: StoredEvent.self)
-        if global.json {
-            try Output.standardOutput.write(event.jsonLine())
-        } else {
-            try Output.standardOutput.write("mark \(event.id) at \(ControlOutput.time(event.timestamp, fractional: true)): \(event.summary)\n")
-        }
+        let request = ControlRequest.MarkTask(session: session, mark: mark, task: task, outcome: outcome, comment: comment)
+        try global.show(stored: try await global.client.call(request), as: "mark")
     }
 }
 
@@ -201,10 +190,17 @@ struct QuestionnaireCommand: ParsableCommand {
         abstract: "Record a participant's questionnaire answers: SUS, the Single Ease Question of a task, or a free-text answer.",
         subcommands: [SUSCommand.self, SEQCommand.self, AnswerCommand.self])
 
+    /// Who answers, and where muevald is.
     struct Taker: ParsableArguments {
+        @OptionGroup var global: GlobalOptions
         @Argument(help: "The study's name.") var study: String
         @Option(help: "The iteration.") var iteration: Int
         @Option(help: ArgumentHelp("The participant's code.", valueName: "CODE")) var participant: String
+
+        /// Sends the answers, which muevald stores all or none, and prints `done` (or them, with --json).
+        func record(_ responses: StudyResponses, done: String) async throws {
+            try await global.call(ControlRequest.RecordAnswers(study: study, responses: responses)) { _ in done }
+        }
     }
 
     struct SUSCommand: AsyncParsableCommand {
@@ -212,7 +208,6 @@ struct QuestionnaireCommand: ParsableCommand {
             commandName: "sus",
             abstract: "The System Usability Scale: ten answers 1 (strongly disagree) to 5 (strongly agree), in questionnaire order.",
             discussion: SUSResponse.statements.enumerated().map { "\($0.offset + 1). \($0.element)" }.joined(separator: "\n"))
-        @OptionGroup var global: GlobalOptions
         @OptionGroup var taker: Taker
         @Option(help: ArgumentHelp("The ten answers, comma-separated: 4,2,4,1,5,2,5,1,4,2.", valueName: "LIST")) var answers: String
 
@@ -223,17 +218,15 @@ struct QuestionnaireCommand: ParsableCommand {
             }
             let response = try SUSResponse(iteration: taker.iteration, participant: taker.participant, items: items,
                                            recorded: Date().timeIntervalSince1970)
-            try await record(StudyResponses(sus: [response]), taker, global) { _ in
-                let score = SUS.score(items) ?? 0
-                return "recorded the SUS answers of \(taker.participant) in iteration \(taker.iteration): score \(StudyOutput.number(score)) (grade \(SUSGrade(score: score).rawValue))\n"
-            }
+            let score = SUS.score(items) ?? 0
+            try await taker.record(StudyResponses(sus: [response]), done: "recorded the SUS answers of \(taker.participant) in iteration "
+                                   + "\(taker.iteration): score \(StudyOutput.number(score)) (grade \(SUSGrade(score: score).rawValue))\n")
         }
     }
 
     struct SEQCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "seq", abstract: "The Single Ease Question after a task: \(SEQResponse.question) 1 (very difficult) to 7 (very easy).")
-        @OptionGroup var global: GlobalOptions
         @OptionGroup var taker: Taker
         @Option(help: "The task's name.") var task: String
         @Option(help: "1 to 7.") var rating: Int
@@ -241,15 +234,13 @@ struct QuestionnaireCommand: ParsableCommand {
         func run() async throws {
             let response = try SEQResponse(iteration: taker.iteration, participant: taker.participant, task: task, rating: rating,
                                            recorded: Date().timeIntervalSince1970)
-            try await record(StudyResponses(seq: [response]), taker, global) { _ in
-                "recorded SEQ \(rating) of \(taker.participant) for \"\(task)\" in iteration \(taker.iteration)\n"
-            }
+            try await taker.record(StudyResponses(seq: [response]),
+                                   done: "recorded SEQ \(rating) of \(taker.participant) for \"\(task)\" in iteration \(taker.iteration)\n")
         }
     }
 
     struct AnswerCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "answer", abstract: "A free-text answer to one of the study's questions.")
-        @OptionGroup var global: GlobalOptions
         @OptionGroup var taker: Taker
         @Option(help: ArgumentHelp("The question's id.", valueName: "ID")) var question: String
         @Argument(help: "The answer.") var text: String
@@ -257,16 +248,8 @@ struct QuestionnaireCommand: ParsableCommand {
         func run() async throws {
             let answer = try QuestionAnswer(iteration: taker.iteration, participant: taker.participant, question: question, text: text,
                                             recorded: Date().timeIntervalSince1970)
-            try await record(StudyResponses(answers: [answer]), taker, global) { _ in
-                "recorded the answer of \(taker.participant) to \(question) in iteration \(taker.iteration)\n"
-            }
+            try await taker.record(StudyResponses(answers: [answer]),
+                                   done: "recorded the answer of \(taker.participant) to \(question) in iteration \(taker.iteration)\n")
         }
     }
-}
-
-/// Sends a participant's answers; muevald stores all of them or none.
-private func record(_ responses: StudyResponses, _ taker: QuestionnaireCommand.Taker, _ global: GlobalOptions,
-                    human: (StudyResponses) -> String) async throws {
-    try await global.call(ControlRequest(command: .questionnaire, study: taker.study, responses: responses),
-                          as: StudyResponses.self, human: human)
 }

@@ -69,7 +69,7 @@ enum StudyOutput {
 
     /// A study with everything recorded for it, from muevald.
     static func data(_ study: String, global: GlobalOptions) async throws -> StudyData {
-        try await global.client.call(ControlRequest(command: .study, study: study, action: StudyAction.show.rawValue), as: StudyData.self)
+        try await global.client.call(ControlRequest.ShowStudy(study: study))
     }
 
     static func number(_ value: Double) -> String {

@@ -1,5 +1,6 @@
 internal import ControlProtocol
 internal import JournalStorage
+internal import MuEvalWire
 internal import WireProtocol
 internal import Foundation
 internal import SessionModel
@@ -94,11 +95,7 @@ struct TailFormatter: Sendable {
 
     /// Local wall-clock time with milliseconds: a tail is read next to the tester.
     static func clock(_ seconds: Double) -> String {
-        var time = time_t(saturating: seconds.rounded(.down))
-        var parts = tm()
-        localtime_r(&time, &parts)
-        let millis = Int(saturating: (seconds - seconds.rounded(.down)) * 1000)
-        return String(format: "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec, millis)
+        DateText.localClock(seconds)
     }
 }
 

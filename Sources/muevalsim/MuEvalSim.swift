@@ -2,6 +2,7 @@ internal import ArgumentParser
 internal import DeviceSimulator
 internal import Foundation
 internal import MuEvalCapture
+internal import MuEvalWire
 internal import WireProtocol
 
 /// muevalsim: simulated phones that play usability-test scenarios against muevald (docs/SIMULATOR.md).

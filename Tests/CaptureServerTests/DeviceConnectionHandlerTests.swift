@@ -2,6 +2,7 @@
 import Foundation
 import JournalStorage
 import Logging
+import MuEvalWire
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded

@@ -1,6 +1,7 @@
 @testable import CaptureServer
 import Foundation
 import JournalStorage
+import MuEvalWire
 import Testing
 import WireProtocol
 

@@ -1,8 +1,9 @@
 @testable import CaptureServer
-import ControlProtocol
+@testable import SessionCore
 import Foundation
 import GroupCommit
 import JournalStorage
+import MuEvalWire
 import SessionModel
 import Testing
 import WireProtocol

@@ -1,7 +1,9 @@
 @testable import CaptureServer
+@testable import SessionCore
 import Foundation
 import JournalStorage
 import Logging
+import MuEvalWire
 import NIOCore
 import NIOEmbedded
 import SessionModel
@@ -22,7 +24,7 @@ import WireProtocol
     private func attach(_ temporary: TemporaryRegistry, device: String = "phone", token: String? = nil, pairing: String? = nil,
                         address: String, deviceToken: String? = nil, limits: PairingLimits = PairingLimits(),
                         now: Double = 1000) -> AttachOutcome {
-        temporary.registry.attach(DeviceIdentity(id: device, hello: DeviceHello(deviceId: device, token: token, pairing: pairing), address: address),
+        temporary.registry.attach(ConnectingDevice(id: device, hello: DeviceHello(deviceId: device, token: token, pairing: pairing), address: address),
                                   connection: 1, deviceToken: deviceToken, pairingLimits: limits, now: now) { _ in }
     }
 

@@ -1,7 +1,9 @@
 @testable import CaptureServer
+@testable import SessionCore
 import Foundation
 import JournalStorage
 import Logging
+import MuEvalWire
 import Testing
 import WireProtocol
 import SessionModel

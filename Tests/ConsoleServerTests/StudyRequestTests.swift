@@ -1,5 +1,6 @@
 @testable import ConsoleServer
 import Foundation
+import MuEvalWire
 import SessionModel
 import Testing
 import WireProtocol

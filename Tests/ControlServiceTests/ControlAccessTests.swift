@@ -103,7 +103,7 @@ import Glibc
             defer { close(descriptor) }
             // The name is only a name: the daemon reads the descriptor.
             let outcomes = try await harness.client.call(
-                ControlRequest(command: .import, files: ["/nowhere/walk.gpx"], descriptors: true), as: [ImportOutcome].self, passing: [descriptor])
+                ControlRequest.Import(files: ["/nowhere/walk.gpx"]), passing: [descriptor])
             #expect(outcomes.map(\.file) == ["walk.gpx"])
             #expect(outcomes.map(\.events) == [2])
         }
@@ -115,7 +115,7 @@ import Glibc
             defer { try? FileManager.default.removeItem(atPath: secret) }
             // What a client before this change sends: an absolute path for muevald to open.
             let refused = await #expect(throws: ControlClientError.self) {
-                try await harness.client.call(ControlRequest(command: .import, files: [secret]), as: [ImportOutcome].self)
+                try await harness.client.call(ControlRequest.Import(files: [secret], descriptors: false))
             }
             #expect(refused?.description.contains("muevald opens no file for its clients") == true, "\(String(describing: refused))")
             #expect(refused?.description.contains("update") == true)
@@ -132,8 +132,7 @@ import Glibc
                 let descriptor = open(file, O_RDONLY | O_CLOEXEC)
                 defer { close(descriptor) }
                 let refused = await #expect(throws: ControlClientError.self) {
-                    try await harness.client.call(ControlRequest(command: .import, files: [file], descriptors: true),
-                                                  as: [ImportOutcome].self, passing: [descriptor])
+                    try await harness.client.call(ControlRequest.Import(files: [file]), passing: [descriptor])
                 }
                 let message = refused?.description ?? ""
                 #expect(!message.contains("hunter2"), "\(message)")

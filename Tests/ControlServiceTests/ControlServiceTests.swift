@@ -1,4 +1,5 @@
-import CaptureServer
+import MuEvalWire
+import SessionCore
 import ControlClient
 import ControlProtocol
 @testable import ControlService
@@ -27,6 +28,7 @@ import WireProtocol
     final class Harness: Sendable {
         let directory: String
         let registry: SessionRegistry
+        let board: StatusBoard
         let control: ControlServer
         let group: ServiceGroup
         let client: ControlClient
@@ -41,11 +43,12 @@ import WireProtocol
             registry = SessionRegistry(catalog: catalog, policy: .reject, journalLimits: JournalWriterLimits(synchronous: .normal),
                                        counters: counters, tail: tail, logger: logger, commitObserver: { _, _ in })
             let socket = directory + "/control.sock"
-            let commands = ControlCommands(
-                registry: registry, studies: Studies(catalog: catalog, registry: registry), counters: counters, liveTail: tail, settings: CaptureSettings(CaptureConfiguration()),
-                health: StorageHealth(), description: DaemonDescription(pid: getpid(), started: 0, socket: socket,
-                                                                        dataDirectory: directory, unknownDevicePolicy: .reject),
-                importer: SessionImporter(catalog: catalog, lab: "test-lab"))
+            board = StatusBoard(daemon: DaemonDescription(pid: getpid(), started: 0, socket: socket, dataDirectory: directory,
+                                                              unknownDevicePolicy: .reject),
+                                    registry: registry, counters: counters, liveTail: tail, health: StorageHealth())
+            let commands = ControlCommands(ControlCollaborators(
+                registry: registry, studies: Studies(catalog: catalog, registry: registry), liveTail: tail, board: board,
+                importer: SessionImporter(catalog: catalog, lab: "test-lab"), tailBuffer: { 10_000 }))
             control = ControlServer(path: socket, access: try ControlAccess(groupName: nil), commands: commands,
                                     group: MultiThreadedEventLoopGroup.singleton, logger: logger, maxRequestBytes: maxRequestBytes)
             group = ServiceGroup(services: [control], logger: logger)
@@ -84,21 +87,45 @@ import WireProtocol
 
     @Test func sessionsStartStopAndAreListedThroughTheSocket() async throws {
         try await Harness().run { harness in
-            let started = try await harness.client.call(ControlRequest(command: .start, name: "jack", user: "Jack"), as: SessionRecord.self)
+            let started = try await harness.client.call(ControlRequest.StartSession(name: "jack", user: "Jack"))
             #expect(started.state == .waiting)
-            let status = try await harness.client.call(ControlRequest(command: .status), as: StatusReport.self)
+            let status = try await harness.client.call(ControlRequest.Status())
             #expect(status.sessions.map(\.name) == ["jack"])
             #expect(status.unknownDevicePolicy == .reject)
-            let stopped = try await harness.client.call(ControlRequest(command: .stop, session: "jack"), as: [SessionRecord].self)
+            let stopped = try await harness.client.call(ControlRequest.StopSessions(session: "jack"))
             #expect(stopped.map(\.state) == [.stopped])
             let again = await #expect(throws: ControlClientError.self) {
-                try await harness.client.call(ControlRequest(command: .stop, session: "jack"), as: [SessionRecord].self)
+                try await harness.client.call(ControlRequest.StopSessions(session: "jack"))
             }
             #expect(again == .refused("session 1 is already stopped"))
-            let missing = await #expect(throws: ControlClientError.self) {
-                try await harness.client.call(ControlRequest(command: .events), as: EventsSummary.self)
-            }
-            #expect(missing == .refused("events needs a session id or name"))
+            let missing = try await lines(from: harness.client.socketPath, sending: #"{"command":"events"}"# + "\n", count: 1)
+            let reply = try JSONDecoder().decode(ControlReply<Empty>.self, from: Data(missing[0].utf8))
+            #expect(reply.ok == false)
+            #expect(reply.error == #"not a valid request: events needs "session" (docs/CONTROL.md)"#)
+        }
+    }
+
+    /// `status` reads what the services posted on the status board, and "off" or nothing for what did not post.
+    @Test func statusShowsWhatTheServicesPostedOnTheBoard() async throws {
+        try await Harness().run { harness in
+            let before = try await harness.client.call(ControlRequest.Status())
+            #expect(before.listen == nil && before.listenTLS == nil)
+            #expect(before.zeroconf == "off" && before.replication == nil && before.transcriptions.isEmpty)
+
+            harness.board.listening(on: ListenAddress(host: "0.0.0.0", port: 21_000))
+            harness.board.listening(on: ListenAddress(host: "0.0.0.0", port: 21_443, tls: true))
+            harness.board.postZeroconf { "announced as \"muEval on lab\"" }
+            let replication = ReplicationStatus(target: "db:5432/mueval", state: "replicating", pendingEvents: 3, lagSeconds: 0.5, sessions: [])
+            harness.board.postReplication { replication }
+            let queued = SessionTranscription(session: 7, status: TranscriptionStatus(device: "phone", stream: "voice-1", state: .queued, progress: 0, updated: 1))
+            harness.board.postTranscriptions { now in now > 0 ? [queued] : [] }
+
+            let after = try await harness.client.call(ControlRequest.Status())
+            #expect(after.listen == ListenAddress(host: "0.0.0.0", port: 21_000))
+            #expect(after.listenTLS?.text == "0.0.0.0:21443 (TLS)")
+            #expect(after.zeroconf == #"announced as "muEval on lab""#)
+            #expect(after.replication == replication)
+            #expect(after.transcriptions == [queued])
         }
     }
 
@@ -118,7 +145,7 @@ import WireProtocol
                                           sending: #"{"command":"status","notes":""# + String(repeating: "n", count: 5000) + "\"}\n", count: 1)
             #expect(replies.first?.contains("request line longer than 1024 bytes (control.max_request_bytes)") == true)
             // Other connections are served as ever.
-            _ = try await harness.client.call(ControlRequest(command: .status), as: StatusReport.self)
+            _ = try await harness.client.call(ControlRequest.Status())
         }
     }
 

@@ -1,5 +1,6 @@
 import DeviceSimulator
 import Foundation
+import MuEvalWire
 import OrderedCollections
 import WireProtocol
 import XCTest

@@ -3,6 +3,7 @@ import ControlProtocol
 import DaemonTestSupport
 import Foundation
 import JournalStorage
+import MuEvalWire
 import OrderedCollections
 import SessionModel
 import WireProtocol
@@ -23,9 +24,9 @@ final class AbsurdValuesTests: XCTestCase {
     func testAbsurdSessionLeavesMuevaldUpWithAClearResultForEveryCommand() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "absurd", device: "phone-1"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "absurd", device: "phone-1"))
         let device = try await daemon.connectDevice()
-        try await device.hello(DeviceHello(deviceId: "phone-1", screenWidth: 320, screenHeight: 480))
+        try await device.hello(DeviceHello(deviceId: "phone-1", device: DeviceDescription(screenWidth: 320, screenHeight: 480)))
         _ = try await device.waitFor("welcome") { _ in device.welcome }
 
         let start = 1_700_000_000.0
@@ -85,7 +86,7 @@ final class AbsurdValuesTests: XCTestCase {
 
         try writeWhatOldFilesHold(into: session.path, at: start)
         let console = try await loggedIn(daemon)
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
 
         // The automatic report, then the replay index, in muevald.
         let report = try await eventually(timeout: 60, "the automatic report (log: \(daemon.log))") { () -> [String: Any]? in
@@ -125,7 +126,7 @@ final class AbsurdValuesTests: XCTestCase {
         try await finishedTranscription(of: session, daemon)
 
         XCTAssertTrue(daemon.process.isRunning, "muevald died: \(daemon.log)")
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertNotNil(status.listen)
         let peak = try peakMemory(of: daemon.process.processIdentifier)
         XCTAssertLessThan(peak, peakMemoryBound, "muevald's peak resident memory (VmHWM)")

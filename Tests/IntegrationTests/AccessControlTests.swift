@@ -39,7 +39,7 @@ final class AccessControlTests: XCTestCase {
         let daemon = try await TestDaemon.start(arguments: ["--config", config])
         defer { daemon.cleanUp() }
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: daemon.directory)
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "private"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "private"))
         let device = try await daemon.connectDevice()
         try await device.event(["class": .string("CustomEvent"), "seq": .integer(1)])
         try await device.waitForAck(1)

@@ -32,12 +32,12 @@ final class BlobNameTests: XCTestCase {
     func testCraftedScreenshotNamesWriteNothingOutsideTheReportAndAreNotImported() async throws {
         let daemon = try await TestDaemon.start(arguments: ["--no-console"])
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "shots"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "shots"))
         let sim = try runProcess(TestDaemon.executable("muevalsim"), [
             "--connect", "127.0.0.1:\(daemon.port)", "--scenario", "wordpress", "--seed", "5", "--events", "60", "--rate", "max",
         ], timeout: 120)
         XCTAssertEqual(sim.status, 0, sim.stdout + sim.stderr)
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
         let export = scratch + "/shots.jsonl"
         XCTAssertEqual(try daemon.muevalctl(["export", String(session.id), "--format", "jsonl", "-o", export]).status, 0)
 
@@ -63,7 +63,7 @@ final class BlobNameTests: XCTestCase {
         let imported = try daemon.muevalctl(["import", export])
         XCTAssertEqual(imported.status, 1, imported.stdout)
         XCTAssertTrue(imported.stderr.contains("shots.jsonl:\(index + 1):") && imported.stderr.contains("$data must name a blob by its SHA-256"), imported.stderr)
-        let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertEqual(sessions.map(\.id), [session.id], "the refused import left nothing")
     }
 }

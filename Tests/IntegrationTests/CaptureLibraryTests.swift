@@ -39,13 +39,13 @@ final class CaptureLibraryTests: XCTestCase {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
         // The session does not select the battery: the app's battery sensor is stopped by the welcome.
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "plainnote", sensors: [
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "plainnote", sensors: [
             "UserInputEvent", "UserInterfaceEvent", "CustomEvent", "ApplicationEvent",
-        ]), as: SessionRecord.self)
+        ]))
         let run = try Self.plainnote(["--connect", "127.0.0.1:\(daemon.port)", "--device-id", "phone-plainnote", "--notes", "3"])
         XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
         XCTAssertTrue(run.stdout.contains("unacknowledged 0, connections 1, sessions \(session.id)"), run.stdout)
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
 
         let stored = try appEvents(in: session)
         XCTAssertEqual(stored.count, Self.appEvents(notes: 3))
@@ -70,7 +70,7 @@ final class CaptureLibraryTests: XCTestCase {
         defer { daemon.cleanUp() }
         let spool = FileManager.default.temporaryDirectory.appendingPathComponent("plainnote-spool-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: spool) }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "offline", device: "phone-offline"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "offline", device: "phone-offline"))
 
         // No server where it looks (nothing listens on port 1); the app exits without stopCapture.
         let offline = try Self.plainnote(["--connect", "127.0.0.1:1", "--device-id", "phone-offline", "--spool", spool, "--notes", "4",
@@ -111,7 +111,7 @@ final class CaptureLibraryTests: XCTestCase {
         let daemon = try await TestDaemon.start(arguments: ["--config", config], launcher: lab.launcher(on: lab.lab), listenHost: "0.0.0.0",
                                                 zeroconf: true)
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "field", device: "phone-field"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "field", device: "phone-field"))
 
         // About 15 s of recording: no address given, the library browses before every connection.
         let notes = 50
@@ -120,7 +120,7 @@ final class CaptureLibraryTests: XCTestCase {
                                          "--notes", String(notes), "--pace", "0.3", "--stop-timeout", "90"], timeout: 180)
         }
         func stored() async throws -> Int {
-            try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).counters.eventsStored
+            try await daemon.ctl.call(ControlRequest.Status()).counters.eventsStored
         }
         try await eventually(timeout: 60, "the first events through Zeroconf; log: \(daemon.log)") { try await stored() >= 40 ? true : nil }
         try await daemon.kill()
@@ -136,7 +136,7 @@ final class CaptureLibraryTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("unacknowledged 0"), run.stdout)
         let connections = try XCTUnwrap(run.stdout.firstMatch(of: /connections (\d+)/).flatMap { Int($0.1) })
         XCTAssertGreaterThanOrEqual(connections, 2, "the kill came mid-run: \(run.stdout)")
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
         XCTAssertEqual(try appEvents(in: session).count, Self.appEvents(notes: notes))
     }
 }

@@ -3,6 +3,7 @@ import ControlProtocol
 import DaemonTestSupport
 import Foundation
 import JournalStorage
+import MuEvalWire
 import OrderedCollections
 import SessionModel
 import WireProtocol
@@ -27,7 +28,7 @@ final class CaptureSessionTests: XCTestCase {
     func testThesisListing44SentAsIsIsStoredExactly() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "listing-4.4"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "listing-4.4"))
 
         // A device that sends no hello, like `nc`: identified by its address.
         let device = try await daemon.connectDevice()
@@ -36,7 +37,7 @@ final class CaptureSessionTests: XCTestCase {
         XCTAssertEqual(welcome.sessionId, String(session.id))
 
         let events = try await eventually("the event to be stored") { () -> [StoredEvent]? in
-            let events = try await daemon.ctl.events(ControlRequest(command: .events, session: String(session.id)))
+            let events = try await daemon.ctl.events(ControlRequest.Events(session: String(session.id)))
             return events.isEmpty ? nil : events
         }
         XCTAssertEqual(events.count, 1)
@@ -46,7 +47,7 @@ final class CaptureSessionTests: XCTestCase {
         XCTAssertEqual(events[0].device, "address:127.0.0.1")
         XCTAssertEqual(events[0].payload, #"{"class":"UserInputEvent","timestamp":{"$date":"2011-02-19T22:43:06Z"},"x":155,"y":267}"#)
 
-        let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        let stopped = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
         XCTAssertEqual(stopped.first?.state, .stopped)
         XCTAssertEqual(stopped.first?.events, 1)
 
@@ -59,8 +60,8 @@ final class CaptureSessionTests: XCTestCase {
     func testTwoSessionsThreeDevicesConcurrentlyStoreExactlyWhatWasSent() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let jack = try await daemon.ctl.call(ControlRequest(command: .start, name: "jack", device: "iphone-jack", user: "Jack"), as: SessionRecord.self)
-        let jill = try await daemon.ctl.call(ControlRequest(command: .start, name: "jill", user: "Jill"), as: SessionRecord.self)
+        let jack = try await daemon.ctl.call(ControlRequest.StartSession(name: "jack", device: "iphone-jack", user: "Jack"))
+        let jill = try await daemon.ctl.call(ControlRequest.StartSession(name: "jill", user: "Jill"))
 
         let perDevice = 500
         let devices = ["iphone-jack", "iphone-jill", "iphone-stranger"]
@@ -70,12 +71,12 @@ final class CaptureSessionTests: XCTestCase {
                     // The stranger connects last, when Jill's unbound session is already claimed.
                     if index == 2 {
                         try await eventually("jill's session to be claimed") { () -> Bool? in
-                            let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+                            let status = try await daemon.ctl.call(ControlRequest.Status())
                             return status.sessions.first { $0.id == jill.id }?.device == "iphone-jill" ? true : nil
                         }
                     }
                     let device = try await daemon.connectDevice()
-                    try await device.hello(DeviceHello(deviceId: id, deviceName: "\(id)'s phone", model: "iPhone3,1", systemVersion: "4.3"))
+                    try await device.hello(DeviceHello(deviceId: id, device: DeviceDescription(name: "\(id)'s phone", model: "iPhone3,1", systemVersion: "4.3")))
                     if index < 2 { _ = try await device.waitFor("welcome") { _ in device.welcome } }
                     var stream: [UInt8] = []
                     for seq in 1...perDevice {
@@ -98,7 +99,7 @@ final class CaptureSessionTests: XCTestCase {
         try await stranger.waitFor("errors for the stranger") { _ in stranger.errors.count >= perDevice ? true : nil }
         XCTAssertTrue(stranger.errors.last?.reason.contains("no session") == true, "\(stranger.errors.last as Any)")
 
-        let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, all: true), as: [SessionRecord].self)
+        let stopped = try await daemon.ctl.call(ControlRequest.StopSessions(.all))
         XCTAssertEqual(stopped.map(\.id), [jack.id, jill.id])
         for (session, device) in [(jack, "iphone-jack"), (jill, "iphone-jill")] {
             let reader = try SessionReader(path: session.path)
@@ -113,7 +114,7 @@ final class CaptureSessionTests: XCTestCase {
             XCTAssertEqual(try reader.session()?.state, .stopped)
             XCTAssertEqual(try reader.devices().first?.model, "iPhone3,1")
         }
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertEqual(status.counters.eventsRejectedNoSession, perDevice)
         XCTAssertEqual(status.counters.eventsStored, 2 * perDevice)
         for device in connections.values { await device.close() }
@@ -126,10 +127,10 @@ final class CaptureSessionTests: XCTestCase {
                                                 zeroconf: true)
         defer { daemon.cleanUp() }
         try await eventually("the warning, and status saying so") { () -> Bool? in
-            let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+            let status = try await daemon.ctl.call(ControlRequest.Status())
             return status.zeroconf == "waiting for avahi-daemon" && daemon.log.contains("devices must connect to") ? true : nil
         }
-        _ = try await daemon.ctl.call(ControlRequest(command: .start), as: SessionRecord.self)
+        _ = try await daemon.ctl.call(ControlRequest.StartSession())
         let device = try await daemon.connectDevice()
         try await device.event(Self.touch(seq: 1, device: "address:127.0.0.1"))
         try await device.waitForAck(1)
@@ -140,14 +141,14 @@ final class CaptureSessionTests: XCTestCase {
     func testDuplicatesAreStoredOnceAndAcknowledged() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, device: "ipad"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(device: "ipad"))
         let device = try await daemon.connectDevice()
         try await device.hello(DeviceHello(deviceId: "ipad"))
         for _ in 0..<2 {
             for seq in 1...20 { try await device.event(Self.touch(seq: seq, device: "ipad")) }
         }
         try await device.waitForAck(20)
-        let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        let stopped = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
         XCTAssertEqual(stopped.first?.events, 20)
         XCTAssertEqual(stopped.first?.duplicates, 20)
         XCTAssertEqual(try SessionReader(path: session.path).eventCount(), 20)
@@ -157,7 +158,7 @@ final class CaptureSessionTests: XCTestCase {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
         let session = try await daemon.ctl.call(
-            ControlRequest(command: .start, sensors: ["UserInputEvent", "battery"]), as: SessionRecord.self)
+            ControlRequest.StartSession(sensors: ["UserInputEvent", "battery"]))
         let device = try await daemon.connectDevice()
         try await device.hello(DeviceHello(deviceId: "phone"))
         let welcome = try await device.waitFor("welcome") { _ in device.welcome }
@@ -173,7 +174,7 @@ final class CaptureSessionTests: XCTestCase {
         try await device.event(["class": .string("ApplicationEvent"), "type": .string("background"), "seq": .integer(6)])
         try await device.event(["class": .string("CustomEvent"), "name": .string("not selected"), "seq": .integer(7)])
         try await device.waitForAck(7)
-        let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        let stopped = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
         XCTAssertEqual(stopped.first?.events, 3)
         XCTAssertEqual(stopped.first?.filtered, 4)
         XCTAssertEqual(try SessionReader(path: session.path).events().compactMap(\.seq), [1, 2, 5])
@@ -182,8 +183,8 @@ final class CaptureSessionTests: XCTestCase {
     func testMalformedMessagesGetErrorsAndNothingElseIsLost() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let first = try await daemon.ctl.call(ControlRequest(command: .start, device: "good"), as: SessionRecord.self)
-        let second = try await daemon.ctl.call(ControlRequest(command: .start, device: "bad"), as: SessionRecord.self)
+        let first = try await daemon.ctl.call(ControlRequest.StartSession(device: "good"))
+        let second = try await daemon.ctl.call(ControlRequest.StartSession(device: "bad"))
         let good = try await daemon.connectDevice()
         let bad = try await daemon.connectDevice()
         try await good.hello(DeviceHello(deviceId: "good"))
@@ -200,9 +201,9 @@ final class CaptureSessionTests: XCTestCase {
         try await bad.waitFor("four errors") { _ in bad.errors.count >= 4 ? true : nil }
         XCTAssertFalse(bad.isClosed)
         XCTAssertTrue(good.errors.isEmpty, "\(good.errors)")
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertGreaterThanOrEqual(status.counters.malformedMessages, 4)
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, all: true), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(.all))
         XCTAssertEqual(try SessionReader(path: first.path).eventCount(), 10)
         XCTAssertEqual(try SessionReader(path: second.path).events().compactMap(\.seq), [1, 2])
     }
@@ -210,7 +211,7 @@ final class CaptureSessionTests: XCTestCase {
     func testRecordingSessionSurvivesKillAndResumesWhenTheDeviceReconnects() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "field-test", device: "phone"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "field-test", device: "phone"))
         let before = try await daemon.connectDevice()
         try await before.hello(DeviceHello(deviceId: "phone"))
         for seq in 1...50 { try await before.event(Self.touch(seq: seq, device: "phone")) }
@@ -218,7 +219,7 @@ final class CaptureSessionTests: XCTestCase {
 
         try await daemon.kill()
         try await daemon.restart()
-        let recovered = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let recovered = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertEqual(recovered.first?.state, .interrupted)
         XCTAssertEqual(recovered.first?.events, 50)
 
@@ -231,7 +232,7 @@ final class CaptureSessionTests: XCTestCase {
         // The device resends what it has no ack for: duplicates are stored once.
         for seq in 41...80 { try await after.event(Self.touch(seq: seq, device: "phone")) }
         try await after.waitForAck(80)
-        let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, session: "field-test"), as: [SessionRecord].self)
+        let stopped = try await daemon.ctl.call(ControlRequest.StopSessions(session: "field-test"))
         XCTAssertEqual(stopped.first?.events, 80)
 
         let reader = try SessionReader(path: session.path)
@@ -256,7 +257,7 @@ final class CaptureSessionTests: XCTestCase {
         try await device.goodbye()
         await device.close()
         let sessions = try await eventually("the auto session to stop") { () -> [SessionRecord]? in
-            let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+            let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
             return sessions.first?.state == .stopped ? sessions : nil
         }
         XCTAssertEqual(sessions.count, 1)
@@ -267,7 +268,7 @@ final class CaptureSessionTests: XCTestCase {
     func testShutdownOnSigtermCommitsAndExitsZero() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession())
         let device = try await daemon.connectDevice()
         var stream: [UInt8] = []
         for seq in 1...2000 { stream += WireEncoder.event(Self.touch(seq: seq, device: "d")) }

@@ -68,7 +68,7 @@ final class ConsoleSecurityTests: XCTestCase {
         let report = try await client.request("GET", "/api/studies/s1/report?iteration=1e300")
         XCTAssertEqual(report.status, 400, report.text)
 
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertNotNil(status.listen, "muevald still answers")
         XCTAssertTrue(daemon.process.isRunning)
     }

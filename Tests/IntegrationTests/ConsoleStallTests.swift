@@ -20,7 +20,7 @@ final class ConsoleStallTests: XCTestCase {
     func testAStalledLiveBrowserLosesNoEventsKeepsMemoryBoundedAndHoldsUpNoOtherBrowser() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "stall"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "stall"))
         let link = try await daemon.consoleLink()
         let browser = ConsoleClient(link: link.url)
         try await browser.login(link.url)
@@ -49,7 +49,7 @@ final class ConsoleStallTests: XCTestCase {
         XCTAssertEqual(simulator.process.terminationStatus, 0, "muevalsim: \(simulator.output())")
 
         // Every event stored: acknowledged to the simulator, counted by the daemon, in the session.
-        let counters = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).counters
+        let counters = try await daemon.ctl.call(ControlRequest.Status()).counters
         XCTAssertEqual(counters.eventsStored, Self.events)
         XCTAssertEqual(counters.eventsFailedStorage, 0)
         let growth = try peakMemory(of: daemon) - before
@@ -65,7 +65,7 @@ final class ConsoleStallTests: XCTestCase {
         XCTAssertEqual(seen.events + seen.skipped, Self.events)
 
         // Stopping the session does not wait for the stalled browser either.
-        let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        let stopped = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
         XCTAssertEqual(stopped.first?.events, Int64(Self.events))
         // Nor does muevald's exit: shutdown ends the stalled browser's write.
         let status = try await daemon.stop(timeout: 30)
@@ -83,7 +83,7 @@ final class ConsoleStallTests: XCTestCase {
     /// Live tails and live pages following now (`status`'s `tails` counts both).
     private func waitForFollowers(_ daemon: TestDaemon, _ count: Int) async throws {
         try await eventually(timeout: 30, "\(count) live stream subscribers") { () -> Bool? in
-            try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).tails == count ? true : nil
+            try await daemon.ctl.call(ControlRequest.Status()).tails == count ? true : nil
         }
     }
 

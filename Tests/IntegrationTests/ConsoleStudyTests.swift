@@ -127,7 +127,7 @@ extension ConsoleTests {
         XCTAssertEqual(stored["seq"]?.first?["rating"] as? Int, 6)
         XCTAssertEqual(stored["answers"]?.first?["text"] as? String, "The <i>map</i>")
         // The CLI sees the same study.
-        let shown = try await daemon.ctl.call(ControlRequest(command: .study, study: "momentree", action: "show"), as: StudyData.self)
+        let shown = try await daemon.ctl.call(ControlRequest.ShowStudy(study: "momentree"))
         XCTAssertEqual(shown.responses.sus.first?.items, [4, 2, 4, 2, 4, 2, 4, 2, 4, 2])
 
         let items = try object(try await client.request("GET", "/api/questionnaire"))

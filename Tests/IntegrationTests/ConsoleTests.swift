@@ -1,6 +1,7 @@
 import ControlProtocol
 import DaemonTestSupport
 import Foundation
+import MuEvalWire
 import OrderedCollections
 import SessionModel
 import WireProtocol
@@ -71,7 +72,7 @@ final class ConsoleTests: XCTestCase {
         let crossOrigin = try await client.request("POST", "/api/sessions", json: ["name": "forged"],
                                                    headers: ["Origin": "http://evil.example"])
         XCTAssertEqual(crossOrigin.status, 403)
-        let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertTrue(sessions.isEmpty, "a refused request started a session: \(sessions)")
 
         let started = try await client.request("POST", "/api/sessions", json: ["name": "usability 1", "user": "P01"])
@@ -103,7 +104,7 @@ final class ConsoleTests: XCTestCase {
         try await eventually(timeout: 10, "the live stream's hello") { received.types.contains("hello") ? true : nil }
 
         let device = try await daemon.connectDevice()
-        try await device.hello(DeviceHello(deviceId: "phone-1", screenWidth: 320, screenHeight: 480))
+        try await device.hello(DeviceHello(deviceId: "phone-1", device: DeviceDescription(screenWidth: 320, screenHeight: 480)))
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 64)
         try await device.event(["class": .string("UserInterfaceEvent"), "timestamp": .real(1_000), "seq": .integer(1),
                                 "type": .string("viewDidAppear"), "view": .string("<script>window.__pwned=1</script>"),
@@ -174,7 +175,7 @@ final class ConsoleTests: XCTestCase {
             }
         }
         try await eventually(timeout: 10, "the first update") { received.types.contains("sessions") ? true : nil }
-        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "from the CLI"), as: SessionRecord.self)
+        _ = try await daemon.ctl.call(ControlRequest.StartSession(name: "from the CLI"))
         _ = try await updates.value
         XCTAssertEqual(received.types.filter { $0 == "sessions" }.count, 2)
     }
@@ -214,11 +215,11 @@ final class ConsoleTests: XCTestCase {
         XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
         XCTAssertTrue(second.log.contains("goes on without it"), second.log)
 
-        let session = try await second.ctl.call(ControlRequest(command: .start, name: "still recording"), as: SessionRecord.self)
+        let session = try await second.ctl.call(ControlRequest.StartSession(name: "still recording"))
         let device = try await second.connectDevice()
         try await device.event(["class": .string("CustomEvent"), "timestamp": .real(1), "seq": .integer(1)])
         try await eventually(timeout: 10, "the event stored without the console") {
-            try await second.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self).first { $0.id == session.id }?.events == 1 ? true : nil
+            try await second.ctl.call(ControlRequest.ListSessions()).first { $0.id == session.id }?.events == 1 ? true : nil
         }
     }
 
@@ -229,6 +230,28 @@ final class ConsoleTests: XCTestCase {
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("console is off"), result.stderr)
         XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+    }
+
+    /// The automatic report is the daemon's: a session stopped while the console is off gets it all the same.
+    func testASessionStoppedWithTheConsoleOffStillGetsItsReport() async throws {
+        daemon.cleanUp()
+        daemon = try await TestDaemon.start(arguments: ["--no-console"])
+        let started = try daemon.muevalctl(["start", "--name", "no-console"])
+        XCTAssertEqual(started.status, 0, started.stderr)
+        let id = try XCTUnwrap(Int64(started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), started.stdout)
+        let device = try await daemon.connectDevice()
+        try await device.hello(DeviceHello(deviceId: "phone-1"))
+        try await device.event(["class": .string("CustomEvent"), "timestamp": .real(1), "seq": .integer(1), "name": .string("tap")])
+        try await device.waitForAck(1)
+        let stop = try daemon.muevalctl(["stop", String(id)])
+        XCTAssertEqual(stop.status, 0, stop.stderr)
+
+        let index = "\(daemon.dataDirectory)/reports/\(id)/default/index.html"
+        try await eventually(timeout: 30, "the default report at \(index) (log: \(daemon.log))") {
+            FileManager.default.fileExists(atPath: index) && daemon.log.contains("report of session \(id) (default) written") ? true : nil
+        }
+        let html = try String(contentsOfFile: index, encoding: .utf8)
+        XCTAssertTrue(html.contains("no-console"), "the report names its session")
     }
 }
 

@@ -2,6 +2,7 @@ import ControlClient
 import ControlProtocol
 import DaemonTestSupport
 import Foundation
+import MuEvalWire
 import NIOCore
 import NIOPosix
 import SessionModel
@@ -13,7 +14,7 @@ import XCTest
 final class ControlPlaneTests: XCTestCase {
     /// A session of `count` touch events (seq 1…count) sent by one device in large writes.
     private func session(of count: Int, in daemon: TestDaemon) async throws -> SessionRecord {
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "paged", device: "iphone"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "paged", device: "iphone"))
         let device = try await daemon.connectDevice()
         try await device.hello(DeviceHello(deviceId: "iphone"))
         var bytes: [UInt8] = []
@@ -38,8 +39,7 @@ final class ControlPlaneTests: XCTestCase {
 
         // On the socket: several pages, each within its bounds, together every event once and in order.
         var pages: [[StoredEvent]] = []
-        let summary = try await daemon.ctl.call(ControlRequest(command: .events, session: String(session.id), limit: 0),
-                                                as: EventsSummary.self, onEvents: { pages.append($0) })
+        let summary = try await daemon.ctl.call(ControlRequest.Events(session: String(session.id), limit: 0), onEvents: { pages.append($0) })
         XCTAssertEqual(summary.events, Int64(count))
         XCTAssertGreaterThan(pages.count, 2, "a 3 MB session must come in pages")
         for page in pages {
@@ -49,7 +49,7 @@ final class ControlPlaneTests: XCTestCase {
         XCTAssertEqual(pages.joined().compactMap(\.seq), (1...count).map(Int64.init))
 
         // The newest N, still in storage order, however many pages that takes.
-        let newest = try await daemon.ctl.events(ControlRequest(command: .events, session: String(session.id), limit: 1_234))
+        let newest = try await daemon.ctl.events(ControlRequest.Events(session: String(session.id), limit: 1_234))
         XCTAssertEqual(newest.compactMap(\.seq), ((count - 1_233)...count).map(Int64.init))
 
         // muevalctl: one JSON line per event, or one table with one header, as the pages arrive.
@@ -80,7 +80,7 @@ final class ControlPlaneTests: XCTestCase {
         XCTAssertTrue(daemon.log.contains("refused a request line longer than 4096 bytes"), daemon.log)
 
         // A request under the limit on a new connection: answered as ever.
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertEqual(status.sessions.count, 0)
     }
 

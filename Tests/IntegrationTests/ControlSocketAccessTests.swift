@@ -101,7 +101,7 @@ final class ControlSocketAccessTests: XCTestCase {
         XCTAssertEqual(raw.status, 0, raw.stderr)
         XCTAssertTrue(raw.stdout.contains(#""ok":false"#) && raw.stdout.contains("muevald opens no file for its clients"), raw.stdout)
         XCTAssertFalse(raw.stdout.contains("hunter2") || imported.stdout.contains("hunter2") || denied.stderr.contains("hunter2"))
-        let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertEqual(sessions.map(\.name), ["walk"])
     }
 
@@ -109,12 +109,12 @@ final class ControlSocketAccessTests: XCTestCase {
     func testWhatMuevalctlWritesIsItsOwnersAloneWhateverTheUmask() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "private"), as: SessionRecord.self)
+        _ = try await daemon.ctl.call(ControlRequest.StartSession(name: "private"))
         let device = try await daemon.connectDevice()
         try await device.event(["class": .string("CustomEvent"), "seq": .integer(1)])
         try await device.waitForAck(1)
         await device.close()
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: "private"), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: "private"))
 
         let out = daemon.directory + "/out"
         let commands = [
@@ -162,7 +162,7 @@ final class ControlSocketAccessTests: XCTestCase {
         XCTAssertEqual(chmod(password, 0o600), 0)
         let daemon = try await TestDaemon.start(arguments: ["--config", config])
         defer { daemon.cleanUp() }
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertNotNil(status.replication, "replicating (or retrying) with the password it may use")
     }
 }

@@ -4,6 +4,7 @@ import DaemonTestSupport
 import DeviceSimulator
 import Foundation
 import JournalStorage
+import MuEvalWire
 import OrderedCollections
 import SessionModel
 import WireProtocol
@@ -20,7 +21,7 @@ final class CrashRecoveryTests: XCTestCase {
         let perPhone = 5000
         var sessions: [String: SessionRecord] = [:]
         for phone in phones {
-            sessions[phone] = try await daemon.ctl.call(ControlRequest(command: .start, name: phone, device: phone), as: SessionRecord.self)
+            sessions[phone] = try await daemon.ctl.call(ControlRequest.StartSession(name: phone, device: phone))
         }
 
         // Four phones stream 5,000 events each, like a capture library: batches of 100, at most 1,000 unacknowledged.
@@ -37,7 +38,7 @@ final class CrashRecoveryTests: XCTestCase {
         }
         // Killed once a fifth of the 20,000 are stored: ingest is in full flow, nobody is near the end.
         try await eventually(timeout: 60, "4,000 events to be stored") { () -> Bool? in
-            let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+            let status = try await daemon.ctl.call(ControlRequest.Status())
             return status.counters.eventsStored >= 4000 ? true : nil
         }
         try await daemon.kill()
@@ -58,7 +59,7 @@ final class CrashRecoveryTests: XCTestCase {
             XCTAssertEqual(stored.filter { $0 <= acked }, (0..<acked).map { $0 + 1 },
                            "\(phone): every event acknowledged before the kill (1 through \(acked)) is stored")
         }
-        let recovered = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let recovered = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertEqual(recovered.map(\.state), Array(repeating: .interrupted, count: phones.count))
 
         // Each phone reconnects and resends everything after its last ack; what was already stored is a duplicate.
@@ -69,7 +70,7 @@ final class CrashRecoveryTests: XCTestCase {
             XCTAssertTrue(again.device.errors.isEmpty, "\(stream.phone): \(again.device.errors)")
             await again.device.close()
         }
-        let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, all: true), as: [SessionRecord].self)
+        let stopped = try await daemon.ctl.call(ControlRequest.StopSessions(.all))
         XCTAssertEqual(stopped.map(\.events), Array(repeating: Int64(perPhone), count: phones.count))
         // Figures: 5,000 events per session, seq 1 through 5,000 once each, as sent; the files still intact.
         for phone in phones {
@@ -95,7 +96,7 @@ final class CrashRecoveryTests: XCTestCase {
         XCTAssertEqual(Set(phones).count, 3)
         var sessions: [SessionRecord] = []
         for phone in phones {
-            sessions.append(try await daemon.ctl.call(ControlRequest(command: .start, name: phone, device: phone), as: SessionRecord.self))
+            sessions.append(try await daemon.ctl.call(ControlRequest.StartSession(name: phone, device: phone)))
         }
         let events = 1500
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("muevalsim-\(UUID().uuidString.prefix(8)).json")
@@ -111,7 +112,7 @@ final class CrashRecoveryTests: XCTestCase {
 
         // Killed when a fifth of the 4,500 are stored.
         try await eventually(timeout: 60, "900 events to be stored before the kill") { () -> Bool? in
-            let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+            let status = try await daemon.ctl.call(ControlRequest.Status())
             return status.counters.eventsStored >= 900 ? true : nil
         }
         try await daemon.kill()
@@ -126,7 +127,7 @@ final class CrashRecoveryTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(report.total.disconnects, 3, "every phone lost its connection")
 
         // Figures: 1,500 events in each phone's session, seq 1 through 1,500 once each; every file intact.
-        let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, all: true), as: [SessionRecord].self)
+        let stopped = try await daemon.ctl.call(ControlRequest.StopSessions(.all))
         XCTAssertEqual(stopped.map(\.events), [Int64(events), Int64(events), Int64(events)],
                        "resent: \(report.total.resent), duplicates: \(stopped.map(\.duplicates))")
         for (phone, session) in zip(phones, sessions) {

@@ -3,6 +3,7 @@ import ControlProtocol
 import DaemonTestSupport
 import Foundation
 import JournalStorage
+import MuEvalWire
 import SessionModel
 import WireProtocol
 import XCTest
@@ -20,7 +21,7 @@ final class DeviceAuthenticationTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: config) }
         let daemon = try await TestDaemon.start(arguments: ["--config", config])
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "guarded"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "guarded"))
 
         // No hello at all (nc-style), a hello without a token, a wrong token: 5 events each, none stored.
         let anonymous = try await daemon.connectDevice()
@@ -43,10 +44,10 @@ final class DeviceAuthenticationTests: XCTestCase {
         for seq in 1...5 { try await member.send(event(seq)) }
         try await member.waitForAck(5)
 
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertEqual(status.sessions.first?.device, "member", "strangers did not claim the session")
         XCTAssertGreaterThanOrEqual(status.counters.authenticationFailures, 3)
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: "guarded"), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: "guarded"))
         let stored = try SessionReader(path: session.path).events()
         XCTAssertEqual(stored.count, 5)
         XCTAssertEqual(Set(stored.map(\.device)), ["member"])
@@ -79,7 +80,7 @@ final class DeviceAuthenticationTests: XCTestCase {
         XCTAssertEqual(welcome.sessionId, "1")
         try await tester.send(event(1))
         try await tester.waitForAck(1)
-        let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertEqual(sessions.first?.device, "tester-phone")
         XCTAssertEqual(sessions.first?.events, 1)
         // muevalsim presents a code too: a second paired session gets the simulator's whole run.
@@ -89,7 +90,7 @@ final class DeviceAuthenticationTests: XCTestCase {
                                        ["--connect", "127.0.0.1:\(daemon.port)", "--token", secondCode, "--scenario", "plainnote",
                                         "--rate", "max", "--events", "50", "--seed", "7", "--json"], timeout: 120)
         XCTAssertEqual(simulated.status, 0, simulated.stdout + simulated.stderr)
-        let afterRun = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let afterRun = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertEqual(afterRun.first { $0.name == "paired-sim" }?.events, 50)
         // The code stays out of the portable session file.
         XCTAssertNil(try SessionReader(path: sessions[0].path).session()?.pairingCode)

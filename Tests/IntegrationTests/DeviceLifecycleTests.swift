@@ -2,6 +2,7 @@ import ControlClient
 import ControlProtocol
 import DaemonTestSupport
 import Foundation
+import MuEvalWire
 import Synchronization
 import JournalStorage
 import WireProtocol
@@ -38,19 +39,19 @@ final class DeviceLifecycleTests: XCTestCase {
     private func followTail(_ daemon: TestDaemon) async throws -> FollowingProcess {
         let tail = try daemon.follow(["tail", "--all", "--json"])
         try await eventually("the tail to follow") { () -> Bool? in
-            try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).tails == 1 ? true : nil
+            try await daemon.ctl.call(ControlRequest.Status()).tails == 1 ? true : nil
         }
         return tail
     }
 
     private func session(_ daemon: TestDaemon, _ id: Int64) async throws -> SessionRecord? {
-        try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self).first { $0.id == id }
+        try await daemon.ctl.call(ControlRequest.ListSessions()).first { $0.id == id }
     }
 
     func testDeviceWithoutHelloConnectsDisconnectsAndReconnectsLikeAnyOther() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let started = try await daemon.ctl.call(ControlRequest(command: .start, name: "nc"), as: SessionRecord.self)
+        let started = try await daemon.ctl.call(ControlRequest.StartSession(name: "nc"))
         let tail = try await followTail(daemon)
         let id = "address:127.0.0.1"
 
@@ -78,7 +79,7 @@ final class DeviceLifecycleTests: XCTestCase {
         let human = try daemon.muevalctl(["devices"])
         XCTAssertTrue(human.stdout.contains("disconnected"), human.stdout)
 
-        let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(started.id)), as: [SessionRecord].self)
+        let stopped = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(started.id)))
         XCTAssertEqual(stopped.first?.events, 6)
         // Each disconnect left a gap: the first closed when the device came back, the second at the stop.
         let gaps = try SessionReader(path: started.path).gaps()
@@ -95,7 +96,7 @@ final class DeviceLifecycleTests: XCTestCase {
         defer { config.remove() }
         let daemon = try await TestDaemon.start(arguments: ["--config", config.path])
         defer { daemon.cleanUp() }
-        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "nc"), as: SessionRecord.self)
+        _ = try await daemon.ctl.call(ControlRequest.StartSession(name: "nc"))
         let tail = try await followTail(daemon)
         let device = try await daemon.connectDevice()
         try await device.send((1...200).map { Self.event(seq: $0) }.joined())
@@ -122,7 +123,7 @@ final class DeviceLifecycleTests: XCTestCase {
             XCTAssertEqual(sent.status, 0, sent.stderr)
             XCTAssertTrue(sent.stdout.contains("<welcome>"), "nc prints the welcome: \(sent.stdout)")
             let sessions = try await eventually("auto session \(round) to stop") { () -> [SessionRecord]? in
-                let all = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+                let all = try await daemon.ctl.call(ControlRequest.ListSessions())
                 return all.count == round && all.allSatisfy({ $0.state == .stopped }) ? all : nil
             }
             XCTAssertEqual(sessions.last?.events, 1, "the event sent before the half-close is stored")
@@ -158,7 +159,7 @@ final class DeviceLifecycleTests: XCTestCase {
             try await group.waitForAll()
         }
         for device in devices { try await device.waitForAck(1, timeout: 30) }
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertEqual(status.counters.eventsStored, count)
         XCTAssertEqual(status.counters.malformedMessages, 0)
         XCTAssertTrue(devices.allSatisfy { $0.errors.isEmpty }, "\(devices.map(\.errors))")
@@ -195,7 +196,7 @@ final class DeviceLifecycleTests: XCTestCase {
             slowest = max(slowest, Date().timeIntervalSince(sent))
         } while !done.flag.load(ordering: .acquiring)
         let devices = try await arrivals.value
-        let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertEqual(sessions.count, newcomers + 1, "one auto session per device")
         XCTAssertTrue(steady.errors.isEmpty, "\(steady.errors)")
         XCTAssertEqual(steady.acknowledged, seq,

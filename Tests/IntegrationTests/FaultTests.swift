@@ -3,6 +3,7 @@ import ControlProtocol
 import DaemonTestSupport
 import Foundation
 import JournalStorage
+import MuEvalWire
 import OrderedCollections
 import SessionModel
 import WireProtocol
@@ -35,7 +36,7 @@ final class FaultTests: XCTestCase {
         }
         let daemon = try await TestDaemon.start(arguments: ["--data-dir", mountPoint + "/data"])
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "full-disk", device: "ipad"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "full-disk", device: "ipad"))
         let device = try await daemon.connectDevice()
         try await device.hello(DeviceHello(deviceId: "ipad"))
         for seq in 1...10 { try await device.event(Self.screenshot(seq: seq)) }
@@ -55,7 +56,7 @@ final class FaultTests: XCTestCase {
         }
         let refusedSeqs = (refused.fromSeq ?? refused.seq ?? 0)...(refused.seq ?? 0)
         XCTAssertGreaterThan(refusedSeqs.lowerBound, 10, "what was acknowledged before stays stored")
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertEqual(status.storageProblem?.diskFull, true)
         XCTAssertGreaterThan(status.counters.eventsFailedStorage, 0)
         let human = try daemon.muevalctl(["status"])
@@ -78,12 +79,12 @@ final class FaultTests: XCTestCase {
             }
             return (device.acknowledged ?? 0) >= Int64(last) ? true : nil
         }
-        let healed = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let healed = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertNil(healed.storageProblem)
         XCTAssertTrue(daemon.log.contains("storage: commits succeed again"), daemon.log)
 
         // Every event exactly once, and the file is sound.
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: "full-disk"), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: "full-disk"))
         let stored = try SessionReader(path: session.path).events().compactMap(\.seq)
         XCTAssertEqual(stored.sorted(), (1...Int64(last)).map { $0 }, "\(last) events, each once")
         let integrity = try runProcess("/usr/bin/sqlite3", [session.path, "PRAGMA integrity_check"])
@@ -105,7 +106,7 @@ final class FaultTests: XCTestCase {
         // reachable, devices keep recording, and SIGHUP brings the socket back.
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "orphan"), as: SessionRecord.self)
+        _ = try await daemon.ctl.call(ControlRequest.StartSession(name: "orphan"))
         try FileManager.default.removeItem(atPath: daemon.socketPath)
         let lost = try daemon.muevalctl(["status"])
         XCTAssertNotEqual(lost.status, 0)
@@ -116,7 +117,7 @@ final class FaultTests: XCTestCase {
 
         kill(daemon.process.processIdentifier, SIGHUP)
         let back = try await eventually("the control socket to come back") { () -> StatusReport? in
-            try? await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+            try? await daemon.ctl.call(ControlRequest.Status())
         }
         XCTAssertEqual(back.sessions.first?.events, 1)
         XCTAssertTrue(daemon.log.contains("recreated the control socket"), daemon.log)

@@ -3,6 +3,7 @@ import ControlProtocol
 import DaemonTestSupport
 import Foundation
 import JournalStorage
+import MuEvalWire
 import OrderedCollections
 import SessionModel
 import WireProtocol
@@ -380,8 +381,8 @@ private struct HostileLab: Sendable {
     static func start(arguments: [String] = []) async throws -> HostileLab {
         let daemon = try await TestDaemon.start(arguments: arguments)
         do {
-            let goodSession = try await daemon.ctl.call(ControlRequest(command: .start, name: "good", device: "good"), as: SessionRecord.self)
-            let hostileSession = try await daemon.ctl.call(ControlRequest(command: .start, name: "hostile", device: "hostile"), as: SessionRecord.self)
+            let goodSession = try await daemon.ctl.call(ControlRequest.StartSession(name: "good", device: "good"))
+            let hostileSession = try await daemon.ctl.call(ControlRequest.StartSession(name: "hostile", device: "hostile"))
             let good = try await daemon.connectDevice()
             try await good.hello(DeviceHello(deviceId: "good"))
             let hostile = try await daemon.connectDevice()
@@ -397,14 +398,14 @@ private struct HostileLab: Sendable {
 
     /// What `muevalctl status` shows.
     func status() async throws -> StatusReport {
-        try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        try await daemon.ctl.call(ControlRequest.Status())
     }
 
     /// Stops both sessions and checks their files: the hostile one holds exactly `hostileSeqs`, the good one
     /// exactly seq 1 through `goodEvents`.
     func stopAndCheck(hostileSeqs: [Int64], goodEvents: Int, file: StaticString = #filePath, line: UInt = #line) async throws {
         XCTAssertEqual(good.sent, goodEvents, file: file, line: line)
-        let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, all: true), as: [SessionRecord].self)
+        let stopped = try await daemon.ctl.call(ControlRequest.StopSessions(.all))
         XCTAssertEqual(stopped.count, 2, file: file, line: line)
         XCTAssertEqual(try SessionReader(path: goodSession.path).events().compactMap(\.seq), (0..<goodEvents).map { Int64($0 + 1) },
                        "the good device's events", file: file, line: line)

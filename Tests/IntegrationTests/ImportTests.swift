@@ -2,6 +2,7 @@ import ControlProtocol
 import DaemonTestSupport
 import Foundation
 import JournalStorage
+import MuEvalWire
 import SessionModel
 import WireProtocol
 import XCTest
@@ -110,7 +111,7 @@ final class ImportTests: XCTestCase {
     }
 
     private func payloads(_ daemon: TestDaemon, _ session: Int64) async throws -> [(time: Double, fields: PlistValue)] {
-        try await daemon.ctl.events(ControlRequest(command: .events, session: String(session), limit: 0)).map { event in
+        try await daemon.ctl.events(ControlRequest.Events(session: String(session), limit: 0)).map { event in
             (event.timestamp, try TypedJSON.decodeLeavingBlobs(Array(event.payload.utf8)))
         }
     }
@@ -319,14 +320,14 @@ final class ImportTests: XCTestCase {
     func testAnExportBecomesTheSameSessionInAnotherDataDirectory() async throws {
         let lab = try await TestDaemon.start()
         defer { lab.cleanUp() }
-        let session = try await lab.ctl.call(ControlRequest(command: .start, name: "field test", user: "p07", notes: "rainy"), as: SessionRecord.self)
+        let session = try await lab.ctl.call(ControlRequest.StartSession(name: "field test", user: "p07", notes: "rainy"))
         // A simulated phone: views with screenshots (data values), sensors; then an observer's note.
         let sim = try runProcess(TestDaemon.executable("muevalsim"), [
             "--connect", "127.0.0.1:\(lab.port)", "--scenario", "wordpress", "--seed", "5", "--events", "60", "--rate", "max",
         ], timeout: 120)
         XCTAssertEqual(sim.status, 0, sim.stdout + sim.stderr)
         XCTAssertEqual(try lab.muevalctl(["note", String(session.id), "the tester hesitated"]).status, 0)
-        _ = try await lab.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        _ = try await lab.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
         let jsonl = scratch + "/s.jsonl", plist = scratch + "/s.plist"
         XCTAssertEqual(try lab.muevalctl(["export", String(session.id), "--format", "jsonl", "-o", jsonl]).status, 0)
         XCTAssertEqual(try lab.muevalctl(["export", String(session.id), "-o", plist]).status, 0)
@@ -358,8 +359,8 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(viaPlist.status, 0, viaPlist.stderr)
         let plistCopy = try XCTUnwrap(try JSONDecoder().decode([ImportOutcome].self, from: Data(viaPlist.stdout.utf8)).first).session
         XCTAssertNotEqual(plistCopy.uuid, session.uuid, "this catalog has that session already: a new uuid")
-        let fromPlist = try await second.ctl.events(ControlRequest(command: .events, session: String(plistCopy.id), limit: 0))
-        let fromLab = try await lab.ctl.events(ControlRequest(command: .events, session: String(session.id), limit: 0))
+        let fromPlist = try await second.ctl.events(ControlRequest.Events(session: String(plistCopy.id), limit: 0))
+        let fromLab = try await lab.ctl.events(ControlRequest.Events(session: String(session.id), limit: 0))
         XCTAssertEqual(fromPlist.map(\.payload), fromLab.map(\.payload))
         XCTAssertEqual(fromPlist.dropLast().map(\.timestamp), fromLab.dropLast().map(\.timestamp))
         // The note has no timestamp of its own in a plist: it takes the time of the event before it.
@@ -415,7 +416,7 @@ final class ImportTests: XCTestCase {
             XCTAssertTrue(run.stderr.contains(scratch + "/" + expected) || run.stderr.contains(expected), "\(name): \(run.stderr)")
             XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, "one line: \(run.stderr)")
         }
-        let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertEqual(sessions, [], "nothing of a bad file is stored")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: daemon.dataDirectory + "/sessions")
         XCTAssertEqual(leftovers, [], "no draft file left behind")
@@ -444,7 +445,7 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(session.assignment, StudyAssignment(study: "notes", iteration: 1, participant: "p07"))
         XCTAssertEqual(session.testUser, "p07")
         XCTAssertEqual(try SessionReader(path: session.path).studyContext()?.assignment, session.assignment)
-        let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertEqual(sessions.map(\.id), [session.id], "refused imports left nothing")
     }
 
@@ -460,7 +461,7 @@ final class ImportTests: XCTestCase {
         let offline = try runProcess(TestDaemon.executable("muevalctl"), ["import", gpx, "--data-dir", daemon.dataDirectory])
         XCTAssertEqual(offline.status, 0, offline.stderr)
         try await daemon.restart()
-        let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertEqual(sessions.map(\.name), ["Campus walk"], "the daemon lists what was imported while it was down")
     }
 

@@ -13,7 +13,7 @@ final class IndependentSerializerTests: XCTestCase {
     func testPlistlibEventsSurviveStorageAndExportWithEveryValueAndType() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "plistlib"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "plistlib"))
         let script = daemon.directory + "/events.py"
         try Self.python.write(toFile: script, atomically: true, encoding: .utf8)
         let written = try runProcess("/usr/bin/env", ["python3", script, "write"])
@@ -24,7 +24,7 @@ final class IndependentSerializerTests: XCTestCase {
         try await device.waitForAck(3)
 
         let exported = daemon.directory + "/export.plist"
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: "plistlib"), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: "plistlib"))
         let export = try daemon.muevalctl(["export", String(session.id), "--format", "plist", "-o", exported])
         XCTAssertEqual(export.status, 0, export.stderr)
         let compared = try runProcess("/usr/bin/env", ["python3", script, "compare", exported])
@@ -38,7 +38,7 @@ final class IndependentSerializerTests: XCTestCase {
     func testFractionalDatesExportAsAPlistThatPlistlibAndFoundationRead() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "fractions"), as: SessionRecord.self)
+        _ = try await daemon.ctl.call(ControlRequest.StartSession(name: "fractions"))
         let device = try await daemon.connectDevice()
         try await device.send("<event><key>class</key><string>UserInputEvent</string><key>seq</key><integer>1</integer>"
             + "<key>timestamp</key><date>2011-02-19T22:43:06.75Z</date><key>last</key><date>1999-12-31T23:59:59.999999Z</date>"

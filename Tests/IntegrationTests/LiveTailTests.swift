@@ -3,6 +3,7 @@ import ControlProtocol
 import DaemonTestSupport
 import Foundation
 import JournalStorage
+import MuEvalWire
 import OrderedCollections
 import SessionModel
 import WireProtocol
@@ -38,7 +39,7 @@ final class LiveTailTests: XCTestCase {
 
     private func waitForTails(_ daemon: TestDaemon, _ count: Int) async throws {
         try await eventually("\(count) live tails") { () -> Bool? in
-            try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).tails == count ? true : nil
+            try await daemon.ctl.call(ControlRequest.Status()).tails == count ? true : nil
         }
     }
 
@@ -54,8 +55,8 @@ final class LiveTailTests: XCTestCase {
     func testTailShowsExactlyTheEventsSentInOrderWithClassAndDeviceFilters() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let jack = try await daemon.ctl.call(ControlRequest(command: .start, name: "jack", device: "iphone-jack"), as: SessionRecord.self)
-        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "jill", device: "iphone-jill"), as: SessionRecord.self)
+        let jack = try await daemon.ctl.call(ControlRequest.StartSession(name: "jack", device: "iphone-jack"))
+        _ = try await daemon.ctl.call(ControlRequest.StartSession(name: "jill", device: "iphone-jill"))
 
         let whole = try daemon.follow(["tail", "jack", "--json"])
         let touches = try daemon.follow(["tail", "jack", "--json", "--class", "UserInputEvent", "--class", "CustomEvent"])
@@ -88,7 +89,7 @@ final class LiveTailTests: XCTestCase {
         try await eventually("the grep match") { self.events(grep).count == sentByJill.count ? true : nil }
 
         // Stopping the followed session ends its tail with status 0; `--all` tails go on.
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: "jack"), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: "jack"))
         let wholeStatus = try await whole.exitStatus()
         XCTAssertEqual(wholeStatus, 0, whole.stderr)
         XCTAssertEqual(objects(whole).last?["kind"] as? String, "session-stopped")
@@ -102,7 +103,7 @@ final class LiveTailTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: config) }
         let daemon = try await TestDaemon.start(arguments: ["--config", config])
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "field-study"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "field-study"))
         let tail = try daemon.follow(["tail", "--json"])
         try await waitForTails(daemon, 1)
 
@@ -111,7 +112,7 @@ final class LiveTailTests: XCTestCase {
         let device = try await connect(daemon, as: "iphone-field")
         try await Self.stream(device, count: 20_000)
         try await eventually(timeout: 60, "every event stored while the tail is stopped") { () -> Bool? in
-            let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+            let status = try await daemon.ctl.call(ControlRequest.Status())
             return status.sessions.first { $0.id == session.id }?.events == 20_000 ? true : nil
         }
 
@@ -137,13 +138,13 @@ final class LiveTailTests: XCTestCase {
     func testTerminalOutputIsColouredAndPipedOutputIsPlain() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "colours"), as: SessionRecord.self)
+        _ = try await daemon.ctl.call(ControlRequest.StartSession(name: "colours"))
         let device = try await connect(daemon, as: "iphone-colours")
         try await device.event(["class": .string("UserInputEvent"), "seq": .integer(1), "x": .integer(155), "y": .integer(267),
                                 "phase": .string("began"), "view": .string("PostsViewController")])
         try await device.event(["class": .string("CustomEvent"), "seq": .integer(2), "name": .string("Edit blog posting"), "phase": .string("begin")])
         try await eventually("both events acknowledged") { device.acknowledged == 2 ? true : nil }
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: "colours"), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: "colours"))
 
         // A stopped session's tail prints the history it is asked for, then ends.
         let command = [TestDaemon.executable("muevalctl"), "tail", "colours", "--since", "10", "--socket", daemon.socketPath]
@@ -167,8 +168,8 @@ final class LiveTailTests: XCTestCase {
     func testTailSaysWhenTheDaemonStopsAndCtrlCEndsItCleanly() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "one"), as: SessionRecord.self)
-        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "two"), as: SessionRecord.self)
+        _ = try await daemon.ctl.call(ControlRequest.StartSession(name: "one"))
+        _ = try await daemon.ctl.call(ControlRequest.StartSession(name: "two"))
 
         // Two sessions and no terminal to ask in: the tail says which to choose.
         let ambiguous = try daemon.muevalctl(["tail"])
@@ -193,7 +194,7 @@ final class LiveTailTests: XCTestCase {
     func testStatusWatchRefreshesWithEventRates() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "watched", user: "Jill"), as: SessionRecord.self)
+        _ = try await daemon.ctl.call(ControlRequest.StartSession(name: "watched", user: "Jill"))
         let device = try await connect(daemon, as: "iphone-watched")
         try await Self.stream(device, count: 300)
         try await device.waitForAck(300)

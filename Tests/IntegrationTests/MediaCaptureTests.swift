@@ -3,6 +3,7 @@ import ControlProtocol
 import DaemonTestSupport
 import Foundation
 import JournalStorage
+import MuEvalWire
 import SessionModel
 import WireProtocol
 import XCTest
@@ -10,8 +11,7 @@ import XCTest
 /// Think-aloud media through the real chain: device → muevald → session file → `muevalctl media`.
 final class MediaCaptureTests: XCTestCase {
     private func start(_ daemon: TestDaemon, sensors: [String] = []) async throws -> SessionRecord {
-        try await daemon.ctl.call(ControlRequest(command: .start, name: "think-aloud", device: "phone-1", sensors: sensors),
-                                  as: SessionRecord.self)
+        try await daemon.ctl.call(ControlRequest.StartSession(name: "think-aloud", device: "phone-1", sensors: sensors))
     }
 
     /// A daemon that leaves transcripts to the test: its own transcription of the test's tone would
@@ -31,7 +31,7 @@ final class MediaCaptureTests: XCTestCase {
     }
 
     private func stop(_ daemon: TestDaemon, _ session: SessionRecord) async throws {
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
     }
 
     private func event(seq: Int64, at time: Double) -> [UInt8] {
@@ -72,7 +72,7 @@ final class MediaCaptureTests: XCTestCase {
         XCTAssertEqual(rows.stdout, "10|10|\(audio.pcm.count + 44)\n", rows.stderr)
         let events = try runProcess("/usr/bin/sqlite3", [session.path, "SELECT COUNT(*) FROM events"])
         XCTAssertEqual(events.stdout, "10\n")
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertEqual(status.counters.mediaChunksStored, 10)
 
         let out = daemon.directory + "/media-out"
@@ -113,7 +113,7 @@ final class MediaCaptureTests: XCTestCase {
         let error = try XCTUnwrap(device.errors.first)
         XCTAssertEqual(error.seq, 1)
         XCTAssertTrue(error.reason.contains("audio/ogg") && error.reason.contains("audio/wav"), error.reason)
-        let events = try await daemon.ctl.events(ControlRequest(command: .events, session: String(session.id)))
+        let events = try await daemon.ctl.events(ControlRequest.Events(session: String(session.id)))
         XCTAssertEqual(events.count, 1)
         await device.close()
     }
@@ -245,7 +245,7 @@ final class MediaCaptureTests: XCTestCase {
         try await device.waitForAck(5)
         XCTAssertEqual(device.errors.map(\.seq), [3, 4])
         XCTAssertTrue(device.errors.first?.reason.contains("limits.max_media_bytes_per_session") == true, "\(device.errors)")
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertEqual(status.counters.mediaRefused, 2)
         await device.close()
         try await stop(daemon, session)

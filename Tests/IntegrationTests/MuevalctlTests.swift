@@ -2,6 +2,7 @@ import ControlProtocol
 import DaemonTestSupport
 import Foundation
 import JournalStorage
+import MuEvalWire
 import OrderedCollections
 import WireProtocol
 import XCTest
@@ -124,8 +125,9 @@ final class MuevalctlTests: XCTestCase {
         XCTAssertEqual(try daemon.muevalctl(["devices"]).stdout, "no device has connected yet\n")
         _ = try daemon.muevalctl(["start", "--name", "s"])
         let device = try await daemon.connectDevice()
-        try await device.hello(DeviceHello(deviceId: "iphone-jill", deviceName: "Jill's iPhone", model: "iPhone3,1", systemVersion: "4.3",
-                                           appId: "org.wordpress", appVersion: "2.6.4", screenWidth: 320, screenHeight: 480, screenScale: 2))
+        try await device.hello(DeviceHello(deviceId: "iphone-jill", device: DeviceDescription(
+            name: "Jill's iPhone", model: "iPhone3,1", systemVersion: "4.3", appId: "org.wordpress", appVersion: "2.6.4",
+            screenWidth: 320, screenHeight: 480, screenScale: 2)))
         try await device.event(["class": .string("CustomEvent"), "seq": .integer(1), "name": .string("hello")])
         try await device.waitForAck(1)
 
@@ -222,7 +224,7 @@ final class MuevalctlTests: XCTestCase {
         let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
 
         // What the report counts is what the daemon stored.
-        let session = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)[0]
+        let session = try await daemon.ctl.call(ControlRequest.ListSessions())[0]
         let events = try SessionReader(path: session.path).events()
         XCTAssertGreaterThan(events.count, 10)
         XCTAssertTrue(html.contains("usability-run") && html.contains("Jill"))

@@ -1,6 +1,7 @@
 import ControlProtocol
 import DaemonTestSupport
 import Foundation
+import MuEvalWire
 import SessionModel
 import WireProtocol
 import XCTest
@@ -30,7 +31,7 @@ final class ObserverNoteTests: XCTestCase {
         try await device.waitForAck(1)
         let tail = try daemon.follow(["tail", "lab", "--json"])
         try await eventually("the tail follows") { () -> Bool? in
-            try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).tails == 1 ? true : nil
+            try await daemon.ctl.call(ControlRequest.Status()).tails == 1 ? true : nil
         }
 
         let live = try daemon.muevalctl(["note", "lab", "looks for the Publish button", "--kind", "problem"])
@@ -74,7 +75,7 @@ final class ObserverNoteTests: XCTestCase {
             XCTAssertLessThan(timestamp, Self.deviceTime + 120, "\(note)")
             XCTAssertGreaterThan(received - timestamp, 365 * 86_400, "\(note)")
         }
-        let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertEqual(sessions.first?.events, 4, "the catalog counts the note added after the stop")
 
         let out = daemon.directory + "/report"

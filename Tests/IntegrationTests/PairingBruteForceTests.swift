@@ -2,6 +2,7 @@ import ControlClient
 import ControlProtocol
 import DaemonTestSupport
 import Foundation
+import MuEvalWire
 import SessionModel
 import WireProtocol
 import XCTest
@@ -80,7 +81,7 @@ final class PairingBruteForceTests: XCTestCase {
         for seq in 1...3 { try await phone.send(event(seq)) }
         try await phone.waitForAck(3)
 
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertEqual(status.sessions.first?.device, "tester-phone")
         XCTAssertEqual(status.sessions.first?.events, 3)
         XCTAssertEqual(status.counters.pairingRefused, heldBack)
@@ -113,7 +114,7 @@ final class PairingBruteForceTests: XCTestCase {
                                        ["--connect", "127.0.0.1:\(daemon.port)", "--token", "lab-secret-42", "--pairing-code", code,
                                         "--scenario", "plainnote", "--rate", "max", "--events", "50", "--seed", "7", "--json"], timeout: 120)
         XCTAssertEqual(simulated.status, 0, simulated.stdout + simulated.stderr)
-        let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertEqual(sessions.first?.events, 50)
     }
 
@@ -130,7 +131,7 @@ final class PairingBruteForceTests: XCTestCase {
             let answer = try await attempt(daemon, from: "127.0.0.\(10 + index)", DeviceHello(deviceId: "intruder-\(index)", pairing: guess))
             XCTAssertTrue(errorReason(answer)?.hasPrefix("wrong pairing code") == true, "\(answer)")
         }
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         let rotated = try XCTUnwrap(status.sessions.first?.pairingCode)
         XCTAssertNotEqual(rotated, code)
         XCTAssertTrue(try daemon.muevalctl(["status"]).stdout.contains("pairing codes       session 1 \(rotated)"))
@@ -145,7 +146,7 @@ final class PairingBruteForceTests: XCTestCase {
         await phone.close()
         // The new code survives a restart (it is in the catalog).
         try await daemon.restart()
-        let after = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let after = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertEqual(after.first?.pairingCode, rotated)
     }
 }

@@ -1,5 +1,6 @@
 import ControlClient
 import ControlProtocol
+import MuEvalWire
 import SessionModel
 import DaemonTestSupport
 import Foundation
@@ -25,9 +26,9 @@ final class PipelineTests: XCTestCase {
 
     /// A session "demo" whose device sent `count` events, in a few large writes.
     private func recordDemo(events count: Int) async throws -> TestDevice {
-        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "demo", user: "Jill"), as: SessionRecord.self)
+        _ = try await daemon.ctl.call(ControlRequest.StartSession(name: "demo", user: "Jill"))
         let device = try await daemon.connectDevice()
-        try await device.hello(DeviceHello(deviceId: "iphone-demo", deviceName: "Jill's iPhone"))
+        try await device.hello(DeviceHello(deviceId: "iphone-demo", device: DeviceDescription(name: "Jill's iPhone")))
         var bytes: [UInt8] = []
         for seq in 1...count {
             bytes += WireEncoder.event(["class": .string("UserInputEvent"), "seq": .integer(Int64(seq)),
@@ -53,7 +54,7 @@ final class PipelineTests: XCTestCase {
     }
 
     private func tails() async throws -> Int {
-        try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).tails
+        try await daemon.ctl.call(ControlRequest.Status()).tails
     }
 
     func testEveryWritingCommandEndsQuietlyWhenItsReaderGoesAway() async throws {
@@ -73,7 +74,7 @@ final class PipelineTests: XCTestCase {
             try assertEndsQuietly(arguments, reading: 0)
         }
         // What the closed pipe cut short was carried out all the same.
-        let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertEqual(sessions.map(\.name), ["demo"], "start, stop and delete ran")
         XCTAssertTrue(FileManager.default.fileExists(atPath: report + "/index.html"))
         let followers = try await tails()
@@ -117,7 +118,7 @@ final class PipelineTests: XCTestCase {
 
     /// A pipe whose reader stays while events flow is not cut short: the tail delivers them.
     func testATailWhoseReaderStaysGoesOn() async throws {
-        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "demo"), as: SessionRecord.self)
+        _ = try await daemon.ctl.call(ControlRequest.StartSession(name: "demo"))
         let tail = try daemon.follow(["tail", "demo", "--json"])
         try await eventually("the tail to follow") { try await self.tails() == 1 ? true : nil }
         let device = try await daemon.connectDevice()

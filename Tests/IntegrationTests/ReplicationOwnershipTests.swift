@@ -38,12 +38,12 @@ final class ReplicationOwnershipTests: XCTestCase {
     }
 
     private func record(_ daemon: TestDaemon, _ name: String, events: Int, seed: Int) async throws -> SessionRecord {
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: name), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: name))
         let run = try runProcess(TestDaemon.executable("muevalsim"), [
             "--connect", "127.0.0.1:\(daemon.port)", "--scenario", "wordpress", "--seed", String(seed), "--events", String(events), "--rate", "max",
         ], timeout: 120)
         XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
-        let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        let stopped = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
         return try XCTUnwrap(stopped.first)
     }
 
@@ -99,7 +99,7 @@ final class ReplicationOwnershipTests: XCTestCase {
         // B imports A's export: a session of B's own, with a new uuid, and the output says why.
         let imported = try labB.muevalctl(["import", export])
         XCTAssertEqual(imported.status, 0, imported.stderr)
-        let sessionsB = try await labB.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let sessionsB = try await labB.ctl.call(ControlRequest.ListSessions())
         let copyOfA1 = try XCTUnwrap(sessionsB.first { $0.uuid == a1.uuid })
         let importedB = try XCTUnwrap(sessionsB.first { $0.id != copyOfA1.id })
         XCTAssertNotEqual(importedB.uuid, a1.uuid)
@@ -107,7 +107,7 @@ final class ReplicationOwnershipTests: XCTestCase {
 
         // B's replication: the import goes in as B's; the copy of a-1 is refused and reported.
         let status = try await eventually(timeout: 60, "lab B to replicate its import and refuse a-1; log: \(labB.log)") { () -> ReplicationStatus? in
-            guard let replication = try await labB.ctl.call(ControlRequest(command: .status), as: StatusReport.self).replication,
+            guard let replication = try await labB.ctl.call(ControlRequest.Status()).replication,
                   replication.state == "replicating",
                   replication.sessions.contains(where: { $0.uuid == a1.uuid && $0.ownedBy == "lab-a" }),
                   replication.sessions.contains(where: { $0.uuid == importedB.uuid && $0.replicated == importedB.events }) else { return nil }
@@ -127,7 +127,7 @@ final class ReplicationOwnershipTests: XCTestCase {
         // Lab A replicates on: a new session, and nothing of A's is refused.
         let a2 = try await record(labA, "a-2", events: 30, seed: 2)
         try await eventually(timeout: 60, "a-2 in PostgreSQL; log: \(labA.log)") { () -> Bool? in
-            guard let replication = try await labA.ctl.call(ControlRequest(command: .status), as: StatusReport.self).replication,
+            guard let replication = try await labA.ctl.call(ControlRequest.Status()).replication,
                   replication.sessions.contains(where: { $0.uuid == a2.uuid && $0.replicated == a2.events }) else { return nil }
             XCTAssertTrue(replication.sessions.allSatisfy { $0.ownedBy == nil }, "\(replication.sessions)")
             return true

@@ -40,12 +40,12 @@ final class ReplicationTests: XCTestCase {
     /// A session on `daemon` with `events` simulated events, stopped.
     @discardableResult
     private func record(_ daemon: TestDaemon, _ name: String, events: Int, seed: Int) async throws -> SessionRecord {
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: name), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: name))
         let run = try runProcess(TestDaemon.executable("muevalsim"), [
             "--connect", "127.0.0.1:\(daemon.port)", "--scenario", "wordpress", "--seed", String(seed), "--events", String(events), "--rate", "max",
         ], timeout: 120)
         XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
         return session
     }
 
@@ -53,8 +53,8 @@ final class ReplicationTests: XCTestCase {
     /// (a status of a pass before the last commits says "caught up" too, with what it had seen).
     private func caughtUp(_ daemon: TestDaemon, timeout: Double = 60) async throws {
         try await eventually(timeout: timeout, "replication to catch up; log: \(daemon.log)") { () -> Bool? in
-            let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
-            guard let replication = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).replication,
+            let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
+            guard let replication = try await daemon.ctl.call(ControlRequest.Status()).replication,
                   replication.state == "replicating", replication.pendingEvents == 0 else { return nil }
             let replicated = Dictionary(replication.sessions.map { ($0.uuid, $0.replicated) }) { first, _ in first }
             return sessions.allSatisfy { replicated[$0.uuid] == $0.events } ? true : nil
@@ -91,7 +91,7 @@ final class ReplicationTests: XCTestCase {
         defer { labB.cleanUp() }
         sessions.append(try await record(labB, "b-1", events: 70, seed: 3))
         let down = try await eventually(timeout: 30, "lab B to say PostgreSQL is unreachable") { () -> ReplicationStatus? in
-            let replication = try await labB.ctl.call(ControlRequest(command: .status), as: StatusReport.self).replication
+            let replication = try await labB.ctl.call(ControlRequest.Status()).replication
             return replication?.state.hasPrefix("unreachable") == true ? replication : nil
         }
         XCTAssertEqual(down.target, "127.0.0.1:\(postgres.port)/postgres", "the target, without credentials")
@@ -163,7 +163,7 @@ final class ReplicationTests: XCTestCase {
         try await labB.kill()
         try await labB.restart()
         let refused = try await eventually(timeout: 30, "lab B to refuse the newer schema") { () -> String? in
-            let state = try await labB.ctl.call(ControlRequest(command: .status), as: StatusReport.self).replication?.state ?? ""
+            let state = try await labB.ctl.call(ControlRequest.Status()).replication?.state ?? ""
             return state.hasPrefix("not replicating") ? state : nil
         }
         XCTAssertTrue(refused.contains("schema version 99, written by a newer muEval"), refused)

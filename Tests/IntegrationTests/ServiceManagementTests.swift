@@ -33,7 +33,7 @@ final class ServiceManagementTests: XCTestCase {
         await device.close()
         XCTAssertTrue(notify.assignments.contains { $0.hasPrefix("STATUS=0 sessions open") }, "\(notify.assignments)")
 
-        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "notified"), as: SessionRecord.self)
+        _ = try await daemon.ctl.call(ControlRequest.StartSession(name: "notified"))
         try await eventually("STATUS with the new session") { () -> Bool? in
             notify.assignments.contains { $0.hasPrefix("STATUS=1 sessions open") } ? true : nil
         }
@@ -83,7 +83,7 @@ final class ServiceManagementTests: XCTestCase {
         let config = try writeConfig("[log]\nlevel = \"info\"\n[limits]\nmax_message_bytes = 1048576\n", in: directory)
         let daemon = try await TestDaemon.start(arguments: ["--config", config])
         defer { daemon.cleanUp() }
-        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "reloaded"), as: SessionRecord.self)
+        _ = try await daemon.ctl.call(ControlRequest.StartSession(name: "reloaded"))
 
         _ = try writeConfig("""
             [log]
@@ -113,7 +113,7 @@ final class ServiceManagementTests: XCTestCase {
         _ = try writeConfig("[limits]\nmax_message_bytes = -1\n", in: directory)
         kill(daemon.process.processIdentifier, SIGHUP)
         try await eventually("the refusal") { daemon.log.contains("the running configuration stays") ? true : nil }
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertEqual(status.sessions.count, 1)
     }
 

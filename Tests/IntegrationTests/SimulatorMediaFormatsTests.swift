@@ -15,14 +15,13 @@ final class SimulatorMediaFormatsTests: XCTestCase {
         }
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "formats", sensors: ["microphone", "faceCamera", "UserInputEvent"]),
-                                                as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "formats", sensors: ["microphone", "faceCamera", "UserInputEvent"]))
         let run = try runProcess(TestDaemon.executable("muevalsim"), [
             "--connect", "127.0.0.1:\(daemon.port)", "--scenario", "wordpress", "--seed", "3", "--speed", "8",
             "--events", "60", "--think-aloud", "--audio-format", "aac", "--face-video",
         ], timeout: 120)
         XCTAssertEqual(run.status, 0, run.stderr + run.stdout)
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
 
         let streams = try SessionReader(path: session.path).mediaStreams()
         let voice = try XCTUnwrap(streams.first { $0.stream == "voice-1" }, "\(streams)")
@@ -75,7 +74,7 @@ final class SimulatorMediaFormatsTests: XCTestCase {
         }
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "broken encoder"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "broken encoder"))
         // An "ffmpeg" first on PATH that reads a little and exits with status 3.
         let bin = daemon.directory + "/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
@@ -88,7 +87,7 @@ final class SimulatorMediaFormatsTests: XCTestCase {
         ], environment: ["PATH": path], timeout: 120)
         XCTAssertEqual(run.status, 1, "a run whose recording failed is not complete: " + run.stderr + run.stdout)
         XCTAssertTrue((run.stdout + run.stderr).contains("recording failed: ffmpeg"), run.stdout + run.stderr)
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
         XCTAssertEqual(try SessionReader(path: session.path).eventCount(), 40, "every event arrived")
     }
 

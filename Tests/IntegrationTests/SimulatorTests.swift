@@ -52,7 +52,7 @@ final class SimulatorTests: XCTestCase {
     func testAScenarioRunLandsInTheSessionWithExactlyTheEventsSent() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "plainnote"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "plainnote"))
 
         let run = try runProcess(TestDaemon.executable("muevalsim"), [
             "--connect", "127.0.0.1:\(daemon.port)", "--scenario", "plainnote", "--seed", "5", "--rate", "max", "--json",
@@ -67,7 +67,7 @@ final class SimulatorTests: XCTestCase {
         XCTAssertEqual(total.sessions, [String(session.id)])
         XCTAssertEqual(total.perClass.values.reduce(0, +), expected.count)
 
-        let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, session: "plainnote"), as: [SessionRecord].self)
+        let stopped = try await daemon.ctl.call(ControlRequest.StopSessions(session: "plainnote"))
         XCTAssertEqual(stopped.first?.events, Int64(expected.count))
         try assertSessionHoldsExactly(expected, path: session.path)
         // The goodbye ended the connection on purpose: no gap in the session.
@@ -81,7 +81,7 @@ final class SimulatorTests: XCTestCase {
     func testAStudyParticipantsFlagsShapeWhatTheSessionHolds() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "participant"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "participant"))
 
         let run = try runProcess(TestDaemon.executable("muevalsim"), [
             "--connect", "127.0.0.1:\(daemon.port)", "--scenario", "wordpress", "--seed", "8", "--rate", "max", "--json",
@@ -98,7 +98,7 @@ final class SimulatorTests: XCTestCase {
         let expected = try expectedPayloads(scenario: "wordpress", seed: 8, behaviour: behaviour)
         XCTAssertNotEqual(expected, try expectedPayloads(scenario: "wordpress", seed: 8), "the flags change what is sent")
         XCTAssertEqual(try report(run.stdout).total.acknowledged, expected.count)
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: "participant"), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: "participant"))
         try assertSessionHoldsExactly(expected, path: session.path)
         let stored = try SessionReader(path: session.path).events().map(\.payload)
         XCTAssertFalse(stored.contains { $0.contains("PostPublished") }, "a failed task's success event is never sent")
@@ -131,7 +131,7 @@ final class SimulatorTests: XCTestCase {
         XCTAssertTrue(summary.devices.allSatisfy { $0.generated > 0 && $0.generated <= 400 }, "\(summary.devices.map(\.generated))")
 
         let sessions = try await eventually("one closed session per phone with all its events") { () -> [SessionRecord]? in
-            let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+            let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
             return sessions.count == 3 && sessions.allSatisfy({ $0.state == .stopped }) ? sessions : nil
         }
         for device in summary.devices {
@@ -144,7 +144,7 @@ final class SimulatorTests: XCTestCase {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
         let device = try deviceId(scenario: "campus", seed: 11)
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "field", device: device), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "field", device: device))
         let events = 600
 
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("muevalsim-\(UUID().uuidString.prefix(8)).json")
@@ -160,7 +160,7 @@ final class SimulatorTests: XCTestCase {
 
         // Kill the daemon while events are flowing, then bring it back on the same port and directory.
         try await eventually(timeout: 30, "events to be stored before the kill") { () -> Bool? in
-            let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+            let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
             return (sessions.first?.events ?? 0) >= 100 ? true : nil
         }
         try await daemon.kill()
@@ -176,7 +176,7 @@ final class SimulatorTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(total.disconnects, 1)
         XCTAssertGreaterThanOrEqual(total.connections, 2)
 
-        let stopped = try await daemon.ctl.call(ControlRequest(command: .stop, session: "field"), as: [SessionRecord].self)
+        let stopped = try await daemon.ctl.call(ControlRequest.StopSessions(session: "field"))
         XCTAssertEqual(stopped.first?.events, Int64(events), "re-sent: \(total.resent), duplicates dropped: \(stopped.first?.duplicates ?? -1)")
         try assertSessionHoldsExactly(try expectedPayloads(scenario: "campus", seed: 11, events: events), path: session.path)
         XCTAssertEqual(try SessionReader(path: session.path).gaps().first?.reason, "muevald was not running")
@@ -193,7 +193,7 @@ final class SimulatorTests: XCTestCase {
         try lab.startAvahi(on: lab.device)
         let daemon = try await TestDaemon.start(launcher: lab.launcher(on: lab.lab), listenHost: "0.0.0.0", zeroconf: true)
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "zeroconf"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "zeroconf"))
         // The device host sees the announcement (it may trail the daemon's start).
         try await eventually(timeout: 15, "the announcement on the device host") { () -> Bool? in
             let found = try lab.run(on: lab.device, [TestDaemon.executable("muevalctl"), "discover", "--json", "--timeout", "2"])
@@ -207,7 +207,7 @@ final class SimulatorTests: XCTestCase {
         XCTAssertTrue(report.server.contains(lab.lab.address), report.server)
         let expected = try expectedPayloads(scenario: "plainnote", seed: 3)
         XCTAssertEqual(report.total.acknowledged, expected.count)
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: "zeroconf"), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: "zeroconf"))
         try assertSessionHoldsExactly(expected, path: session.path)
     }
 }

@@ -46,7 +46,7 @@ final class StudyCommandTests: XCTestCase {
 
         // Everything 0.1.0 recorded is still there, in the moved directory: the stopped session with its
         // events and note, and the session that was waiting, open again.
-        let sessions = try await daemon.ctl.call(ControlRequest(command: .sessions), as: [SessionRecord].self)
+        let sessions = try await daemon.ctl.call(ControlRequest.ListSessions())
         XCTAssertEqual(sessions.map(\.name), ["release-0.1.0", "still-open"])
         XCTAssertEqual(sessions.map(\.state), [.stopped, .waiting])
         XCTAssertEqual(sessions[0].events, 61)

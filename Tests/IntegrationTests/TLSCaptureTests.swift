@@ -45,15 +45,15 @@ final class TLSCaptureTests: XCTestCase {
     func testADeviceRecordsOverTLSAndPlaintextToTheTLSPortIsRefusedAlone() async throws {
         let daemon = try await daemon()
         defer { daemon.cleanUp() }
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertEqual(status.listen?.tls, true, "the one listener requires TLS")
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "remote"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "remote"))
 
         // Plaintext to the TLS port: that connection fails, counted and logged once.
         let plain = try simulate(daemon.port, tls: false, events: 5, extra: ["--ack-timeout", "2"])
         XCTAssertNotEqual(plain.status, 0, plain.output)
         let failures = try await eventually("the failed handshake counted") {
-            let counters = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).counters
+            let counters = try await daemon.ctl.call(ControlRequest.Status()).counters
             return counters.tlsHandshakeFailures > 0 ? counters.tlsHandshakeFailures : nil
         }
         XCTAssertGreaterThan(failures, 0)
@@ -63,22 +63,22 @@ final class TLSCaptureTests: XCTestCase {
         let run = try simulate(daemon.port, tls: true)
         XCTAssertEqual(run.status, 0, run.output)
         XCTAssertEqual(run.report?.total.acknowledged, 30)
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
         XCTAssertEqual(try SessionReader(path: session.path).eventCount(), 30)
     }
 
     func testAPlaintextAndATLSListenerSideBySide() async throws {
         let daemon = try await daemon("tls_listen = \"127.0.0.1:0\"")
         defer { daemon.cleanUp() }
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertNil(status.listen?.tls, "server.listen stays plaintext")
         let tlsPort = try XCTUnwrap(status.listenTLS?.port)
         XCTAssertEqual(status.listenTLS?.tls, true)
         for (port, tls) in [(daemon.port, false), (tlsPort, true)] {
-            let session = try await daemon.ctl.call(ControlRequest(command: .start, name: tls ? "internet" : "lab"), as: SessionRecord.self)
+            let session = try await daemon.ctl.call(ControlRequest.StartSession(name: tls ? "internet" : "lab"))
             let run = try simulate(port, tls: tls)
             XCTAssertEqual(run.status, 0, run.output)
-            _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+            _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
             XCTAssertEqual(try SessionReader(path: session.path).eventCount(), 30, tls ? "over TLS" : "in plaintext")
         }
         // A TLS device that does not trust the server's CA: its handshake fails, nothing else does.
@@ -94,7 +94,7 @@ final class TLSCaptureTests: XCTestCase {
         let run = try simulate(daemon.port, tls: true, events: 5, extra: ["--ack-timeout", "2"])
         XCTAssertNotEqual(run.status, 0, run.output)
         try await eventually("the failed handshake counted") {
-            try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).counters.tlsHandshakeFailures > 0 ? true : nil
+            try await daemon.ctl.call(ControlRequest.Status()).counters.tlsHandshakeFailures > 0 ? true : nil
         }
         XCTAssertTrue(daemon.log.contains("TLS: handshake with 127.0.0.1 failed, connection closed: a certificate has expired"), daemon.log)
     }
@@ -103,14 +103,14 @@ final class TLSCaptureTests: XCTestCase {
         let daemon = try await daemon()
         defer { daemon.cleanUp() }
         XCTAssertTrue(try certificates.servedSerial(port: daemon.port).contains("01"))
-        _ = try await daemon.ctl.call(ControlRequest(command: .start, name: "long"), as: SessionRecord.self)
+        _ = try await daemon.ctl.call(ControlRequest.StartSession(name: "long"))
         // A device recording across the reload: 6 s at 20 events/s.
         let device = try FollowingProcess(TestDaemon.executable("muevalsim"), [
             "--connect", "127.0.0.1:\(daemon.port)", "--ca", directory + "/ca.pem", "--scenario", "wordpress", "--seed", "4",
             "--rate", "20", "--duration", "6", "--json",
         ])
         try await eventually("the device to connect") {
-            try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).counters.connectionsOpen > 0 ? true : nil
+            try await daemon.ctl.call(ControlRequest.Status()).counters.connectionsOpen > 0 ? true : nil
         }
         try certificates.makeServer(serial: "02")
         kill(daemon.process.processIdentifier, SIGHUP)

@@ -16,7 +16,7 @@ final class ThinkAloudEndToEndTests: XCTestCase {
         }
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "think-aloud"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "think-aloud"))
         let log = daemon.directory + "/speech.jsonl"
         // Two passes of the Wordpress scenario at 8× speed, with a failed task: lines and exclamations.
         let run = try runProcess(TestDaemon.executable("muevalsim"), [
@@ -24,7 +24,7 @@ final class ThinkAloudEndToEndTests: XCTestCase {
             "--events", "500", "--think-aloud", "--speech-log", log, "--fail-task", "Open the blog",
         ], timeout: 120)
         XCTAssertEqual(run.status, 0, run.stderr + run.stdout)
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
 
         // The microphone's stream: continuous, in sync with the device clock.
         let streams = try SessionReader(path: session.path).mediaStreams()

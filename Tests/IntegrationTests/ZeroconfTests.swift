@@ -6,6 +6,7 @@ import JournalStorage
 import SessionModel
 import XCTest
 import Zeroconf
+import ZeroconfBrowsing
 
 /// Zeroconf on a real network of two hosts (network namespaces with their own avahi-daemons):
 /// muevald on "lab", a device on "device" that finds it with no configuration.
@@ -40,7 +41,7 @@ final class ZeroconfTests: XCTestCase {
 
     private func waitForAnnouncement(_ daemon: TestDaemon, timeout: Double = 10) async throws -> String {
         try await eventually(timeout: timeout, "an announcement; log: \(daemon.log)") { () -> String? in
-            let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+            let status = try await daemon.ctl.call(ControlRequest.Status())
             return status.zeroconf.hasPrefix("announced") ? status.zeroconf : nil
         }
     }
@@ -51,7 +52,7 @@ final class ZeroconfTests: XCTestCase {
         let daemon = try await startDaemon(["--config", try config(name: "muEval test lab")])
         defer { daemon.cleanUp() }
         _ = try await waitForAnnouncement(daemon)
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "found-by-zeroconf"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "found-by-zeroconf"))
 
         // The TXT record says a session waits for a device (the update may trail the first answer).
         let found = try await eventually(timeout: 10, "the service on the device host, one session waiting") { () -> DiscoveredService? in
@@ -82,7 +83,7 @@ final class ZeroconfTests: XCTestCase {
         // leaves interrupts its session).
         try lab.spawn(on: lab.device, ["sh", "-c", "(printf '\(event)'; sleep 60) | nc \(found.addresses[0]) \(found.port)"])
         let stored = try await eventually("the event in the journal") { () -> [StoredEvent]? in
-            let events = try await daemon.ctl.events(ControlRequest(command: .events, session: String(session.id)))
+            let events = try await daemon.ctl.events(ControlRequest.Events(session: String(session.id)))
             return events.isEmpty ? nil : events
         }
         XCTAssertEqual(stored.first?.device, "address:\(lab.device.address)")
@@ -120,7 +121,7 @@ final class ZeroconfTests: XCTestCase {
         let daemon = try await startDaemon(["--config", config])
         defer { daemon.cleanUp() }
         _ = try await waitForAnnouncement(daemon)
-        let session = try await daemon.ctl.call(ControlRequest(command: .start, name: "remote"), as: SessionRecord.self)
+        let session = try await daemon.ctl.call(ControlRequest.StartSession(name: "remote"))
         let found = try await eventually(timeout: 10, "the TLS service on the device host") { () -> DiscoveredService? in
             try self.discover().first { $0.name == "muEval TLS lab" }
         }
@@ -129,7 +130,7 @@ final class ZeroconfTests: XCTestCase {
                                                "--scenario", "wordpress", "--seed", "3", "--events", "20", "--rate", "max"])
         XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
         XCTAssertTrue(run.stdout.contains("(TLS)"), run.stdout)
-        _ = try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self)
+        _ = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
         XCTAssertEqual(try SessionReader(path: session.path).eventCount(), 20)
     }
 
@@ -143,7 +144,7 @@ final class ZeroconfTests: XCTestCase {
 
         lab.stopAvahi(on: lab.lab)
         try await eventually(timeout: 10, "muevald to notice") { () -> Bool? in
-            let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+            let status = try await daemon.ctl.call(ControlRequest.Status())
             return status.zeroconf == "waiting for avahi-daemon" ? true : nil
         }
         try lab.startAvahi(on: lab.lab)
@@ -187,7 +188,7 @@ final class ZeroconfTests: XCTestCase {
         }
         XCTAssertEqual(daemon.log.components(separatedBy: "avahi-daemon is not running").count - 1, 1, daemon.log)
         // TCP works without Zeroconf.
-        _ = try await daemon.ctl.call(ControlRequest(command: .start), as: SessionRecord.self)
+        _ = try await daemon.ctl.call(ControlRequest.StartSession())
         let sent = try lab.run(on: lab.device, ["sh", "-c", "printf '<event><key>class</key><string>X</string></event>' | nc -N \(lab.lab.address) \(daemon.port)"])
         XCTAssertEqual(sent.status, 0, sent.stderr)
 
@@ -209,7 +210,7 @@ final class ZeroconfTests: XCTestCase {
         let muevalsim = TestDaemon.executable("muevalsim")
         let server = "\(lab.lab.address):\(daemon.port)"
         try lab.spawn(on: lab.device, [muevalsim, "--connect", server, "--rate", "200", "--duration", "60", "--seed", "1"])
-        let stored = { try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self).counters.eventsStored }
+        let stored = { try await daemon.ctl.call(ControlRequest.Status()).counters.eventsStored }
         let first = try await eventually(timeout: 10, "events from the streaming device") { () -> Int? in
             let count = try await stored()
             return count > 0 ? count : nil
@@ -233,8 +234,8 @@ final class ZeroconfTests: XCTestCase {
             round += 1
             // Each start and stop changes the TXT record (sessions waiting); a second device attaches now and then.
             if round % 10 == 1 {
-                let session = try await timed { try await daemon.ctl.call(ControlRequest(command: .start, name: "frozen-\(round)"), as: SessionRecord.self) }
-                _ = try await timed { try await daemon.ctl.call(ControlRequest(command: .stop, session: String(session.id)), as: [SessionRecord].self) }
+                let session = try await timed { try await daemon.ctl.call(ControlRequest.StartSession(name: "frozen-\(round)")) }
+                _ = try await timed { try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id))) }
             }
             if round % 20 == 5 {
                 try lab.spawn(on: lab.device, [muevalsim, "--connect", server, "--rate", "50", "--duration", "2", "--seed", String(round)])
@@ -255,7 +256,7 @@ final class ZeroconfTests: XCTestCase {
 
         // Once avahi-daemon answers again, the TXT record catches up with the sessions' state.
         try lab.resumeAvahi(on: lab.lab)
-        let status = try await daemon.ctl.call(ControlRequest(command: .status), as: StatusReport.self)
+        let status = try await daemon.ctl.call(ControlRequest.Status())
         XCTAssertTrue(status.zeroconf.hasPrefix("announced"), status.zeroconf)
     }
 

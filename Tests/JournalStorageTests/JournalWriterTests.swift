@@ -1,5 +1,6 @@
 import Foundation
 import GroupCommit
+import MuEvalWire
 import NIOConcurrencyHelpers
 import WireProtocol
 import XCTest

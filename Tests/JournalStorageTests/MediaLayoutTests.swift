@@ -1,5 +1,6 @@
 import Foundation
 import GroupCommit
+import MuEvalWire
 import WireProtocol
 import XCTest
 

@@ -1,4 +1,5 @@
 import MuEvalCapture
+import MuEvalWire
 import Testing
 import WireProtocol
 
@@ -228,18 +229,6 @@ import WireProtocol
         #expect(machine.nextAction(now: 0) == .write(hello: false, seqs: [3, 4]))
         machine.written()
         #expect(machine.nextAction(now: 0) == .write(hello: false, seqs: [5, 6]))
-    }
-}
-
-@Suite struct DeviceIdentityTests {
-    /// The default device id: stable, one per app, and not the machine id (which must stay on the machine).
-    @Test func theDefaultDeviceIdIsPerAppAndHidesTheMachineId() {
-        let machine = "4f2a9c0d1e3b47a6b8c9d0e1f2a3b4c5"
-        let notes = DeviceIdentity.appSpecific(machineID: machine, application: "org.mueval.PlainNote")
-        #expect(notes == DeviceIdentity.appSpecific(machineID: machine, application: "org.mueval.PlainNote"))
-        #expect(notes != DeviceIdentity.appSpecific(machineID: machine, application: "org.example.Other"))
-        #expect(notes.count == 32 && !notes.contains(machine.prefix(8)))
-        #expect(CaptureConfiguration(appId: "a").device.deviceId != CaptureConfiguration(appId: "b").device.deviceId)
     }
 }
 

@@ -1,4 +1,5 @@
 @testable import MuEvalCapture
+import MuEvalWire
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded

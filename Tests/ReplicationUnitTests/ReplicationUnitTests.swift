@@ -1,5 +1,6 @@
 import Foundation
 @testable import Replication
+@testable import ReplicationArchive
 import Testing
 
 /// The replicator's parts that need no PostgreSQL: settings, the doorbell, the deadline

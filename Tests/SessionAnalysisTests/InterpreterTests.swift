@@ -1,5 +1,6 @@
 @testable import SessionAnalysis
 import SessionAnalysisTestSupport
+import SessionModel
 import XCTest
 
 /// Each interpreter against a journal whose answer is known.

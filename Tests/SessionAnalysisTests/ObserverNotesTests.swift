@@ -1,4 +1,5 @@
 import Foundation
+import MuEvalWire
 import OrderedCollections
 import ReportCritique
 import SessionAnalysis

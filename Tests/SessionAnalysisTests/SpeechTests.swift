@@ -1,4 +1,5 @@
 import Foundation
+import MuEvalWire
 import ReportCritique
 import SessionAnalysis
 import WireProtocol

@@ -1,4 +1,5 @@
 import Foundation
+import MuEvalWire
 import SpeechRecognition
 import WireProtocol
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import MuEvalWire
 import SessionAnalysis
 import SessionAnalysisTestSupport
 import SessionModel

@@ -1,3 +1,4 @@
+import MuEvalWire
 import WireProtocol
 import XCTest
 

@@ -1,3 +1,4 @@
+import MuEvalWire
 import Testing
 import WireProtocol
 

@@ -1,3 +1,4 @@
+import MuEvalWire
 import WireProtocol
 import XCTest
 
@@ -109,8 +110,9 @@ final class MessageFormTests: XCTestCase {
             <key>futureKey</key><dict/></hello>
             """)
         XCTAssertEqual(results, [.success(.hello(DeviceHello(
-            deviceId: "A1B2", protocolVersion: 1, deviceName: "Anna's iPhone", model: "iPhone3,1", systemVersion: "4.2.1",
-            appId: "de.example.app", appVersion: "1.0", screenWidth: 320, screenHeight: 480, screenScale: 2)))])
+            deviceId: "A1B2", protocolVersion: 1,
+            device: DeviceDescription(name: "Anna's iPhone", model: "iPhone3,1", systemVersion: "4.2.1", appId: "de.example.app",
+                                      appVersion: "1.0", screenWidth: 320, screenHeight: 480, screenScale: 2))))])
         XCTAssertEqual(decodeAll("<hello><key>deviceId</key><string>x</string></hello>"),
                        [.success(.hello(DeviceHello(deviceId: "x")))])
     }
@@ -147,8 +149,9 @@ final class MessageFormTests: XCTestCase {
     }
 
     func testEncoderOutputDecodes() {
-        let hello = DeviceHello(deviceId: "dev <1>", protocolVersion: 1, deviceName: "A & B", model: "m", systemVersion: "s",
-                                appId: "a", appVersion: "v", screenWidth: 320, screenHeight: 480.5, screenScale: 2)
+        let hello = DeviceHello(deviceId: "dev <1>", protocolVersion: 1,
+                                device: DeviceDescription(name: "A & B", model: "m", systemVersion: "s", appId: "a", appVersion: "v",
+                                                          screenWidth: 320, screenHeight: 480.5, screenScale: 2))
         let welcome = Welcome(sessionId: "session-1", sensors: ["touch"])
         let error = WireReplyError(reason: "class missing", seq: 9)
         let stream = WireEncoder.hello(hello) + WireEncoder.welcome(welcome) + WireEncoder.ack(seq: -5)

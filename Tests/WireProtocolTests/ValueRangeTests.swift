@@ -1,3 +1,4 @@
+import MuEvalWire
 import OrderedCollections
 import Testing
 import WireProtocol

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import XCTest
 @testable import Zeroconf
+import ZeroconfBrowsing
 
 /// The Zeroconf module in this process, against a real avahi-daemon: the lab host's avahi-daemon
 /// runs in a network namespace of the test's own, and this process reaches it through that host's
@@ -58,7 +59,7 @@ final class PublisherTests: XCTestCase {
         let deadline = Date().addingTimeInterval(10)
         var found: [DiscoveredService] = []
         while Date() < deadline {
-            found = try await ZeroconfBrowser.browse(timeout: 1)
+            found = try await ZeroconfBrowser.browse(type: ServiceAnnouncement.captureServiceType, timeout: 1)
             if condition(found) { break }
         }
         return found

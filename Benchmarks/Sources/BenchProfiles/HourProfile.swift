@@ -1,4 +1,5 @@
 import DeviceSimulator
+import MuEvalWire
 import OrderedCollections
 import WireProtocol
 

@@ -17,6 +17,7 @@ import {
   liveSocket, me, run, sessionDuration, sessionIDFromPath, setChildren, setupNoteBox, stateBadge,
 } from "./common.js";
 import { ScreenView, gesturePathOf, touchOf } from "./screen.js";
+import { EventClass } from "./vocabulary.js";
 
 const MAX_ROWS = 500;          // event rows kept in the DOM
 const RATE_WINDOW = 5;         // seconds of arrivals the events/s figure covers
@@ -66,12 +67,12 @@ function showView(view, stack) {
 /** Applies what an event shows on the screen; `at` is its time on the page's clock. */
 function applyToScreen(event, at) {
   const p = event.payload || {};
-  if (event.class === "UserInputEvent") {
+  if (event.class === EventClass.userInput) {
     const touch = touchOf(p);
     if (touch) screen.addTouch({ ...touch, t: at });
     const path = gesturePathOf(p);
     if (path) screen.addGesture({ t: at, path, kind: p.type });
-  } else if (event.class === "UserInterfaceEvent") {
+  } else if (event.class === EventClass.userInterface) {
     const sha = dataSHA(p.screenshot ?? p.image);
     if (sha) screen.showScreenshot(sha);
     if (Array.isArray(p.viewStack)) showView(p.view ?? p.viewStack[p.viewStack.length - 1], p.viewStack);
@@ -105,7 +106,7 @@ function eventRow(event) {
   const className = String(event.class);
   ensureFilter(className);
   return el("div", {
-    class: `ev${className === "ObserverNote" ? " note" : ""}`,
+    class: `ev${className === EventClass.observerNote ? " note" : ""}`,
     "data-testid": "event-row",
     dataset: { class: className, eventId: String(event.id) },
     hidden: hiddenClasses.has(className),

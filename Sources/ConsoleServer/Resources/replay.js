@@ -19,6 +19,7 @@ import {
   setupNoteBox, showError, stateBadge,
 } from "./common.js";
 import { ScreenView } from "./screen.js";
+import { EventClass } from "./vocabulary.js";
 
 const ROW = 22;              // px per event row (console.css .ev height)
 const OVERSCAN = 12;         // rows rendered above and below the visible ones
@@ -234,7 +235,7 @@ function renderRows() {
   for (let position = first; position < last; position++) {
     const i = shownEvent(position);
     const row = el("div", {
-      class: `ev${i === currentEvent ? " current" : ""}${classes[events.c[i]] === "ObserverNote" ? " note" : ""}`,
+      class: `ev${i === currentEvent ? " current" : ""}${classes[events.c[i]] === EventClass.observerNote ? " note" : ""}`,
       "data-testid": "event-row",
       dataset: { index: String(i), eventId: String(events.id[i]), t: (events.t[i] - t0).toFixed(3) },
     },

@@ -10,6 +10,7 @@ import {
   api, clearError, deviceLabel, el, formatClock, formatCount, formatDuration, formatTime, liveSocket,
   me, run, safeURL, sessionDuration, sessionIDFromPath, setChildren, stateBadge, studyURL,
 } from "./common.js";
+import { EventClass } from "./vocabulary.js";
 
 const sessionID = sessionIDFromPath();
 const base = `/api/sessions/${encodeURIComponent(sessionID)}`;
@@ -145,7 +146,7 @@ async function loadNotes() {
   const notes = [];
   let after = null;
   do {
-    const query = new URLSearchParams({ classes: "ObserverNote", limit: "500" });
+    const query = new URLSearchParams({ classes: EventClass.observerNote, limit: "500" });
     if (after !== null) query.set("after", String(after));
     const pageOfNotes = await api(`${base}/events?${query}`);
     notes.push(...pageOfNotes.events);

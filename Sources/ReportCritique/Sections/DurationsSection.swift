@@ -9,7 +9,7 @@ struct DurationsSection: ReportSection {
     func body(_ context: ReportContext) -> String {
         var html = context.columns { session in
             guard let durations = session.result(ViewDurations.self), !durations.views.isEmpty else {
-                return "<p class=\"empty\">No view changes in this session.</p>"
+                return emptyNote("No view changes in this session.")
             }
             return table(durations.views, first: "View")
         }

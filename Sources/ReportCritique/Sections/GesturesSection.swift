@@ -7,8 +7,7 @@ struct GesturesSection: ReportSection {
 
     func body(_ context: ReportContext) -> String {
         context.columns { session in
-            let views = session.result(InputModalities.self)?.views ?? []
-            guard !views.isEmpty else { return "<p class=\"empty\">No input in this session.</p>" }
+            guard let views = session.result(InputModalities.self)?.views.nonEmpty else { return emptyNote("No input in this session.") }
             return "<table class=\"gestures\"><tr><th>View</th><th>Taps</th><th>Button presses</th><th>Row selections</th><th>Gestures</th></tr>"
                 + views.map { view in
                     let gestures = view.gestures.map { "\(esc($0.kind)) \($0.count)" }.joined(separator: ", ")

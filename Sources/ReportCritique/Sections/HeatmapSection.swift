@@ -11,8 +11,9 @@ struct HeatmapSection: ReportSection {
             + context.columns { session in
                 let heatmaps = session.result(TouchHeatmaps.self)?.heatmaps ?? []
                 let paths = Dictionary(grouping: session.result(GesturePaths.self)?.paths ?? [], by: \.screenshot)
-                let shown = Set(heatmaps.map(\.screenshot)).union(paths.keys.compactMap { $0 }).sorted()
-                guard !shown.isEmpty else { return "<p class=\"empty\">No touches on a screenshot in this session.</p>" }
+                guard let shown = Set(heatmaps.map(\.screenshot)).union(paths.keys.compactMap { $0 }).sorted().nonEmpty else {
+                    return emptyNote("No touches on a screenshot in this session.")
+                }
                 let touches = Dictionary(uniqueKeysWithValues: heatmaps.map { ($0.screenshot, $0.touches) })
                 return "<div class=\"gallery\">" + shown.compactMap { index -> String? in
                     guard let file = session.shotFile(index) else { return nil }

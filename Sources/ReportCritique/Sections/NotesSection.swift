@@ -7,9 +7,8 @@ struct NotesSection: ReportSection {
 
     func body(_ context: ReportContext) -> String {
         context.columns { session in
-            let notes = session.result(ObserverNotes.self)?.notes ?? []
-            guard !notes.isEmpty else {
-                return "<p class=\"empty\">No observer took a note in this session (<code>muevalctl note</code>, or the console while watching or replaying).</p>"
+            guard let notes = session.result(ObserverNotes.self)?.notes.nonEmpty else {
+                return emptyNote("No observer took a note in this session (<code>muevalctl note</code>, or the console while watching or replaying).")
             }
             return "<ol class=\"notes\">" + notes.map { entry in
                 let observer = entry.note.observer.map { " · \(esc($0))" } ?? ""

@@ -7,8 +7,7 @@ struct ProblemsSection: ReportSection {
 
     func body(_ context: ReportContext) -> String {
         context.columns { session in
-            let problems = session.analysis.problems
-            guard !problems.isEmpty else { return "<p class=\"empty\">No usability problem detected.</p>" }
+            guard let problems = session.analysis.problems.nonEmpty else { return emptyNote("No usability problem detected.") }
             let counts = Dictionary(grouping: problems, by: \.kind)
             let summary = UsabilityProblem.Kind.allCases.compactMap { kind in counts[kind].map { "\(kind.rawValue): \($0.count)" } }
             return "<p class=\"summary\">\(summary.joined(separator: " · "))</p><ol class=\"problems\">" + problems.map { problem in

@@ -11,9 +11,8 @@ struct StudyComparisonSection: StudyReportSection {
     enum Better { case higher, lower }
 
     func body(_ context: StudyReportContext) -> String {
-        let comparisons = context.results.comparisons
-        guard !comparisons.isEmpty else {
-            return "<p class=\"empty\">Only one iteration\(context.results.iterations.count == 1 ? " is analysed" : " has attempts"): nothing to compare.</p>"
+        guard let comparisons = context.results.comparisons.nonEmpty else {
+            return emptyNote("Only one iteration\(context.results.iterations.count == 1 ? " is analysed" : " has attempts"): nothing to compare.")
         }
         var html = "<p class=\"legend\">Completion and SEQ: later minus earlier iteration; time: later divided by earlier (below 1 is faster). "
             + "“Improved” or “worse” only when the 95 % interval of the change leaves out no change; otherwise “no clear change”.</p>"

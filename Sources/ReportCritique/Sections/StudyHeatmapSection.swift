@@ -7,15 +7,14 @@ struct StudyHeatmapSection: StudyReportSection {
     let title = "Touch heatmaps"
 
     func body(_ context: StudyReportContext) -> String {
-        let heatmaps = context.results.heatmaps
-        guard !heatmaps.isEmpty else { return "<p class=\"empty\">No touches recorded.</p>" }
+        guard let heatmaps = context.results.heatmaps.nonEmpty else { return emptyNote("No touches recorded.") }
         var html = "<p class=\"legend\">Where fingers went down on each view (red where many did), over a screenshot of the view.</p>"
         for iteration in context.results.iterations {
             let mine = heatmaps.filter { $0.iteration == iteration.number }
             guard !mine.isEmpty else { continue }
             let all = mine.filter { $0.participant == nil }
             html += "<h3>\(context.iterationTitle(iteration.number)): all participants</h3>"
-            html += all.isEmpty ? "<p class=\"empty\">No touches.</p>" : "<div class=\"gallery\">" + all.map { canvas($0, context) }.joined() + "</div>"
+            html += all.isEmpty ? emptyNote("No touches.") : "<div class=\"gallery\">" + all.map { canvas($0, context) }.joined() + "</div>"
             let byParticipant = Dictionary(grouping: mine.filter { $0.participant != nil }, by: { $0.participant! })
             for participant in iteration.participants {
                 guard let maps = byParticipant[participant] else { continue }

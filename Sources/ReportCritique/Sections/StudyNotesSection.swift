@@ -8,8 +8,9 @@ struct StudyNotesSection: StudyReportSection {
     let title = "Observer notes and quotes"
 
     func body(_ context: StudyReportContext) -> String {
-        let notes = context.results.notes.filter { $0.note.taskMark != .begin && $0.note.taskMark != .end }
-        guard !notes.isEmpty else { return "<p class=\"empty\">No observer took a note in these sessions.</p>" }
+        guard let notes = context.results.notes.filter({ $0.note.taskMark != .begin && $0.note.taskMark != .end }).nonEmpty else {
+            return emptyNote("No observer took a note in these sessions.")
+        }
         let byTask = Dictionary(grouping: notes) { $0.task ?? "" }
         let groups = context.taskNames.filter { byTask[$0] != nil } + (byTask[""] == nil ? [] : [""])
         return groups.map { task in

@@ -31,7 +31,7 @@ struct StudyOverviewSection: StudyReportSection {
         html += "</table>"
         html += "<h3>SUS per iteration</h3>" + StudySUSSection.table(context)
         html += "<h3>Sessions</h3>"
-        guard !results.sessions.isEmpty else { return html + "<p class=\"empty\">No session recorded yet.</p>" }
+        guard !results.sessions.isEmpty else { return html + emptyNote("No session recorded yet.") }
         html += "<table class=\"sessions\"><tr><th>Session</th><th>Name</th><th>Iteration</th><th>Participant</th><th>Duration</th><th>Events</th><th></th></tr>"
         for session in results.sessions {
             html += "<tr><td class=\"num\">\(session.id)</td><td>\(esc(session.name))</td><td>\(context.iterationTitle(session.iteration))</td>"

@@ -10,7 +10,7 @@ struct StudyParticipantsSection: StudyReportSection {
 
     func body(_ context: StudyReportContext) -> String {
         let results = context.results
-        guard !results.iterations.isEmpty else { return "<p class=\"empty\">No iteration analysed.</p>" }
+        guard !results.iterations.isEmpty else { return emptyNote("No iteration analysed.") }
         let tasks = context.taskNames
         var html = "<p class=\"legend\">✓ success · ✗ failure · ⊘ abandoned · ◐ assisted · "
             + "<span class=\"overridden\">*</span> the observer's verdict replaced the derived outcome (hover for both) · blank: not attempted. "

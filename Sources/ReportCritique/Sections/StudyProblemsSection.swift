@@ -9,7 +9,7 @@ struct StudyProblemsSection: StudyReportSection {
 
     func body(_ context: StudyReportContext) -> String {
         let results = context.results
-        guard !results.problems.isEmpty else { return "<p class=\"empty\">No usability problem detected in any session.</p>" }
+        guard !results.problems.isEmpty else { return emptyNote("No usability problem detected in any session.") }
         var html = "<p class=\"legend\">Grouped by kind, view and element within an iteration. Severity 1 (cosmetic) to 4 (catastrophic); "
             + "priority = share of the iteration's participants who hit it × severity.</p>"
         for iteration in results.iterations {

@@ -8,8 +8,9 @@ struct StudySUSSection: StudyReportSection {
     let title = "System Usability Scale"
 
     func body(_ context: StudyReportContext) -> String {
-        let answered = context.results.iterations.filter { !$0.susScores.isEmpty }
-        guard !answered.isEmpty else { return "<p class=\"empty\">No participant answered the SUS questionnaire.</p>" }
+        guard let answered = context.results.iterations.filter({ !$0.susScores.isEmpty }).nonEmpty else {
+            return emptyNote("No participant answered the SUS questionnaire.")
+        }
         return "<p class=\"legend\">Dots: participants' scores. Red line and whisker: the mean and its 95 % interval. "
             + "Bands: the Sauro–Lewis curved grading scale.</p>"
             + answered.map { "<h3>\(context.iterationTitle($0.number))</h3>" + Self.chart($0) }.joined()

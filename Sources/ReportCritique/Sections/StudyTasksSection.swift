@@ -7,8 +7,7 @@ struct StudyTasksSection: StudyReportSection {
     let title = "Tasks"
 
     func body(_ context: StudyReportContext) -> String {
-        let metrics = context.results.taskMetrics
-        guard !metrics.isEmpty else { return "<p class=\"empty\">No task was attempted.</p>" }
+        guard let metrics = context.results.taskMetrics.nonEmpty else { return emptyNote("No task was attempted.") }
         var html = "<p class=\"legend\">Completion: successes per attempt, adjusted-Wald 95 % interval (assisted counts as not completed). "
             + "Time: geometric mean of successful attempts, 95 % interval. SEQ: Single Ease Question, 1 (very difficult) to 7 (very easy). "
             + "Misclicks, unresponsive taps, extra views (beyond the expected path) and backtracks: means per attempt.</p>"

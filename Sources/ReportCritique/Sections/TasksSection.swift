@@ -9,7 +9,7 @@ struct TasksSection: ReportSection {
         let runs = context.sessions.map { $0.result(Tasks.self)?.runs ?? [] }
         var names: [String] = []
         for name in runs.flatMap({ $0.map(\.name) }) where !names.contains(name) { names.append(name) }
-        guard !names.isEmpty else { return "<p class=\"empty\">No task markers (`beginEvent`/`endEvent`) in \(context.isComparison ? "these sessions" : "this session").</p>" }
+        guard !names.isEmpty else { return emptyNote("No task markers (`beginEvent`/`endEvent`) in \(context.isComparison ? "these sessions" : "this session").") }
         var html = "<table class=\"tasks\"><tr><th>Task</th>"
         html += context.sessions.map { session in
             let who = context.isComparison ? " (\(esc(session.label)))" : ""

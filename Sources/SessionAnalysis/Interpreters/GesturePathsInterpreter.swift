@@ -1,3 +1,5 @@
+public import SessionModel
+
 /// A finger's path that was not a tap, on the screenshot it was drawn on (seed 001: gesture paths on screenshots).
 public struct GesturePath: Equatable, Sendable {
     public var screenshot: Int?

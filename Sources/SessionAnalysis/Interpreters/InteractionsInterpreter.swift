@@ -1,3 +1,5 @@
+public import MuEvalWire
+public import SessionModel
 public import WireProtocol
 
 /// A finger's way across the screen, from touch-down to lift (touch phases began, moved…, ended).

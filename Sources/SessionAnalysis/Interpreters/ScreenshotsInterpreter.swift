@@ -1,3 +1,4 @@
+public import SessionModel
 public import WireProtocol
 /// One distinct screenshot: the index the other results use to refer to it.
 public struct Screenshot: Equatable, Sendable {

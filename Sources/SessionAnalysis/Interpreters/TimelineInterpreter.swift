@@ -1,4 +1,5 @@
 internal import Foundation
+internal import MuEvalWire
 internal import WireProtocol
 
 /// One line of the event log.

@@ -1,3 +1,5 @@
+public import SessionModel
+
 /// The touches on one screenshot (thesis 5.3, `TouchHeatmapInterpreter`).
 public struct Heatmap: Equatable, Sendable {
     public var screenshot: Int

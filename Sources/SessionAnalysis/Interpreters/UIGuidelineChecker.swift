@@ -1,3 +1,4 @@
+internal import MuEvalWire
 internal import WireProtocol
 
 /// Checks the UI state trees of every view against the quantifiable rules of Apple's iOS Human Interface

@@ -1,3 +1,4 @@
+public import SessionModel
 internal import WireProtocol
 
 /// A usability problem found in the session: where it happened, the evidence, and what to change.

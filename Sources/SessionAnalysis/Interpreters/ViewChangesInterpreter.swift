@@ -1,18 +1,15 @@
-/// One step of the navigation path (thesis 5.3, `ViewChangesInterpreter`).
+/// One step of the navigation path (thesis 5.3, `ViewChangesInterpreter`): a view's appearance, whose fields read as
+/// the step's own (`step.view`, `step.stack`), with the screenshot it showed.
+@dynamicMemberLookup
 public struct NavigationStep: Equatable, Sendable {
-    public var eventID: Int64
-    public var time: Double
-    public var view: String
-    public var title: String?
-    /// launch, push, modal, pop, dismiss.
-    public var transition: String
-    /// The view stack, root first.
-    public var stack: [String]
+    public var appearance: ViewAppearance
     /// The screenshot of the view, or the last one before it when the event had none.
     public var screenshot: Int?
 
+    public subscript<Value>(dynamicMember field: KeyPath<ViewAppearance, Value>) -> Value { appearance[keyPath: field] }
+
     /// The stack as the report prints it: `Blogs > Posts > Write`.
-    public var stackText: String { stack.joined(separator: " > ") }
+    public var stackText: String { appearance.stack.joined(separator: " > ") }
 }
 
 public struct NavigationPath: InterpretationResult, Equatable {
@@ -29,9 +26,7 @@ public struct ViewChangesInterpreter: Interpreter {
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let screenshots = try results.required(Screenshots.self)
         let steps = try results.required(Interactions.self).appearances.map { appearance in
-            NavigationStep(eventID: appearance.eventID, time: appearance.time, view: appearance.view, title: appearance.title,
-                           transition: appearance.transition, stack: appearance.stack,
-                           screenshot: screenshots.shown(at: appearance.time))
+            NavigationStep(appearance: appearance, screenshot: screenshots.shown(at: appearance.time))
         }
         results.add(NavigationPath(steps: steps))
     }

@@ -1,3 +1,5 @@
+public import MuEvalWire
+public import SessionModel
 public import WireProtocol
 
 /// One event with its payload decoded: the dictionary the device sent.
@@ -7,13 +9,6 @@ public struct JournalEvent: Sendable {
     /// Device time, seconds since 1970.
     public var time: Double
     public var payload: PlistValue
-
-    public init(id: Int64, eventClass: String, time: Double, payload: PlistValue) {
-        self.id = id
-        self.eventClass = eventClass
-        self.time = time
-        self.payload = payload
-    }
 
     public subscript(key: String) -> PlistValue? { payload[key] }
 

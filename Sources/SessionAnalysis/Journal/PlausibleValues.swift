@@ -1,3 +1,4 @@
+internal import MuEvalWire
 internal import WireProtocol
 
 /// Whether a number read from a session file can be used: a value outside its range (`ValueRanges`,

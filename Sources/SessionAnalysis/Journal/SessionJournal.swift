@@ -1,5 +1,6 @@
 internal import Foundation
 internal import JournalStorage
+internal import MuEvalWire
 public import SessionModel
 internal import WireProtocol
 

@@ -1,0 +1,252 @@
+public import SessionModel
+public import WireProtocol
+
+// The payloads of `study` (one per `action`), `task` and `questionnaire` (docs/STUDIES.md).
+
+/// What `study` does: the request's `action`.
+public enum StudyAction: String, Codable, Sendable, CaseIterable {
+    case create, list, show
+    case addIteration = "iteration-add"
+    case addTask = "task-add"
+    case addParticipant = "participant-add"
+    case addQuestion = "question-add"
+}
+
+extension ControlRequest {
+    /// `study`: one of its actions, each with its own payload.
+    public enum StudyCommand: Sendable, Equatable, Codable {
+        case create(CreateStudy)
+        case list(ListStudies)
+        case show(ShowStudy)
+        case addIteration(AddIteration)
+        case addTask(AddTask)
+        case addParticipant(AddParticipant)
+        case addQuestion(AddQuestion)
+
+        private enum Keys: String, CodingKey { case action }
+
+        public var action: StudyAction {
+            switch self {
+            case .create: .create
+            case .list: .list
+            case .show: .show
+            case .addIteration: .addIteration
+            case .addTask: .addTask
+            case .addParticipant: .addParticipant
+            case .addQuestion: .addQuestion
+            }
+        }
+
+        public init(from decoder: Decoder) throws {
+            let action = try decoder.container(keyedBy: Keys.self).decodeChoice(StudyAction.self, forKey: .action)
+            do {
+                switch action {
+                case .create: self = .create(try CreateStudy(from: decoder))
+                case .list: self = .list(try ListStudies(from: decoder))
+                case .show: self = .show(try ShowStudy(from: decoder))
+                case .addIteration: self = .addIteration(try AddIteration(from: decoder))
+                case .addTask: self = .addTask(try AddTask(from: decoder))
+                case .addParticipant: self = .addParticipant(try AddParticipant(from: decoder))
+                case .addQuestion: self = .addQuestion(try AddQuestion(from: decoder))
+                }
+            } catch let error as DecodingError {
+                throw ControlRequestError("study \(action.rawValue)", error)
+            }
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var fields = encoder.container(keyedBy: Keys.self)
+            try fields.encode(action, forKey: .action)
+            switch self {
+            case .create(let payload): try payload.encode(to: encoder)
+            case .list(let payload): try payload.encode(to: encoder)
+            case .show(let payload): try payload.encode(to: encoder)
+            case .addIteration(let payload): try payload.encode(to: encoder)
+            case .addTask(let payload): try payload.encode(to: encoder)
+            case .addParticipant(let payload): try payload.encode(to: encoder)
+            case .addQuestion(let payload): try payload.encode(to: encoder)
+            }
+        }
+    }
+
+    public struct CreateStudy: ControlPayload {
+        public typealias Reply = Study
+        public var study: String
+        /// The app under test's id, as its devices announce it.
+        public var appId: String?
+        public var description: String?
+
+        public init(study: String, appId: String? = nil, description: String? = nil) {
+            self.study = study
+            self.appId = appId
+            self.description = description
+        }
+
+        public var request: ControlRequest { .study(.create(self)) }
+
+        private enum CodingKeys: String, CodingKey { case study, appId, description = "label" }
+    }
+
+    public struct ListStudies: ControlPayload {
+        public typealias Reply = [Study]
+        public init() {}
+        public var request: ControlRequest { .study(.list(self)) }
+    }
+
+    /// The study with its sessions and questionnaire answers.
+    public struct ShowStudy: ControlPayload {
+        public typealias Reply = StudyData
+        public var study: String
+
+        public init(study: String) {
+            self.study = study
+        }
+
+        public var request: ControlRequest { .study(.show(self)) }
+    }
+
+    public struct AddIteration: ControlPayload {
+        public typealias Reply = StudyIteration
+        public var study: String
+        /// Its number; nil: one more than the last.
+        public var number: Int?
+        /// What is tested: an app version or a prototype round.
+        public var label: String?
+
+        public init(study: String, number: Int? = nil, label: String? = nil) {
+            self.study = study
+            self.number = number
+            self.label = label
+        }
+
+        public var request: ControlRequest { .study(.addIteration(self)) }
+
+        private enum CodingKeys: String, CodingKey { case study, number = "iteration", label }
+    }
+
+    public struct AddTask: ControlPayload {
+        public typealias Reply = StudyTask
+        public var study: String
+        public var task: StudyTask
+
+        public init(study: String, task: StudyTask) {
+            self.study = study
+            self.task = task
+        }
+
+        public var request: ControlRequest { .study(.addTask(self)) }
+
+        private enum CodingKeys: String, CodingKey { case study, task = "newTask" }
+    }
+
+    public struct AddParticipant: ControlPayload {
+        public typealias Reply = Participant
+        public var study: String
+        /// A pseudonymous code, such as P07.
+        public var code: String
+        /// What the study groups by (`experience: novice`).
+        public var attributes: [String: String]
+
+        public init(study: String, code: String, attributes: [String: String] = [:]) {
+            self.study = study
+            self.code = code
+            self.attributes = attributes
+        }
+
+        public var request: ControlRequest { .study(.addParticipant(self)) }
+
+        private enum CodingKeys: String, CodingKey { case study, code = "participant", attributes }
+
+        public init(from decoder: Decoder) throws {
+            let fields = try decoder.container(keyedBy: CodingKeys.self)
+            study = try fields.decode(String.self, forKey: .study)
+            code = try fields.decode(String.self, forKey: .code)
+            attributes = try fields.decodeIfPresent([String: String].self, forKey: .attributes) ?? [:]
+        }
+    }
+
+    /// One of the study's own questions, answered in free text.
+    public struct AddQuestion: ControlPayload {
+        public typealias Reply = StudyQuestion
+        public var study: String
+        public var question: StudyQuestion
+
+        public init(study: String, question: StudyQuestion) {
+            self.study = study
+            self.question = question
+        }
+
+        public var request: ControlRequest { .study(.addQuestion(self)) }
+
+        private enum CodingKeys: String, CodingKey { case study, id = "name", text = "label" }
+
+        public init(from decoder: Decoder) throws {
+            let fields = try decoder.container(keyedBy: CodingKeys.self)
+            study = try fields.decode(String.self, forKey: .study)
+            question = StudyQuestion(id: try fields.decode(String.self, forKey: .id), text: try fields.decode(String.self, forKey: .text))
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var fields = encoder.container(keyedBy: CodingKeys.self)
+            try fields.encode(study, forKey: .study)
+            try fields.encode(question.id, forKey: .id)
+            try fields.encode(question.text, forKey: .text)
+        }
+    }
+
+    /// `task`: an observer's mark of a study task in a session; answered with the stored event.
+    public struct MarkTask: ControlPayload {
+        public typealias Reply = StoredEvent
+        public var session: String
+        public var mark: TaskMark
+        public var task: String
+        /// The verdict, with `outcome`.
+        public var outcome: TaskOutcome?
+        /// Why this verdict.
+        public var comment: String?
+
+        public init(session: String, mark: TaskMark, task: String, outcome: TaskOutcome? = nil, comment: String? = nil) {
+            self.session = session
+            self.mark = mark
+            self.task = task
+            self.outcome = outcome
+            self.comment = comment
+        }
+
+        public var request: ControlRequest { .task(self) }
+
+        private enum CodingKeys: String, CodingKey { case session, mark = "action", task, outcome, comment = "text" }
+
+        public init(from decoder: Decoder) throws {
+            let fields = try decoder.container(keyedBy: CodingKeys.self)
+            session = try fields.decode(String.self, forKey: .session)
+            mark = try fields.decodeChoice(TaskMark.self, forKey: .mark)
+            task = try fields.decode(String.self, forKey: .task)
+            outcome = try fields.decodeChoiceIfPresent(TaskOutcome.self, forKey: .outcome)
+            comment = try fields.decodeIfPresent(String.self, forKey: .comment)
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var fields = encoder.container(keyedBy: CodingKeys.self)
+            try fields.encode(session, forKey: .session)
+            try fields.encode(mark.rawValue, forKey: .mark)
+            try fields.encode(task, forKey: .task)
+            try fields.encodeIfPresent(outcome, forKey: .outcome)
+            try fields.encodeIfPresent(comment, forKey: .comment)
+        }
+    }
+
+    /// `questionnaire`: a participant's answers, stored all or none; answered with them.
+    public struct RecordAnswers: ControlPayload {
+        public typealias Reply = StudyResponses
+        public var study: String
+        public var responses: StudyResponses
+
+        public init(study: String, responses: StudyResponses) {
+            self.study = study
+            self.responses = responses
+        }
+
+        public var request: ControlRequest { .questionnaire(self) }
+    }
+}

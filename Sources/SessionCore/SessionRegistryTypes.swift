@@ -1,0 +1,47 @@
+public import MuEvalWire
+
+/// Errors of session management, worded for the developer at the `muevalctl` prompt.
+public enum SessionError: Error, CustomStringConvertible, Equatable {
+    case notFound(String)
+    case alreadyStopped(Int64)
+    case stillRecording(Int64)
+    case deviceBusy(device: String, session: Int64)
+    case ambiguous(String)
+    /// Being stopped right now: it takes events neither through its journal nor in its final file yet.
+    case stopping(Int64)
+
+    public var description: String {
+        switch self {
+        case .notFound(let key): "no session \"\(key)\" (see `muevalctl sessions`)"
+        case .alreadyStopped(let id): "session \(id) is already stopped"
+        case .stillRecording(let id): "session \(id) is still open: stop it first (`muevalctl stop \(id)`)"
+        case .deviceBusy(let device, let session): "device \(device) already records into session \(session): stop that one first"
+        case .ambiguous(let key): "\"\(key)\" names several sessions: use the id"
+        case .stopping(let id): "session \(id) is being stopped: try again in a moment"
+        }
+    }
+}
+
+/// How a device came to its session, or why it has none.
+public enum AttachOutcome: Sendable {
+    case attached(EvaluationSession)
+    /// `logged`: the registry logged it already, rate-limited (a wrong pairing code), so the
+    /// connection does not: a flood of guesses must not flood the journal.
+    case rejected(reason: String, logged: Bool = false)
+    /// A session is being opened for the device, off the caller's thread (policy `auto`): the
+    /// outcome follows through the `opened` callback of `attach`.
+    case opening
+}
+
+/// Who a connection is: the hello's device id, or its address when it sent no hello.
+public struct ConnectingDevice: Sendable, Equatable {
+    public var id: String
+    public var hello: DeviceHello?
+    public var address: String?
+
+    public init(id: String, hello: DeviceHello?, address: String?) {
+        self.id = id
+        self.hello = hello
+        self.address = address
+    }
+}

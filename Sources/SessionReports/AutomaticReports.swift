@@ -1,0 +1,53 @@
+internal import Foundation
+internal import ServiceLifecycle
+package import SessionCore
+internal import SessionModel
+
+/// The default report of every session that stops while muevald runs, started as soon as its file is
+/// final (thesis 2.4.1: "as soon as the developer stops the evaluation session … the framework should
+/// start the analysis phase"). The daemon's, not the console's: a disabled or failed console changes
+/// nothing here. Imported sessions get theirs on request (`muevalctl report`, the console), as before.
+package struct AutomaticReports: Service {
+    private let reports: SessionReports
+    private let registry: SessionRegistry
+    /// Taken when the service is made, before the daemon's services run, so that no stop is missed.
+    private let events: SessionEventSubscription
+    /// When the subscription began: a stop after it is this service's to report.
+    private let since: Double
+
+    package init(reports: SessionReports, registry: SessionRegistry, now: Double = Date().timeIntervalSince1970) {
+        self.reports = reports
+        self.registry = registry
+        events = registry.events.subscribe()
+        since = now
+    }
+
+    package func run() async throws {
+        await withGracefulShutdownHandler {
+            var reported: Set<Int64> = []
+            for await event in events {
+                switch event {
+                case .stopped(let record):
+                    reported.insert(record.id)
+                    reports.write(record)
+                case .missed:
+                    // A stop may be among what was dropped: the catalog has every session stopped since the
+                    // subscription (a catalog that cannot be read now is read again at the next gap).
+                    for record in (try? registry.sessions()) ?? [] where Self.stoppedHere(record, since: since) && !reported.contains(record.id) {
+                        reported.insert(record.id)
+                        reports.write(record)
+                    }
+                case .started, .deviceAttached, .deviceDetached, .pairingCodesChanged, .stopping, .imported, .deleted:
+                    break
+                }
+            }
+        } onGracefulShutdown: { [events] in
+            events.cancel()
+        }
+    }
+
+    /// Stopped by muevald since `since`: not an import, which is as final but gets its report on request.
+    static func stoppedHere(_ record: SessionRecord, since: Double) -> Bool {
+        record.state == .stopped && record.imports == nil && (record.stopped ?? 0) >= since
+    }
+}

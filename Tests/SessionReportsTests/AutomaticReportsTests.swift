@@ -1,0 +1,62 @@
+import Foundation
+import GroupCommit
+import JournalStorage
+import Logging
+import SessionCore
+import SessionModel
+@testable import SessionReports
+import Testing
+
+/// The daemon's automatic report: every session stopped while it runs gets its default report, even
+/// when the lifecycle events that said so were dropped for a slow reader.
+@Suite struct AutomaticReportsTests {
+    private let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-reports-\(UUID().uuidString.prefix(8))").path
+
+    private func registry(buffer: Int) throws -> SessionRegistry {
+        SessionRegistry(catalog: try Catalog(directory: directory), policy: .reject, journalLimits: JournalWriterLimits(),
+                        counters: CaptureCounters(), tail: LiveTail(), logger: Logger(label: "test"),
+                        events: SessionEvents(capacity: buffer)) { _, _ in }
+    }
+
+    /// Waits until `condition` holds, for at most `seconds`.
+    private func eventually(_ seconds: Double, _ condition: () -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !condition() {
+            if ContinuousClock.now > deadline { return false }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    private func index(_ session: Int64) -> String { "\(directory)/reports/\(session)/default/index.html" }
+
+    @Test func sessionsStoppedWhileTheirEventsWereDroppedGetTheirReports() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Room for one event: the three starts and stops overflow it before the service reads.
+        let registry = try registry(buffer: 1)
+        let reports = SessionReports(dataDirectory: directory, logger: Logger(label: "test"))
+        let service = AutomaticReports(reports: reports, registry: registry)
+        var stopped: [Int64] = []
+        for name in ["a", "b", "c"] {
+            _ = try await registry.start(name: name, testUser: nil, notes: nil, sensors: [], device: nil, now: Date().timeIntervalSince1970)
+            stopped.append(try await registry.stop(name, now: Date().timeIntervalSince1970).id)
+        }
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        #expect(try await eventually(30) { stopped.allSatisfy { FileManager.default.fileExists(atPath: index($0)) } },
+                "reports of \(stopped)")
+        await registry.shutdown()
+    }
+
+    @Test func onlySessionsMuevaldStoppedSinceItStartedAreItsToReport() {
+        var record = SessionRecord(id: 1, uuid: "u", name: "s", sensors: [], state: .stopped, created: 0, path: "/s.sqlite", events: 0)
+        record.stopped = 100
+        #expect(AutomaticReports.stoppedHere(record, since: 50))
+        #expect(!AutomaticReports.stoppedHere(record, since: 150), "stopped before muevald started")
+        record.imports = []
+        #expect(!AutomaticReports.stoppedHere(record, since: 50), "an import gets its report on request")
+        record.imports = nil
+        record.state = .recording
+        #expect(!AutomaticReports.stoppedHere(record, since: 50))
+    }
+}
