@@ -1,5 +1,5 @@
 public import MuEvalWire
-public import WireProtocol
+internal import WireProtocol
 
 /// Think-aloud audio for tests: a tone as 16-bit mono PCM WAV, cut into `<media>` chunks as a
 /// recording device streams it (part 0 carries the header, its sizes unknown while recording).

@@ -4,7 +4,7 @@ internal import NIOConcurrencyHelpers
 internal import NIOCore
 internal import NIOPosix
 public import OrderedCollections
-public import WireProtocol
+internal import WireProtocol
 
 /// A device's TCP connection to a test daemon: sends wire messages, collects the replies.
 public final class TestDevice: Sendable {

@@ -55,8 +55,8 @@ public struct ReportWriter {
     }
 
     private func page(_ context: ReportContext) -> String {
-        let parts = configuration.sections.map(\.section).map { section in
-            ReportDirectory.Part(id: section.kind.rawValue, title: section.title, body: section.body(context))
+        let parts = configuration.sections.map { kind in
+            ReportDirectory.Part(id: kind.rawValue, title: kind.title, body: kind.section.body(context))
         }
         let count = context.sessions.count
         return ReportDirectory.page(title: "Usability report: " + context.sessions.map(\.label).joined(separator: ", "),

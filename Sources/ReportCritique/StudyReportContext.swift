@@ -68,10 +68,9 @@ extension StudyReportLinks {
     }
 }
 
-/// One part of the study report, like `ReportSection` for a session's.
+/// One part of the study report, like `ReportSection` for a session's; its id and title are registered
+/// in `StudyReportWriter.sections`.
 protocol StudyReportSection {
-    var id: String { get }
-    var title: String { get }
     func body(_ context: StudyReportContext) -> String
 }
 

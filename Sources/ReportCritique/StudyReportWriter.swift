@@ -21,10 +21,16 @@ public struct StudyReportLinks: Sendable {
 /// and each screenshot the heatmaps and problems show, once per SHA-256, read from the session files.
 /// Charts are SVG drawn here, so the page reads without script; the script only draws the heatmaps.
 public struct StudyReportWriter {
-    /// The sections, in order.
-    static var sections: [any StudyReportSection] { [
-        StudyOverviewSection(), StudyTasksSection(), StudyComparisonSection(), StudyParticipantsSection(),
-        StudySUSSection(), StudyProblemsSection(), StudyHeatmapSection(), StudyNotesSection(),
+    /// The sections, in order: the one place where a study section is registered.
+    static var sections: [(id: String, title: String, section: any StudyReportSection)] { [
+        ("overview", "Overview", StudyOverviewSection()),
+        ("tasks", "Tasks", StudyTasksSection()),
+        ("comparison", "Iteration against iteration", StudyComparisonSection()),
+        ("participants", "Participants", StudyParticipantsSection()),
+        ("sus", "System Usability Scale", StudySUSSection()),
+        ("problems", "Problems across participants", StudyProblemsSection()),
+        ("heatmaps", "Touch heatmaps", StudyHeatmapSection()),
+        ("notes", "Observer notes and quotes", StudyNotesSection()),
     ] }
 
     public init() {}
@@ -34,7 +40,7 @@ public struct StudyReportWriter {
     public func write(_ results: StudyResults, to directory: String, links: StudyReportLinks) throws -> String {
         let shots = try ReportDirectory.create(directory)
         let context = StudyReportContext(results: results, links: links, shotFiles: try writeScreenshots(of: results, into: shots))
-        let parts = Self.sections.map { ReportDirectory.Part(id: $0.id, title: $0.title, body: $0.body(context)) }
+        let parts = Self.sections.map { ReportDirectory.Part(id: $0.id, title: $0.title, body: $0.section.body(context)) }
         let participants = Set(results.iterations.flatMap(\.participants)).count
         let index = directory + "/index.html"
         try ReportDirectory.write(ReportDirectory.page(

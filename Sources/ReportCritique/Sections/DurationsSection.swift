@@ -3,9 +3,6 @@ internal import SessionAnalysis
 /// Time per view, sorted, as a table with bars (thesis 5.4, `ViewDurationSection`), and time per functionality
 /// per user (seed 001 Fig. 1) when views are grouped or several users are compared.
 struct DurationsSection: ReportSection {
-    let kind = SectionKind.durations
-    let title = "View durations"
-
     func body(_ context: ReportContext) -> String {
         var html = context.columns { session in
             guard let durations = session.result(ViewDurations.self), !durations.views.isEmpty else {

@@ -2,9 +2,6 @@ internal import SessionAnalysis
 
 /// Gestures versus buttons per view (seed 001 Fig. 3): which way users choose where the app offers both.
 struct GesturesSection: ReportSection {
-    let kind = SectionKind.gestures
-    let title = "Gestures and buttons"
-
     func body(_ context: ReportContext) -> String {
         context.columns { session in
             guard let views = session.result(InputModalities.self)?.views.nonEmpty else { return emptyNote("No input in this session.") }

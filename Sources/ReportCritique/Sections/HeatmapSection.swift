@@ -3,9 +3,6 @@ internal import SessionAnalysis
 /// Touches as heat over each screenshot, and gesture paths as lines, drawn by report.js on canvases
 /// (thesis 5.4, `TouchHeatmapsSection`). Coordinates are in points; the canvas has the screen's size in points.
 struct HeatmapSection: ReportSection {
-    let kind = SectionKind.heatmaps
-    let title = "Touch heatmaps"
-
     func body(_ context: ReportContext) -> String {
         "<p class=\"legend\">Circles: where fingers went down (red where many did). Lines: gesture paths, from the dot.</p>"
             + context.columns { session in

@@ -2,9 +2,6 @@ internal import SessionAnalysis
 
 /// The way through the app's views, with the view stack and a thumbnail at each step (thesis 5.4, `NavigationPathSection`).
 struct NavigationSection: ReportSection {
-    let kind = SectionKind.navigation
-    let title = "Navigation path"
-
     func body(_ context: ReportContext) -> String {
         context.columns { session in
             guard let steps = session.result(NavigationPath.self)?.steps.nonEmpty else { return emptyNote("No view changes in this session.") }

@@ -2,9 +2,6 @@ internal import SessionAnalysis
 
 /// The observers' notes (issue 15), in session time, each with its kind, observer and the screen of its moment.
 struct NotesSection: ReportSection {
-    let kind = SectionKind.notes
-    let title = "Observer notes"
-
     func body(_ context: ReportContext) -> String {
         context.columns { session in
             guard let notes = session.result(ObserverNotes.self)?.notes.nonEmpty else {

@@ -1,9 +1,6 @@
 internal import SessionAnalysis
 
 struct OverviewSection: ReportSection {
-    let kind = SectionKind.overview
-    let title = "Overview"
-
     func body(_ context: ReportContext) -> String {
         let rows: [(String, (ReportedSession) -> String)] = [
             ("Session", { esc($0.analysis.journal.session.name) }),

@@ -2,9 +2,6 @@ internal import SessionAnalysis
 
 /// Usability problems of every detector: where, the evidence, and the change to make (thesis 2.4.3).
 struct ProblemsSection: ReportSection {
-    let kind = SectionKind.problems
-    let title = "Usability problems"
-
     func body(_ context: ReportContext) -> String {
         context.columns { session in
             guard let problems = session.analysis.problems.nonEmpty else { return emptyNote("No usability problem detected.") }

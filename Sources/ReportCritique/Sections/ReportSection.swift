@@ -1,7 +1,6 @@
 /// One part of the report (thesis 4.2.3: each `Section` subclass both holds and renders its content).
+/// Its kind and title are registered with `SectionKind`, so a section's type holds only its rendering.
 protocol ReportSection {
-    var kind: SectionKind { get }
-    var title: String { get }
     /// The section's HTML, inside its `<section>`; read from the analysis results of every session.
     func body(_ context: ReportContext) -> String
 }
@@ -19,6 +18,21 @@ extension SectionKind {
         case .problems: ProblemsSection()
         case .notes: NotesSection()
         case .tasks: TasksSection()
+        }
+    }
+
+    /// The section's heading.
+    var title: String {
+        switch self {
+        case .overview: "Overview"
+        case .timeline: "Timeline"
+        case .heatmaps: "Touch heatmaps"
+        case .navigation: "Navigation path"
+        case .durations: "View durations"
+        case .gestures: "Gestures and buttons"
+        case .problems: "Usability problems"
+        case .notes: "Observer notes"
+        case .tasks: "Tasks"
         }
     }
 }

@@ -4,9 +4,6 @@ internal import StudyMetrics
 /// Did the redesign help? Each task, each iteration against the one before: the difference (or ratio) with
 /// its interval, and in words whether it is larger than the interval.
 struct StudyComparisonSection: StudyReportSection {
-    let id = "comparison"
-    let title = "Iteration against iteration"
-
     /// Which way is better for a measure.
     enum Better { case higher, lower }
 

@@ -3,9 +3,6 @@ internal import StudyAnalysis
 /// Touches per view, of all an iteration's participants together, then of each participant (folded: drawn
 /// when opened). report.js draws them as the session report's heatmaps.
 struct StudyHeatmapSection: StudyReportSection {
-    let id = "heatmaps"
-    let title = "Touch heatmaps"
-
     func body(_ context: StudyReportContext) -> String {
         guard let heatmaps = context.results.heatmaps.nonEmpty else { return emptyNote("No touches recorded.") }
         var html = "<p class=\"legend\">Where fingers went down on each view (red where many did), over a screenshot of the view.</p>"

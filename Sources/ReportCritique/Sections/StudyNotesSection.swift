@@ -4,9 +4,6 @@ internal import WireProtocol
 /// The observers' notes and quotes, grouped by the task being attempted when they were taken. Task begin
 /// and end marks are left out (the participants section shows the attempts); verdicts stay.
 struct StudyNotesSection: StudyReportSection {
-    let id = "notes"
-    let title = "Observer notes and quotes"
-
     func body(_ context: StudyReportContext) -> String {
         guard let notes = context.results.notes.filter({ $0.note.taskMark != .begin && $0.note.taskMark != .end }).nonEmpty else {
             return emptyNote("No observer took a note in these sessions.")

@@ -4,9 +4,6 @@ internal import StudyMetrics
 
 /// The study, its app, iterations, tasks, participants and sessions, and the SUS of each iteration.
 struct StudyOverviewSection: StudyReportSection {
-    let id = "overview"
-    let title = "Overview"
-
     func body(_ context: StudyReportContext) -> String {
         let results = context.results, study = results.study
         let tasks = study.tasks.map { task in

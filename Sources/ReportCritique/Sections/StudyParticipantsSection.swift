@@ -3,9 +3,6 @@ internal import WireProtocol
 
 /// Participants side by side: per iteration a matrix of participant × task with each attempt's outcome and time.
 struct StudyParticipantsSection: StudyReportSection {
-    let id = "participants"
-    let title = "Participants"
-
     static let symbols: [TaskOutcome: String] = [.success: "✓", .failure: "✗", .abandoned: "⊘", .assisted: "◐"]
 
     func body(_ context: StudyReportContext) -> String {

@@ -4,9 +4,6 @@ internal import StudyAnalysis
 /// Usability problems across participants, per iteration, ranked by priority (share of participants × severity),
 /// each with a marked screenshot and where every participant met it.
 struct StudyProblemsSection: StudyReportSection {
-    let id = "problems"
-    let title = "Problems across participants"
-
     func body(_ context: StudyReportContext) -> String {
         let results = context.results
         guard !results.problems.isEmpty else { return emptyNote("No usability problem detected in any session.") }

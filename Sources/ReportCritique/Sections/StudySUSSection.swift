@@ -4,9 +4,6 @@ internal import StudyMetrics
 /// The System Usability Scale: each participant's score as a dot on the 0–100 scale over the Sauro–Lewis
 /// grade bands, the mean with its interval, and the grade of each iteration.
 struct StudySUSSection: StudyReportSection {
-    let id = "sus"
-    let title = "System Usability Scale"
-
     func body(_ context: StudyReportContext) -> String {
         guard let answered = context.results.iterations.filter({ !$0.susScores.isEmpty }).nonEmpty else {
             return emptyNote("No participant answered the SUS questionnaire.")

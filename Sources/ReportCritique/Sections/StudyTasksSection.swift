@@ -3,9 +3,6 @@ internal import StudyMetrics
 
 /// Per task, the numbers of each iteration as a table and as bar charts with their intervals.
 struct StudyTasksSection: StudyReportSection {
-    let id = "tasks"
-    let title = "Tasks"
-
     func body(_ context: StudyReportContext) -> String {
         guard let metrics = context.results.taskMetrics.nonEmpty else { return emptyNote("No task was attempted.") }
         var html = "<p class=\"legend\">Completion: successes per attempt, adjusted-Wald 95 % interval (assisted counts as not completed). "

@@ -2,9 +2,6 @@ internal import SessionAnalysis
 
 /// Time on task and interactions per task, from the custom begin/end markers; users side by side.
 struct TasksSection: ReportSection {
-    let kind = SectionKind.tasks
-    let title = "Tasks"
-
     func body(_ context: ReportContext) -> String {
         let runs = context.sessions.map { $0.result(Tasks.self)?.runs ?? [] }
         var names: [String] = []

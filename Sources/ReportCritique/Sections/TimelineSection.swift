@@ -3,9 +3,6 @@ internal import SessionAnalysis
 /// Every event, filterable by class and type and searchable, each linked to the screenshot of its moment.
 /// The rows are JSON for report.js, which renders the ones that match: an hour has 100,000 of them.
 struct TimelineSection: ReportSection {
-    let kind = SectionKind.timeline
-    let title = "Timeline"
-
     func body(_ context: ReportContext) -> String {
         var classes: [String] = []
         var classIndex: [String: Int] = [:]

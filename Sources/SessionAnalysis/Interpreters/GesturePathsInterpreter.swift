@@ -23,8 +23,6 @@ public struct GesturePathsInterpreter: Interpreter {
     /// How long after the finger lifts the capture library may report the gesture it recognised.
     static let recognitionDelay = 0.3
 
-    public init() {}
-
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let interactions = try results.required(Interactions.self)
         let screenshots = try results.required(Screenshots.self)

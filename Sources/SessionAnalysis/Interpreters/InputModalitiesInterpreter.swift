@@ -26,8 +26,6 @@ public struct InputModalitiesInterpreter: Interpreter {
     public let requires: [any InterpretationResult.Type] = [Interactions.self]
     public let produces: [any InterpretationResult.Type] = [InputModalities.self]
 
-    public init() {}
-
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let interactions = try results.required(Interactions.self)
         var order: [String] = []

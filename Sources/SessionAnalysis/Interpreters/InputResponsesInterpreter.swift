@@ -16,8 +16,6 @@ public struct InputResponsesInterpreter: Interpreter {
     public let requires: [any InterpretationResult.Type] = [Interactions.self]
     public let produces: [any InterpretationResult.Type] = [InputResponses.self]
 
-    public init() {}
-
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let interactions = try results.required(Interactions.self)
         let updates = interactions.updates.map(\.time).sorted()

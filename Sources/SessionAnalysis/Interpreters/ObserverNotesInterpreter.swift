@@ -20,8 +20,6 @@ public struct ObserverNotesInterpreter: Interpreter {
     public let requires: [any InterpretationResult.Type] = [Screenshots.self]
     public let produces: [any InterpretationResult.Type] = [ObserverNotes.self]
 
-    public init() {}
-
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let screenshots = try results.required(Screenshots.self)
         var notes: [NoteEntry] = []

@@ -32,8 +32,6 @@ public struct OverviewInterpreter: Interpreter {
     public let requires: [any InterpretationResult.Type] = []
     public let produces: [any InterpretationResult.Type] = [Overview.self]
 
-    public init() {}
-
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         var counts: [String: Int] = [:]
         var start: Double?, end: Double?

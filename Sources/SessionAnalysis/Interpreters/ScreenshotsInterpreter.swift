@@ -38,8 +38,6 @@ public struct ScreenshotsInterpreter: Interpreter {
     public let requires: [any InterpretationResult.Type] = [Interactions.self]
     public let produces: [any InterpretationResult.Type] = [Screenshots.self]
 
-    public init() {}
-
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let takes = try results.required(Interactions.self).screenshots.sorted { $0.time < $1.time }
         var shots: [Screenshot] = []

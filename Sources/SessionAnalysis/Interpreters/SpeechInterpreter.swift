@@ -23,8 +23,6 @@ public struct SpeechInterpreter: Interpreter {
     public let requires: [any InterpretationResult.Type] = [NavigationPath.self, Screenshots.self]
     public let produces: [any InterpretationResult.Type] = [Speech.self, ProblemReport.self]
 
-    public init() {}
-
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let path = try results.required(NavigationPath.self).steps
         let screenshots = try results.required(Screenshots.self)

@@ -24,8 +24,6 @@ public struct TasksInterpreter: Interpreter {
     public let requires: [any InterpretationResult.Type] = [Interactions.self]
     public let produces: [any InterpretationResult.Type] = [Tasks.self]
 
-    public init() {}
-
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let interactions = try results.required(Interactions.self)
         let inputTimes = (interactions.strokes.map(\.start) + interactions.textEntries).sorted()

@@ -31,8 +31,6 @@ public struct TimelineInterpreter: Interpreter {
     /// Keys the timeline shows in their own columns, or that only repeat the row.
     static let shownElsewhere: Set<String> = ["class", "timestamp", "seq", "type", "view", "sensor"]
 
-    public init() {}
-
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let screenshots = try results.required(Screenshots.self)
         var entries: [TimelineEntry] = []

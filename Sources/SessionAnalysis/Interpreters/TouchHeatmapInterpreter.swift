@@ -21,8 +21,6 @@ public struct TouchHeatmapInterpreter: Interpreter {
     public let requires: [any InterpretationResult.Type] = [Interactions.self, Screenshots.self]
     public let produces: [any InterpretationResult.Type] = [TouchHeatmaps.self]
 
-    public init() {}
-
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let screenshots = try results.required(Screenshots.self)
         var touches: [Int: [Point]] = [:]

@@ -21,8 +21,6 @@ public struct ViewChangesInterpreter: Interpreter {
     public let requires: [any InterpretationResult.Type] = [Interactions.self, Screenshots.self]
     public let produces: [any InterpretationResult.Type] = [NavigationPath.self]
 
-    public init() {}
-
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let screenshots = try results.required(Screenshots.self)
         let steps = try results.required(Interactions.self).appearances.map { appearance in

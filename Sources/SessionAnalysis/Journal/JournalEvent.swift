@@ -1,6 +1,6 @@
 public import MuEvalWire
 public import SessionModel
-public import WireProtocol
+internal import WireProtocol
 
 /// One event with its payload decoded: the dictionary the device sent.
 public struct JournalEvent: Sendable {
