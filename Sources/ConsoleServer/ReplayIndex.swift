@@ -2,7 +2,7 @@ internal import Foundation
 internal import JournalStorage
 internal import MuEvalWire
 internal import SessionModel
-internal import SessionReports
+internal import ReportCritique
 internal import WireProtocol
 
 extension SessionReader {

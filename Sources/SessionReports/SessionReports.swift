@@ -21,12 +21,6 @@ package struct ReportState: Codable, Sendable, Equatable {
     package static func failed(_ error: any Error) -> ReportState { ReportState(state: .failed, error: "\(error)") }
 }
 
-/// A usability problem the default report found, at its time: a mark on the replay's scrubber.
-package struct ProblemMark: Codable, Sendable, Equatable {
-    package var t: Double
-    package var title: String
-}
-
 /// A report that was written, or failed.
 package struct FinishedReport: Sendable, Equatable {
     package var session: Int64
