@@ -156,6 +156,7 @@ let package = Package(
         // Zeroconf: announcing the capture service through avahi-daemon (finding it is CaptureLibrary's ZeroconfBrowsing).
         .target(name: "Zeroconf", dependencies: [
             .product(name: "CAvahi", package: "CaptureLibrary"),
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "ZeroconfBrowsing", package: "CaptureLibrary"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -1,9 +1,11 @@
+internal import MuEvalWire
+
 /// What the capture server announces: one name, one port, one TXT record, under one or more types.
 public struct ServiceAnnouncement: Sendable, Equatable {
     /// The service type the capture library browses for (seed 000, section 4.2.1). At 25
     /// characters it is longer than the 15 that RFC 6763 §7.2 allows; Avahi and Bonjour accept
     /// it, strict DNS-SD libraries may not (configure a short alias in `zeroconf.types`).
-    public static let captureServiceType = "_muEvaluationFramework-capture._tcp"
+    public static let captureServiceType = CaptureService.type
 
     /// The instance name; Avahi may pick an alternative when another host uses it.
     public var name: String

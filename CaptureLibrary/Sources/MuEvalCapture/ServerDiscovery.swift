@@ -71,9 +71,8 @@ public struct AvahiBrowser: ServiceBrowser {
 /// Finds the capture server as the thesis's CaptureLibrary does: Zeroconf browse and resolve, then a
 /// choice by the TXT record (docs/ZEROCONF.md).
 public enum ServerDiscovery {
-    /// What muevald announces (Zeroconf's `ServiceAnnouncement.captureServiceType`, which is not built
-    /// on every platform; a test checks the two agree).
-    public static let serviceType = "_muEvaluationFramework-capture._tcp"
+    /// What muevald announces.
+    public static let serviceType = CaptureService.type
 
     /// The platform's browser, when it has one built in.
     public static var systemBrowser: (any ServiceBrowser)? {
