@@ -219,3 +219,13 @@ import WireProtocol
         }
     }
 }
+
+@Suite struct WaitTimeTests {
+    @Test(arguments: [
+        (Double.nan, Int64(0)), (-.infinity, 0), (-1, 0), (0, 0),
+        (0.25, 250_000_000), (.infinity, 86_400_000_000_000), (1e300, 86_400_000_000_000),
+    ])
+    func anAppsTimeoutReachesNIOWithoutTrapping(seconds: Double, nanoseconds: Int64) {
+        #expect(TimeAmount.capped(seconds: seconds).nanoseconds == nanoseconds)
+    }
+}

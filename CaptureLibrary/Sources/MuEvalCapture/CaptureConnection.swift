@@ -30,7 +30,7 @@ final class CaptureConnection: Sendable {
         if server.tls, security == nil { throw CaptureError.securityNeeded(server.description) }
         do {
             let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connectTimeout(.milliseconds(Int64(timeout * 1000)))
+                .connectTimeout(.capped(seconds: timeout))
                 .channelOption(.socketOption(.so_keepalive), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
@@ -57,7 +57,7 @@ final class CaptureConnection: Sendable {
         var buffer = channel.allocator.buffer(capacity: messages.reduce(0) { $0 + $1.count })
         for message in messages { buffer.writeBytes(message) }
         let channel = channel
-        let watchdog = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) { channel.close(promise: nil) }
+        let watchdog = channel.eventLoop.scheduleTask(in: .capped(seconds: timeout)) { channel.close(promise: nil) }
         defer { watchdog.cancel() }
         do {
             try await channel.writeAndFlush(buffer).get()

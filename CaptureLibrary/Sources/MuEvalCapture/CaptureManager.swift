@@ -210,7 +210,7 @@ public final class CaptureManager: Sendable {
     /// Waits for a ring, or until `deadline` (monotonic seconds).
     func waitForRing(until deadline: Double?) async {
         let timer = deadline.map { deadline in
-            MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: .nanoseconds(Self.nanoseconds(until: deadline))) {
+            MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: .capped(seconds: deadline - CaptureClock.monotonicNow())) {
                 self.ring()
             }
         }
@@ -264,15 +264,5 @@ public final class CaptureManager: Sendable {
     func finished() {
         // Releases those waiting for room.
         run.withState { $0 = nil }
-    }
-}
-
-extension CaptureManager {
-    /// Until `deadline`, for NIO's timer: an app's `stopTimeout` may be anything (inf, NaN, 1e300), so the
-    /// wait is capped at a day and a non-number is no wait, never a trapping conversion.
-    static func nanoseconds(until deadline: Double) -> Int64 {
-        let seconds = deadline - CaptureClock.monotonicNow()
-        guard seconds > 0 else { return 0 }
-        return Int64(min(seconds, 86_400) * 1e9)
     }
 }
