@@ -250,8 +250,11 @@ final class ZeroconfTests: XCTestCase {
         }
         let figures = "with avahi-daemon stopped for 4 s: ingest stalled at most \(longestStall), the slowest control command took \(slowestCommand), \(lastCount - first) events stored meanwhile"
         print("HUNG AVAHI: \(figures)")
-        XCTAssertLessThan(longestStall, .milliseconds(500), figures)
-        XCTAssertLessThan(slowestCommand, .milliseconds(500), figures)
+        // A call into the hung daemon made on an event loop would stall for the whole pause (or D-Bus's own
+        // timeout): half the pause tells that apart from a busy machine's fsync latency (0.4-0.9 s under a
+        // parallel build), so the bound holds on a loaded CI runner without hiding the fault.
+        XCTAssertLessThan(longestStall, .seconds(2), figures)
+        XCTAssertLessThan(slowestCommand, .seconds(2), figures)
         XCTAssertGreaterThan(lastCount - first, 400, figures)
 
         // Once avahi-daemon answers again, the TXT record catches up with the sessions' state.
