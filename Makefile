@@ -7,18 +7,21 @@ DATA_DIR     ?= ./mueval-data
 ARGS         ?=
 # What building and running need: the system libraries the Swift targets link (pkg-config finds
 # sqlite3's and PocketSphinx's flags), avahi-daemon, through which muevald announces itself to devices,
-# PocketSphinx's US English model, which transcribes think-aloud audio, and libav* to decode it.
+# PocketSphinx's US English model, which transcribes think-aloud audio, libav* to decode it, and libqrencode
+# (libqrencode-dev to build, libqrencode4 to run), which draws the tester pool's enrolment link as a QR code.
 RUN_PACKAGES  := libsqlite3-dev libavahi-client-dev libavahi-common-dev zlib1g-dev pkg-config avahi-daemon \
-                 libpocketsphinx-dev pocketsphinx-en-us libavformat-dev libavcodec-dev libswresample-dev libavutil-dev
+                 libpocketsphinx-dev pocketsphinx-en-us libavformat-dev libavcodec-dev libswresample-dev libavutil-dev \
+                 libqrencode-dev libqrencode4
 # What only the tests drive: the sqlite3 shell reads session files, python3's plistlib is the
 # independent plist writer, dbus, avahi-utils and iproute2 give the Zeroconf tests their own daemons
 # in network namespaces, chromium renders reports and (driven by chromium-driver through Debian's Selenium)
 # tests the web console, systemd checks the unit, netcat as in docs/CONTROL.md, curl and openssl
 # reach the console over TLS, espeak-ng gives simulated testers a voice and ffmpeg (ffprobe) checks
 # exported media and makes AAC. systemd-container and debootstrap boot a Debian system whose PID 1 is
-# systemd, in which README's deploy steps run the unit (docs/SYSTEMD.md).
+# systemd, in which README's deploy steps run the unit (docs/SYSTEMD.md). python3-opencv with opencv-data's
+# Haar cascades scans the face video for the report (docs/REPORTS.md, "Face").
 TEST_PACKAGES := sqlite3 python3 dbus avahi-utils iproute2 chromium chromium-driver python3-selenium systemd netcat-openbsd curl openssl \
-                 espeak-ng ffmpeg postgresql systemd-container debootstrap
+                 espeak-ng ffmpeg postgresql systemd-container debootstrap python3-opencv opencv-data
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

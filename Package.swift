@@ -39,6 +39,11 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // zlib compresses the simulator's PNG screenshots.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // libqrencode draws the pool's enrolment link as a QR code (console, `muevalctl pool link --qr`).
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .target(name: "QRCode", dependencies: [
+            "CQRencode",
+        ]),
 
         // The wire protocol: XML event messages from capture libraries, byte-level and incremental.
         .target(name: "WireProtocol", dependencies: [
@@ -95,11 +100,18 @@ let package = Package(
         .target(name: "ControlProtocol", dependencies: [
             "SessionModel", "WireProtocol",
         ]),
+        // The tester pool (issue 32): the lab's consent text and profile form, testers' profiles in DATA/testers.sqlite,
+        // and the quota sampling that recruits from it.
+        .target(name: "TesterPool", dependencies: [
+            "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
         // The session core: open sessions, device claim and pairing, studies, counters, the live tail, and the
         // one stream of lifecycle events the daemon's services follow. The adapters below (capture server,
         // control service, console) drive it; none depends on another.
         .target(name: "SessionCore", dependencies: [
-            "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
+            "GroupCommit", "JournalStorage", "SessionModel", "TesterPool", "WireProtocol",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "DequeModule", package: "swift-collections"),
@@ -137,7 +149,7 @@ let package = Package(
         ]),
         // The control socket's server side: access check and the commands, run against the session core.
         .target(name: "ControlService", dependencies: [
-            "ControlProtocol", "JournalStorage", "SessionCore", "SessionImport", "SessionModel", "WireProtocol",
+            "ControlProtocol", "JournalStorage", "SessionCore", "SessionImport", "SessionModel", "TesterPool", "WireProtocol",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -161,9 +173,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
-        // Sessions' reports: written on request and, for every session that stops, automatically (the daemon's service).
+        // Sessions' reports: written on request and, for every session that stops, automatically (the daemon's service);
+        // a recruited study's report when it completes (StudyCompletionService).
         .target(name: "SessionReports", dependencies: [
-            "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel",
+            "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -171,7 +184,7 @@ let package = Package(
         ]),
         // The web console (the thesis's Mobile Monitor): pages, JSON API, WebSockets and /metrics over HTTP (docs/CONSOLE.md).
         .target(name: "ConsoleServer", dependencies: [
-            "ControlProtocol", "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "SessionReports", "StudyAnalysis", "WireProtocol",
+            "ControlProtocol", "JournalStorage", "QRCode", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "SessionReports", "StudyAnalysis", "TesterPool", "WireProtocol",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -194,7 +207,7 @@ let package = Package(
         swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]),
         // The daemon: configuration, logging and the lifecycle that ties the services together.
         .target(name: "Daemon", dependencies: [
-            "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "Replication", "ReplicationArchive", "SessionCore", "SessionImport", "SessionModel", "SessionReports", "SpeechRecognition", "TranscriptionService", "WireProtocol", "Zeroconf",
+            "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "Replication", "ReplicationArchive", "SessionCore", "SessionImport", "SessionModel", "SessionReports", "SpeechRecognition", "TesterPool", "TranscriptionService", "WireProtocol", "Zeroconf",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "TOMLKit", package: "TOMLKit"),
@@ -211,7 +224,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "muevalctl", dependencies: [
-            "ControlClient", "ControlProtocol", "JournalStorage", "ReplicationArchive", "ReportCritique", "SessionAnalysis", "SessionImport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol", "Zeroconf",
+            "ControlClient", "ControlProtocol", "JournalStorage", "QRCode", "ReplicationArchive", "ReportCritique", "SessionAnalysis", "SessionImport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol", "Zeroconf",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "ZeroconfBrowsing", package: "CaptureLibrary"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -308,8 +321,11 @@ let package = Package(
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
         // The session core without the capture server: its state machine, the pairing limiter, the lifecycle stream.
+        .testTarget(name: "TesterPoolTests", dependencies: [
+            "SessionModel", "TesterPool",
+        ]),
         .testTarget(name: "SessionCoreTests", dependencies: [
-            "GroupCommit", "JournalStorage", "SessionCore", "SessionModel",
+            "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "TesterPool",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -320,12 +336,12 @@ let package = Package(
             "CaptureServer", "Daemon", "JournalStorage", "WireProtocol",
         ]),
         .testTarget(name: "DeviceSimulatorTests", dependencies: [
-            "DeviceSimulator", "WireProtocol",
+            "DeviceSimulator", "ReportCritique", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .testTarget(name: "SessionAnalysisTests", dependencies: [
-            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+            "DeviceSimulator", "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
@@ -339,7 +355,7 @@ let package = Package(
         ]),
         // The control socket's server side in-process: a real registry, a real Unix socket, the real client.
         .testTarget(name: "ControlServiceTests", dependencies: [
-            "ControlClient", "ControlProtocol", "ControlService", "GroupCommit", "JournalStorage", "SessionCore", "SessionImport", "SessionModel", "WireProtocol",
+            "ControlClient", "ControlProtocol", "ControlService", "GroupCommit", "JournalStorage", "SessionCore", "SessionImport", "SessionModel", "TesterPool", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -369,8 +385,11 @@ let package = Package(
         ]),
         // The console's access rules and message framing, without sockets.
         .testTarget(name: "SessionReportsTests", dependencies: [
-            "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "SessionReports",
+            "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "SessionReports", "TesterPool",
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "QRCodeTests", dependencies: [
+            "QRCode",
         ]),
         .testTarget(name: "ConsoleServerTests", dependencies: [
             "ConsoleServer", "ControlProtocol", "SessionModel", "WireProtocol",

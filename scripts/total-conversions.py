@@ -62,6 +62,8 @@ ALLOWED = {
         'address is checked shorter than sun_path (108 bytes) just before',
     ('Sources/Daemon/ZeroconfService.swift', 'UInt16(port)'): 'the port muevald\'s capture listener is bound to (0…65,535)',
     ('Sources/SpeechRecognition/PocketSphinxDecoder.swift', 'Int32(argv.count)'): 'a fixed argument list of a dozen options',
+    ('Sources/QRCode/QRCode.swift', 'Int(symbol.pointee.width)'): 'libqrencode\'s C int symbol width (21…177): widening, no trap',
+    ('Sources/TesterPool/QuotaSampler.swift', 'UInt64($1)'): 'a hash byte (UInt8) widened into the rank: cannot trap',
     ('CaptureLibrary/Sources/MuEvalCapture/CaptureConfiguration.swift', 'Int32(buffer.count)'): 'a 64-byte buffer',
     ('CaptureLibrary/Sources/MuEvalCapture/CaptureSpool.swift', 'UInt32(message.bytes.count)'):
         'a message the library encoded itself, bounded by its limits.maxMessageBytes',

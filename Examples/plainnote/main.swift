@@ -4,6 +4,10 @@
 //
 //   plainnote [--connect HOST:PORT | --server NAME] [--device-id ID] [--token T] [--spool DIR]
 //             [--notes N] [--pace SECONDS] [--stop-timeout SECONDS] [--exit-without-stop]
+//             [--invitation CODE | --tasks] [--wait SECONDS]
+//
+// With an invitation (or --tasks), the tester follows the study's tasks the server sends: each is shown with its
+// instructions and time left, and the tester begins, ends or gives it up by typing a letter and Return.
 import MuEvalCapture
 import Synchronization
 #if canImport(Glibc)
@@ -43,11 +47,15 @@ func fail(_ message: String) -> Never {
 // The arguments, by hand: the example links the capture library alone.
 var options: [String: String] = [:]
 var exitWithoutStop = false
+var followTasks = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     if argument == "--exit-without-stop" {
         exitWithoutStop = true
-    } else if ["--connect", "--server", "--device-id", "--token", "--spool", "--notes", "--pace", "--stop-timeout"].contains(argument),
+    } else if argument == "--tasks" {
+        followTasks = true
+    } else if ["--connect", "--server", "--device-id", "--token", "--spool", "--notes", "--pace", "--stop-timeout", "--invitation",
+               "--wait"].contains(argument),
               let value = arguments.popFirst() {
         options[argument] = value
     } else {
@@ -61,6 +69,8 @@ configuration.device.model = "PlainNote example"
 configuration.device.screenWidth = 320
 configuration.device.screenHeight = 480
 configuration.token = options["--token"]
+configuration.invitation = options["--invitation"]
+followTasks = followTasks || configuration.invitation != nil
 configuration.spoolDirectory = options["--spool"]
 configuration.sensors = [BatterySensor()]
 if let seconds = options["--stop-timeout"].flatMap(Double.init) { configuration.stopTimeout = seconds }
@@ -88,18 +98,27 @@ let screenshot: [UInt8] = [
 ]
 let list = "NotesListViewController", editor = "NoteEditorViewController"
 
-capture.record(.application(.launch, appId: "org.mueval.PlainNote", appVersion: "1.0"))
-capture.viewAppeared(list, stack: [list], screenshot: screenshot)
-for note in 1...max(notes, 1) {
-    capture.beginEvent("Write a note")
+/// What the app does for one note: the Add button, the editor, the save, back to the list.
+func writeNote(_ note: Int) {
     capture.touch(.began, x: 296, y: 42, view: list)
     capture.touch(.ended, x: 296, y: 42, view: list)
     capture.buttonPressed("Add", id: "addButton", view: list)
     capture.record(.viewAppeared(editor, stack: [list, editor], previousView: list, screenshot: screenshot))
     capture.record(.custom("noteSaved", ["note": .integer(Int64(note)), "length": .integer(Int64(20 + note))]))
     capture.record(.viewAppeared(list, stack: [list], previousView: editor, transition: "pop", screenshot: screenshot))
-    capture.endEvent("Write a note")
-    if pace > 0 { try? await Task.sleep(for: .seconds(pace)) }
+}
+
+capture.record(.application(.launch, appId: "org.mueval.PlainNote", appVersion: "1.0"))
+capture.viewAppeared(list, stack: [list], screenshot: screenshot)
+if followTasks {
+    await TaskGuide(capture: capture, wait: options["--wait"].flatMap(Double.init) ?? 30, writeNote: writeNote).run()
+} else {
+    for note in 1...max(notes, 1) {
+        capture.beginEvent("Write a note")
+        writeNote(note)
+        capture.endEvent("Write a note")
+        if pace > 0 { try? await Task.sleep(for: .seconds(pace)) }
+    }
 }
 
 if exitWithoutStop {

@@ -32,8 +32,7 @@ extension DeviceConnectionHandler {
     func carryOut(_ action: DeviceConnectionStateMachine.AttachAction, context: ChannelHandlerContext) -> EvaluationSession? {
         switch action {
         case .welcome(let session):
-            let record = session.snapshot
-            reply(context, WireEncoder.welcome(Welcome(sessionId: String(record.id), sensors: record.sensors)))
+            reply(context, WireEncoder.welcome(session.welcome(console: registry.consoleAddress.current)))
             return session
         case .rejected(let reason, let log):
             if log { logger.notice("device \(state.deviceID) rejected: \(reason)") }
@@ -47,11 +46,15 @@ extension DeviceConnectionHandler {
     /// waited for it, decode on, and read again.
     func sessionOpened(_ outcome: AttachOutcome, context: ChannelHandlerContext) {
         reading = true
-        let session = carryOut(state.sessionOpened(outcome), context: context)
+        let action = state.sessionOpened(outcome)
+        let session = carryOut(action, context: context)
         if session == nil, !batch.isEmpty {
             // Events that were on their way to a stopped session, and have no next one.
             refuse(batch, context: context)
             batch.removeAll(keepingCapacity: true)
+        } else if case .rejected = action, waitingMessage == nil {
+            // The hello waited (an invitation looked up, a session opened): it gets the refusal, as at once.
+            reply(context, WireEncoder.error(WireReplyError(reason: state.rejectionReason)))
         }
         if let message = waitingMessage {
             waitingMessage = nil

@@ -7,6 +7,7 @@ internal import NIOCore
 internal import NIOPosix
 internal import SessionModel
 package import SessionReports
+package import TesterPool
 internal import WireProtocol
 
 /// What the console works on: the daemon's own registry and counters, never a copy.
@@ -21,11 +22,18 @@ public struct ConsoleEnvironment: Sendable {
     package var studies: Studies
     /// Sessions' reports: the daemon writes each stopped session's, the console shows them and writes more on request.
     package var reports: SessionReports
+    /// The tester pool: its settings and testers (the pool page, enrolment).
+    package var testers: TesterStore
+    /// The capture server's limits on wrong pairing codes, in effect now: the invitation page's codes count against them too.
+    package var pairingLimits: @Sendable () -> PairingLimits
 
     package init(registry: SessionRegistry, liveTail: LiveTail, counters: CaptureCounters, board: StatusBoard,
-                 dataDirectory: String, studies: Studies, reports: SessionReports) {
+                 dataDirectory: String, studies: Studies, testers: TesterStore, reports: SessionReports,
+                 pairingLimits: @escaping @Sendable () -> PairingLimits) {
         self.registry = registry
         self.studies = studies
+        self.testers = testers
+        self.pairingLimits = pairingLimits
         self.liveTail = liveTail
         self.counters = counters
         self.board = board
@@ -42,6 +50,8 @@ struct ConsoleAPI: Sendable {
     let rates: SessionRates
     let reports: ConsoleReports
     let studyReports: StudyReports
+    /// Where browsers and phones reach the console (`console.public_url`, else its address); nil before it listens.
+    let publicURL: @Sendable () -> String?
 
     /// Events per page of `/events`, and the payload bytes one page may hold.
     static let pageLimit = 500
@@ -162,6 +172,7 @@ struct ConsoleAPI: Sendable {
             return try encode(try await reports.generate(record, choice: choice))
         }
         registerStudies(on: api)
+        registerPool(on: api)
         registerMedia(on: api)
     }
 

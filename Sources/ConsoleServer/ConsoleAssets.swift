@@ -30,7 +30,11 @@ struct ConsoleAssets: Sendable {
         }
         let frame = try ConsoleFrame(frame: text("frame.html"), navigation: text("navigation.html"))
         for page in ConsolePage.all {
-            texts[page.file] = try Array(frame.compose(page, body: text(page.file)).utf8)
+            var body = try text(page.file)
+            for fragment in ConsolePage.fragments {
+                body = body.replacingOccurrences(of: "{{include:\(fragment)}}", with: try text(fragment))
+            }
+            texts[page.file] = try Array(frame.compose(page, body: body).utf8)
         }
         texts[ConsoleVocabulary.moduleName] = Array(ConsoleVocabulary.module.utf8)
         var files: [String: ConsoleAsset] = [:]

@@ -8,14 +8,18 @@ enum ConsoleError: Error, Equatable, CustomStringConvertible, HTTPResponseError 
     case misconfigured(String)
     case badRequest(String)
     case notFound(String)
+    /// A tester's code and secret that do not match.
+    case forbidden(String)
     case conflict(String)
     case bodyTooLarge(limit: Int)
+    /// An address over one of the no-login pages' limits (`VisitorLimits`).
+    case tooManyRequests(String)
 
     var description: String {
         switch self {
         case .assetsMissing(let bundle):
             "the console's pages are missing (looked in \(bundle)); reinstall muevald (`make install` puts them in PREFIX/share/mueval/console)"
-        case .badRequest(let message), .notFound(let message), .conflict(let message), .misconfigured(let message): message
+        case .badRequest(let message), .notFound(let message), .forbidden(let message), .conflict(let message), .misconfigured(let message), .tooManyRequests(let message): message
         case .bodyTooLarge(let limit): "request body larger than \(limit) bytes (console.max_body_bytes)"
         }
     }
@@ -25,8 +29,10 @@ enum ConsoleError: Error, Equatable, CustomStringConvertible, HTTPResponseError 
         case .assetsMissing, .misconfigured: .internalServerError
         case .badRequest: .badRequest
         case .notFound: .notFound
+        case .forbidden: .forbidden
         case .conflict: .conflict
         case .bodyTooLarge: .contentTooLarge
+        case .tooManyRequests: .tooManyRequests
         }
     }
 

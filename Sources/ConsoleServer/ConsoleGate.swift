@@ -10,6 +10,10 @@ struct ConsoleContext: RequestContext, WebSocketRequestContext {
     var coreContext: CoreRequestContextStorage
     let webSocket: WebSocketHandlerReference<Self>
     var login: ConsoleLogin?
+    /// A visitor of the pages without a login: its cookie's value (made by the gate when the request
+    /// brought none) and the address its limits count.
+    var visitor: String?
+    var address = ""
     /// The connection: a WebSocket to a browser that stopped reading is closed here at shutdown,
     /// since even its close frame would wait for the browser.
     let channel: any Channel
@@ -34,6 +38,10 @@ struct ConsoleGate: RouterMiddleware {
     let access: ConsoleAccess
     let loginPage: ConsoleAsset
     let hosts: ConsoleHosts
+    let visitors: ConsoleVisitors
+    let quotas: VisitorQuotas
+    /// Cookies marked `Secure` (the console speaks HTTPS).
+    let secureCookies: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = hosts.allows(request.head.authority)
@@ -49,6 +57,7 @@ struct ConsoleGate: RouterMiddleware {
         if path.hasPrefix("/assets/") || path == "/login" || path == "/metrics" {
             return try await next(request, context)
         }
+        if ConsoleVisitors.isPublic(path) { return try await visit(request, context: context, next: next) }
         let now = Date().timeIntervalSince1970
         guard let cookie = request.cookies[Self.cookieName], let login = access.login(cookie.value, now: now) else {
             if path.hasPrefix("/api/") {
@@ -70,6 +79,34 @@ struct ConsoleGate: RouterMiddleware {
         var context = context
         context.login = login
         return try await next(request, context)
+    }
+
+    /// A page or call without a login: counted against its address, and a state change only from this
+    /// origin with the token that belongs to the visitor's cookie. A page's answer sets the cookie when
+    /// the request had none.
+    private func visit(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        context.address = VisitorQuotas.key(context.channel.remoteAddress?.ipAddress ?? "")
+        do {
+            try quotas.use(.request, by: context.address, now: Date().timeIntervalSince1970)
+        } catch {
+            return request.uri.path.hasPrefix("/api/") ? ConsoleResponse.error(error.status, error.description)
+                : ConsoleResponse.visitorPage(error.status, title: "Please wait", message: error.description)
+        }
+        let cookie = request.cookies[ConsoleVisitors.cookieName]?.value
+        if request.method != .get && request.method != .head {
+            guard Self.sameOrigin(request) else { return ConsoleResponse.error(.forbidden, "cross-origin request refused") }
+            guard visitors.accepts(token: request.headers[Self.csrfHeader], cookie: cookie) else {
+                return ConsoleResponse.error(.forbidden, "this page has expired: reload it and try again")
+            }
+        }
+        context.visitor = cookie ?? ConsoleVisitors.newCookie()
+        var response = try await next(request, context)
+        if cookie == nil, !request.uri.path.hasPrefix("/api/"), let visitor = context.visitor {
+            response.setCookie(Cookie(name: ConsoleVisitors.cookieName, value: visitor, path: "/", secure: secureCookies,
+                                      httpOnly: true, sameSite: .strict))
+        }
+        return response
     }
 
     /// An `Origin` header, when there is one, must name the host the request went to. Browsers send
@@ -106,6 +143,16 @@ enum ConsoleResponse {
     static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
         Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
                  body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// A page for a visitor's browser that says why it cannot go on. `message` is the console's own
+    /// words (no visitor's string), so it needs no escaping.
+    static func visitorPage(_ status: HTTPResponse.Status, title: String, message: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"], body: ResponseBody(byteBuffer: ByteBuffer(string: """
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(title)</title><link rel="stylesheet" href="/assets/console.css"></head>
+            <body class="phone"><main><h1>\(title)</h1><p>\(message)</p></main></body></html>
+            """)))
     }
 
     static func asset(_ asset: ConsoleAsset, status: HTTPResponse.Status = .ok) -> Response {

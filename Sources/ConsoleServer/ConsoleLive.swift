@@ -47,6 +47,25 @@ final class ConsoleUpdates: Sendable {
 
     static let sessionsChanged = ByteBuffer(string: #"{"type":"sessions"}"#)
 
+    /// A recruited study met its target or passed its deadline: every page shows a notice with its report.
+    static func studyCompleted(_ study: String, reason: String) -> ByteBuffer {
+        var json: [UInt8] = Array(#"{"type":"studyCompleted","study":"#.utf8)
+        JSONString.append(study, to: &json)
+        json.append(contentsOf: #","reason":"#.utf8)
+        JSONString.append(reason, to: &json)
+        json.append(contentsOf: #","url":"#.utf8)
+        JSONString.append("/studies/\(study)/completed/index.html", to: &json)
+        json.append(UInt8(ascii: "}"))
+        return ByteBuffer(bytes: json)
+    }
+
+    /// A study's recruitment or its invitations changed: its page reloads them.
+    static func recruitmentChanged(_ study: String) -> ByteBuffer {
+        var json: [UInt8] = Array(#"{"type":"recruitment","study":"#.utf8)
+        JSONString.append(study, to: &json)
+        json.append(UInt8(ascii: "}"))
+        return ByteBuffer(bytes: json)
+    }
     func subscribe() -> (id: UInt64, messages: AsyncStream<ByteBuffer>) {
         let id = nextID.withLockedValue { $0 += 1; return $0 }
         let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingNewest(8))

@@ -5,7 +5,7 @@
 struct ConsolePage: Sendable {
     /// The navigation's entries; a page in one of them has it marked current.
     enum Section: String, CaseIterable, Sendable {
-        case sessions, studies, server
+        case sessions, studies, pool, server
     }
 
     /// The body resource, also the name the composed page is kept under.
@@ -17,6 +17,9 @@ struct ConsolePage: Sendable {
     /// Marked current in the navigation.
     let section: Section?
     let hasNavigation: Bool
+    /// A page for a tester's phone, without a login (`ConsoleVisitors`): no navigation, the phone
+    /// layout, and its visitor's CSRF token in the head.
+    let isForVisitors: Bool
 
     init(_ file: String, title: String, script: String? = nil, bodyClass: String? = nil, section: Section? = nil,
          hasNavigation: Bool = true) {
@@ -26,6 +29,17 @@ struct ConsolePage: Sendable {
         self.bodyClass = bodyClass
         self.section = section
         self.hasNavigation = hasNavigation
+        isForVisitors = false
+    }
+
+    private init(visitors file: String, title: String, script: String) {
+        self.file = file
+        self.title = title
+        self.script = script
+        bodyClass = "phone"
+        section = nil
+        hasNavigation = false
+        isForVisitors = true
     }
 
     /// The gate shows it to a browser without a login.
@@ -42,9 +56,18 @@ struct ConsolePage: Sendable {
         ("/study", ConsolePage("study.html", title: "Study", script: "study.js", section: .studies)),
         ("/questionnaire", ConsolePage("questionnaire.html", title: "Questionnaire", script: "questionnaire.js",
                                        bodyClass: "questionnaire", section: .studies)),
+        ("/pool", ConsolePage("pool.html", title: "Tester pool", script: "pool.js", section: .pool)),
     ]
 
-    static var all: [ConsolePage] { [login] + routed.map(\.page) }
+    /// The pages without a login; their routes check the key or code in the address first (ConsoleVisitorAPI).
+    static let enrol = ConsolePage(visitors: "enrol.html", title: "Take part", script: "enrol.js")
+    static let withdraw = ConsolePage(visitors: "withdraw.html", title: "Withdraw", script: "withdraw.js")
+    static let invitation = ConsolePage(visitors: "invitation.html", title: "Your invitation", script: "invitation.js")
+
+    /// Parts of pages that more than one page includes as `{{include:NAME}}`.
+    static let fragments = ["questionnaire-form.html"]
+
+    static var all: [ConsolePage] { [login, enrol, withdraw, invitation] + routed.map(\.page) }
 }
 
 /// The frame and navigation templates, and how a page's values fill them.
@@ -70,6 +93,7 @@ struct ConsoleFrame: Sendable {
             ("{{script}}", page.script.map { #"<script type="module" src="/assets/\#($0)"></script>"# + "\n" } ?? ""),
             ("{{body-class}}", page.bodyClass.map { #" class="\#($0)""# } ?? ""),
             ("{{navigation}}", navigation),
+            ("{{head}}", page.isForVisitors ? #"<meta name="csrf-token" content="\#(ConsoleVisitors.tokenPlaceholder)">"# + "\n" : ""),
         ] {
             html = html.replacingOccurrences(of: placeholder, with: value)
         }

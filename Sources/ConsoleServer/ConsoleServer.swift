@@ -32,6 +32,8 @@ public final class ConsoleServer: Service, Sendable {
     private let reports: ConsoleReports
     private let studyReports: StudyReports
     private let boundPort = NIOLockedValueBox<Int?>(nil)
+    /// Where browsers and phones reach the console, once it listens.
+    private let consoleURL: @Sendable () -> String?
     private let shutdown = ConsoleShutdown()
     /// Why the console could not start, for `muevalctl console`.
     private let failure = NIOLockedValueBox<String?>(nil)
@@ -50,21 +52,26 @@ public final class ConsoleServer: Service, Sendable {
             store: environment.reports, dataDirectory: environment.dataDirectory,
             configurations: settings.reportConfigurations.map { ReportConfigurationStore(directory: $0) } ?? ReportConfigurationStore(),
             logger: logger)
-        studyReports = StudyReports(dataDirectory: environment.dataDirectory, logger: logger, consoleURL: { [boundPort, settings] in
-            boundPort.withLockedValue { $0 }.map { Self.baseURL(settings: settings, port: $0) }
-        })
+        consoleURL = { [boundPort, settings] in boundPort.withLockedValue { $0 }.map { Self.baseURL(settings: settings, port: $0) } }
+        studyReports = StudyReports(dataDirectory: environment.dataDirectory, logger: logger, consoleURL: consoleURL)
     }
 
     /// A single-use login link for `muevalctl console`.
     public func loginLink(now: Double) throws -> ConsoleLink {
+        let base = try baseURL()
+        let (code, expires) = access.issueCode(now: now)
+        return ConsoleLink(url: base + "/login?code=" + code, expires: expires)
+    }
+
+    /// Where browsers and phones reach the console (no trailing `/`): for login and enrolment links.
+    public func baseURL() throws -> String {
         if let failure = failure.withLockedValue({ $0 }) {
             throw ConsoleUnavailable("the web console could not start: \(failure) (see muevald's log)")
         }
-        guard let port = boundPort.withLockedValue({ $0 }) else {
+        guard let url = consoleURL() else {
             throw ConsoleUnavailable("the web console is still starting; try again in a moment")
         }
-        let (code, expires) = access.issueCode(now: now)
-        return ConsoleLink(url: Self.baseURL(settings: settings, port: port) + "/login?code=" + code, expires: expires)
+        return url
     }
 
     /// Where browsers reach the console: `console.public_url`, else the address it listens on.
@@ -102,12 +109,18 @@ public final class ConsoleServer: Service, Sendable {
     private func serve() async throws {
         let assets = try ConsoleAssets.bundled()
         guard let loginPage = assets[ConsolePage.login.file] else { throw ConsoleError.assetsMissing(ConsolePage.login.file) }
-        let gate = ConsoleGate(access: access, loginPage: loginPage, hosts: ConsoleHosts(settings: settings))
+        let visitors = ConsoleVisitors()
+        let quotas = VisitorQuotas(limits: settings.visitors)
+        let gate = ConsoleGate(access: access, loginPage: loginPage, hosts: ConsoleHosts(settings: settings),
+                               visitors: visitors, quotas: quotas, secureCookies: settings.usesTLS)
 
         let router = Router(context: ConsoleContext.self)
         router.add(middleware: gate)
         registerPages(on: router, assets: assets)
-        ConsoleAPI(environment: environment, settings: settings, rates: rates, reports: reports, studyReports: studyReports).register(on: router)
+        let api = ConsoleAPI(environment: environment, settings: settings, rates: rates, reports: reports, studyReports: studyReports,
+                             publicURL: consoleURL)
+        api.register(on: router)
+        ConsoleVisitorAPI(environment: environment, api: api, visitors: visitors, quotas: quotas, assets: assets).register(on: router)
 
         let webSockets = Router(context: ConsoleContext.self)
         webSockets.add(middleware: gate)
@@ -130,9 +143,11 @@ public final class ConsoleServer: Service, Sendable {
         let application = Application(
             router: router, server: server,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
-            onServerRunning: { [boundPort, onReady, logger, settings] channel in
+            onServerRunning: { [boundPort, onReady, logger, settings, environment] channel in
                 let port = channel.localAddress?.port ?? settings.port
                 boundPort.withLockedValue { $0 = port }
+                // Invited phones' welcome links the questionnaire page here.
+                environment.registry.consoleAddress.set(Self.baseURL(settings: settings, port: port))
                 logger.notice("web console on \(settings.usesTLS ? "https" : "http")://\(settings.host):\(port) (`muevalctl console` prints a login link)")
                 onReady()
             },
@@ -206,6 +221,14 @@ public final class ConsoleServer: Service, Sendable {
                 throw ConsoleError.notFound("no such report file")
             }
             return try await Self.reportFile(in: studyReports.directory(of: study), parts: context.parameters.getCatchAll())
+        }
+        // The report a recruited study's completion wrote (DATA/reports/studies/NAME/).
+        router.get("/studies/:study/completed/**") { [environment] _, context in
+            guard let study = context.parameters.get("study", as: String.self), (try? StudyError.checkName(study, as: "study name")) != nil else {
+                throw ConsoleError.notFound("no such report file")
+            }
+            return try await Self.reportFile(in: StudyCompletionService.directory(dataDirectory: environment.dataDirectory, study: study),
+                                             parts: context.parameters.getCatchAll())
         }
         router.get("/metrics") { [metrics, environment] _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
@@ -283,8 +306,19 @@ public final class ConsoleServer: Service, Sendable {
     /// Pushes "sessions changed" to the pages at the sessions' lifecycle events (one push for what
     /// arrived together). The automatic report is not the console's: the daemon's AutomaticReports writes it.
     private func followLifecycle(_ events: SessionEventSubscription) async {
-        while await events.next() != nil {
-            updates.send(ConsoleUpdates.sessionsChanged)
+        while let batch = await events.next() {
+            var sessionsChanged = false
+            for event in batch {
+                switch event {
+                case .studyCompleted(let study, let reason, _):
+                    updates.send(ConsoleUpdates.studyCompleted(study, reason: reason))
+                case .recruitmentChanged(let study):
+                    updates.send(ConsoleUpdates.recruitmentChanged(study))
+                default:
+                    sessionsChanged = true
+                }
+            }
+            if sessionsChanged { updates.send(ConsoleUpdates.sessionsChanged) }
         }
     }
 

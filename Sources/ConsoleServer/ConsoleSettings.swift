@@ -17,6 +17,8 @@ public struct ConsoleSettings: Sendable, Equatable {
     public var tlsCertificate: String?
     public var tlsKey: String?
     public var access = ConsoleAccessLimits()
+    /// What one address may do on the pages without a login (enrolment, invitation, withdrawal).
+    public var visitors = VisitorLimits()
     /// Live events queued for one browser; beyond, events are skipped and the page says how many.
     public var liveBuffer = 4096
     /// The largest request body the API reads (a note, a new session).

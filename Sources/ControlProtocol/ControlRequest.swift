@@ -19,6 +19,8 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case transcribe
     /// Make sessions of files recorded elsewhere: IMUT logs, GPX tracks, exports (`files`).
     case `import`
+    /// The tester pool: its settings, enrolment link, testers, and a tester's withdrawal (`action`).
+    case pool
 }
 
 /// A command's fields, the rest of its request line beside `command`, and what the daemon answers it.
@@ -49,6 +51,7 @@ public enum ControlRequest: Sendable, Equatable {
     case media(Media)
     case transcribe(Transcribe)
     case `import`(Import)
+    case pool(PoolCommand)
 
     public var command: ControlCommand {
         switch self {
@@ -69,6 +72,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .media: .media
         case .transcribe: .transcribe
         case .import: .import
+        case .pool: .pool
         }
     }
 
@@ -92,6 +96,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .media(let payload): payload
         case .transcribe(let payload): payload
         case .import(let payload): payload
+        case .pool(let command): command
         }
     }
 }
@@ -132,6 +137,7 @@ extension ControlRequest: Codable {
         case .media: .media(try Media(from: decoder))
         case .transcribe: .transcribe(try Transcribe(from: decoder))
         case .import: .import(try Import(from: decoder))
+        case .pool: .pool(try PoolCommand(from: decoder))
         }
     }
 

@@ -10,6 +10,8 @@ public enum StudyAction: String, Codable, Sendable, CaseIterable {
     case addTask = "task-add"
     case addParticipant = "participant-add"
     case addQuestion = "question-add"
+    /// Recruiting from the tester pool (docs/STUDIES.md "Recruiting and remote studies").
+    case recruit, invitations, status
 }
 
 extension ControlRequest {
@@ -22,6 +24,9 @@ extension ControlRequest {
         case addTask(AddTask)
         case addParticipant(AddParticipant)
         case addQuestion(AddQuestion)
+        case recruit(Recruit)
+        case invitations(ListInvitations)
+        case status(RecruitmentProgress)
 
         private enum Keys: String, CodingKey { case action }
 
@@ -34,6 +39,9 @@ extension ControlRequest {
             case .addTask: .addTask
             case .addParticipant: .addParticipant
             case .addQuestion: .addQuestion
+            case .recruit: .recruit
+            case .invitations: .invitations
+            case .status: .status
             }
         }
 
@@ -48,6 +56,9 @@ extension ControlRequest {
                 case .addTask: self = .addTask(try AddTask(from: decoder))
                 case .addParticipant: self = .addParticipant(try AddParticipant(from: decoder))
                 case .addQuestion: self = .addQuestion(try AddQuestion(from: decoder))
+                case .recruit: self = .recruit(try Recruit(from: decoder))
+                case .invitations: self = .invitations(try ListInvitations(from: decoder))
+                case .status: self = .status(try RecruitmentProgress(from: decoder))
                 }
             } catch let error as DecodingError {
                 throw ControlRequestError("study \(action.rawValue)", error)
@@ -65,6 +76,9 @@ extension ControlRequest {
             case .addTask(let payload): try payload.encode(to: encoder)
             case .addParticipant(let payload): try payload.encode(to: encoder)
             case .addQuestion(let payload): try payload.encode(to: encoder)
+            case .recruit(let payload): try payload.encode(to: encoder)
+            case .invitations(let payload): try payload.encode(to: encoder)
+            case .status(let payload): try payload.encode(to: encoder)
             }
         }
     }
@@ -192,6 +206,75 @@ extension ControlRequest {
             try fields.encode(question.id, forKey: .id)
             try fields.encode(question.text, forKey: .text)
         }
+    }
+
+    /// Chooses testers from the pool by quota sampling and invites each (`study recruit`).
+    public struct Recruit: ControlPayload {
+        public typealias Reply = RecruitmentResult
+        public var study: String
+        public var count: Int
+        public var quotas: [Quota]
+        public var requirements: [Requirement]
+        /// nil: the recruitment's iteration, else the study's last (a first one is made when it has none).
+        public var iteration: Int?
+        /// Invitations done for the study to complete; nil: all of them.
+        public var target: Int?
+        /// Seconds since 1970.
+        public var deadline: Double?
+        /// The tie breaks' seed; nil: a random one, stored with the recruitment.
+        public var seed: UInt64?
+
+        public init(study: String, count: Int, quotas: [Quota] = [], requirements: [Requirement] = [], iteration: Int? = nil,
+                    target: Int? = nil, deadline: Double? = nil, seed: UInt64? = nil) {
+            self.study = study
+            self.count = count
+            self.quotas = quotas
+            self.requirements = requirements
+            self.iteration = iteration
+            self.target = target
+            self.deadline = deadline
+            self.seed = seed
+        }
+
+        public var request: ControlRequest { .study(.recruit(self)) }
+
+        private enum CodingKeys: String, CodingKey { case study, count, quotas, requirements, iteration, target, deadline, seed }
+
+        public init(from decoder: Decoder) throws {
+            let fields = try decoder.container(keyedBy: CodingKeys.self)
+            study = try fields.decode(String.self, forKey: .study)
+            count = try fields.decode(Int.self, forKey: .count)
+            quotas = try fields.decodeIfPresent([Quota].self, forKey: .quotas) ?? []
+            requirements = try fields.decodeIfPresent([Requirement].self, forKey: .requirements) ?? []
+            iteration = try fields.decodeIfPresent(Int.self, forKey: .iteration)
+            target = try fields.decodeIfPresent(Int.self, forKey: .target)
+            deadline = try fields.decodeIfPresent(Double.self, forKey: .deadline)
+            seed = try fields.decodeIfPresent(UInt64.self, forKey: .seed)
+        }
+    }
+
+    /// A study's invitations (`study invitations`).
+    public struct ListInvitations: ControlPayload {
+        public typealias Reply = [Invitation]
+        public var study: String
+
+        public init(study: String) {
+            self.study = study
+        }
+
+        public var request: ControlRequest { .study(.invitations(self)) }
+    }
+
+    /// A study's recruitment, its invitations per status and each one (`study status`).
+    public struct RecruitmentProgress: ControlPayload {
+        public typealias Reply = RecruitmentStatus
+        public var study: String
+
+        public init(study: String) {
+            self.study = study
+        }
+
+        public var request: ControlRequest { .study(.status(self)) }
     }
 
     /// `task`: an observer's mark of a study task in a session; answered with the stored event.

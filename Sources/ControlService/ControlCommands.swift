@@ -12,6 +12,8 @@ public protocol TranscriptionQueue: Sendable {
 /// Makes single-use login links to the web console (`console`).
 public protocol ConsoleLogins: Sendable {
     func loginLink(now: Double) throws -> ConsoleLink
+    /// Where browsers reach the console (no trailing slash): the enrolment link's address.
+    func baseURL() throws -> String
 }
 
 /// The daemon's parts the control commands work on, all given when muevald is put together.
@@ -50,6 +52,7 @@ public final class ControlCommands: Sendable {
     private let pages: EventPages
     private let tail: TailStream
     private let importer: ImportHandler
+    private let pool: PoolHandlers
     private let console: (any ConsoleLogins)?
 
     public init(_ parts: ControlCollaborators) {
@@ -60,6 +63,7 @@ public final class ControlCommands: Sendable {
         pages = EventPages(registry: parts.registry, lab: parts.importer.lab)
         tail = TailStream(registry: parts.registry, liveTail: parts.liveTail, buffer: parts.tailBuffer, pages: pages)
         importer = ImportHandler(registry: parts.registry, importer: parts.importer)
+        pool = PoolHandlers(studies: parts.studies, console: parts.console)
     }
 
     /// The daemon stops: live tails say so and end.
@@ -111,6 +115,7 @@ public final class ControlCommands: Sendable {
         case .task(let mark): try await writer.succeed(mark, with: try await studies.mark(mark, observer: peer?.userName, now: now))
         case .questionnaire(let answers): try await writer.succeed(answers, with: try studies.record(answers))
         case .import(let request): try await writer.succeed(request, with: try await importer.run(request, passedBy: files, now: now))
+        case .pool(let command): try await pool.run(command, writer: writer, now: now)
         }
         return .readNextRequest
     }

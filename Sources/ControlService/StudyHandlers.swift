@@ -25,6 +25,14 @@ struct StudyHandlers: Sendable {
                 to: add.study, Participant(code: add.code, attributes: add.attributes, created: now)))
         case .addQuestion(let add):
             try await writer.succeed(add, with: try studies.addQuestion(to: add.study, add.question))
+        case .recruit(let recruit):
+            try await writer.succeed(recruit, with: try studies.recruit(
+                study: recruit.study, count: recruit.count, quotas: recruit.quotas, requirements: recruit.requirements,
+                iteration: recruit.iteration, target: recruit.target, deadline: recruit.deadline, seed: recruit.seed, now: now))
+        case .invitations(let list):
+            try await writer.succeed(list, with: try studies.invitations(study: list.study, now: now))
+        case .status(let status):
+            try await writer.succeed(status, with: try studies.status(study: status.study, now: now))
         }
     }
 

@@ -7,7 +7,9 @@ public import Logging
 internal import MuEvalWire
 internal import SessionCore
 internal import SessionModel
+package import SessionReports
 internal import SpeechRecognition
+public import TesterPool
 public import TranscriptionService
 public import SessionImport
 public import ReplicationArchive
@@ -31,6 +33,14 @@ public struct DaemonConfiguration: Sendable {
     public var zeroconf = ZeroconfSettings()
     public var console = ConsoleSettings()
     public var transcription = TranscriptionConfiguration()
+    /// `studies.completion_command*`: what runs when a recruited study completes.
+    package var studyCompletion = StudyCompletionSettings()
+    /// `studies.invitation_lifetime`: seconds a recruited tester's invitation stays usable.
+    public var invitationLifetime = Studies.defaultInvitationLifetime
+    /// `studies.invited_session_idle`: seconds an invited session waits for its phone to come back before it stops.
+    public var invitedSessionIdle: Double = 1800
+    /// `pool.max_*`: the tester pool's sizes.
+    public var pool = PoolLimits()
     /// Limits of `muevalctl import` (docs/IMPORT.md).
     public var importLimits = ImportLimits()
     /// `storage.postgres.*`, kept whole whatever order its keys come in; in effect only with a URL.
@@ -173,6 +183,14 @@ extension ConfigurationOption {
         },
         .positive("transcription.workers", \.transcription.speech.workers),
         .positive("transcription.max_queued", \.transcription.maxQueued),
+        .optionalText("studies.completion_command", \.studyCompletion.command),
+        .number("studies.completion_command_timeout", \.studyCompletion.timeout) { $0 > 0 && $0 <= 86_400 },
+        .number("studies.invitation_lifetime", \.invitationLifetime) { $0 >= 60 && $0 <= 366 * 86_400 },
+        .number("studies.invited_session_idle", \.invitedSessionIdle) { $0 >= 10 && $0 <= 7 * 86_400 },
+        .positive("pool.max_testers", \.pool.maxTesters),
+        .positive("pool.max_profile_text", \.pool.maxProfileText),
+        .positive("pool.max_consent_bytes", \.pool.maxConsentBytes),
+        .positive("pool.max_fields", \.pool.maxFields),
         .init(key: "storage.postgres.url", kind: .string, current: { $0.replication.url }) { value, config in
             config.replication.url = value
             return true
@@ -218,6 +236,9 @@ extension ConfigurationOption {
         .positive("console.live_buffer", \.console.liveBuffer),
         .positive("console.max_body_bytes", \.console.maxBodyBytes),
         .optionalText("console.report_configurations", \.console.reportConfigurations),
+        .positive("console.public_requests_per_minute", \.console.visitors.requestsPerMinute),
+        .positive("pool.enrolments_per_hour", \.console.visitors.enrolmentsPerHour),
+        .positive("pool.withdrawals_per_hour", \.console.visitors.withdrawalsPerHour),
         .init(key: "log.level", kind: .choice(Logger.Level.allCases.map(\.rawValue)), reloadable: true,
               current: { $0.logLevel.rawValue }) { value, config in
             guard let level = Logger.Level(rawValue: value) else { return false }

@@ -11,6 +11,7 @@ internal import Logging
 internal import NIOConcurrencyHelpers
 internal import SessionModel
 internal import SessionReports
+internal import TesterPool
 internal import TranscriptionService
 internal import NIOPosix
 internal import ServiceLifecycle
@@ -77,7 +78,9 @@ public struct MuEvalDaemon {
         let transcriptionWorker = TranscriptionWorker(service: transcription, registry: registry, since: started)
 
         let socketPath = configuration.controlSocket ?? ControlSocketPath.daemonDefault(dataDirectory: dataDirectory)
-        let studies = Studies(catalog: catalog, registry: registry)
+        // The tester pool's profiles, in their own file apart from the recordings.
+        let testers = try TesterStore(directory: dataDirectory, limits: configuration.pool)
+        let studies = Studies(catalog: catalog, registry: registry, pool: testers, invitationLifetime: configuration.invitationLifetime)
         let board = StatusBoard(daemon: DaemonDescription(
             pid: ProcessInfo.processInfo.processIdentifier, started: started, socket: socketPath,
             dataDirectory: dataDirectory, unknownDevicePolicy: configuration.capture.unknownDevicePolicy),
@@ -90,10 +93,14 @@ public struct MuEvalDaemon {
         // Every stopped session's default report is the daemon's, console or not.
         let reports = SessionReports(dataDirectory: dataDirectory, logger: logger)
         let automaticReports = AutomaticReports(reports: reports, registry: registry)
+        // Recruited studies complete themselves: their report, the lifecycle event, the lab's command.
+        let studyCompletion = StudyCompletionService(catalog: catalog, studies: studies, registry: registry, dataDirectory: dataDirectory,
+                                                     settings: configuration.studyCompletion, logger: logger)
         let console = configuration.console.enabled ? ConsoleServer(
             settings: configuration.console,
             environment: ConsoleEnvironment(registry: registry, liveTail: liveTail, counters: counters, board: board,
-                                            dataDirectory: dataDirectory, studies: studies, reports: reports),
+                                            dataDirectory: dataDirectory, studies: studies, testers: testers, reports: reports,
+                                            pairingLimits: { settings.current.pairing }),
             group: group, logger: logger, onReady: { readiness.ready(.console) }) : nil
         let commands = ControlCommands(ControlCollaborators(
             registry: registry, studies: studies, liveTail: liveTail, board: board,
@@ -156,7 +163,8 @@ public struct MuEvalDaemon {
         logger.notice("muevald \(MuEvalVersion.current) starting: data in \(dataDirectory), policy for unknown devices: \(configuration.capture.unknownDevicePolicy.rawValue)")
         // Shutdown runs from the last to the first.
         var services: [any Service] = [JournalService(registry: registry),
-                                       transcriptionWorker, automaticReports, control, capture]
+                                       transcriptionWorker, automaticReports, studyCompletion, control, capture,
+                                       InvitedSessionTimer(registry: registry, idleAfter: configuration.invitedSessionIdle)]
         if let replicator {
             board.postReplication { replicator.current }
             services.append(replicator)

@@ -19,7 +19,8 @@ public enum BuiltinScenarios {
         return try! ScenarioLoader.decode(Data(source.utf8), source: "built-in \(name)")
     }
 
-    /// Wordpress for iOS: a tester (Jack, Jill or Jane on an iPod touch) publishes a new blog posting.
+    /// Wordpress for iOS: a tester (Jack, Jill or Jane on an iPod touch) publishes a new blog posting. Its texts
+    /// have font sizes; the tab bar and the buttons under the editor are set in 10 points, under the HIG's 11.
     static let wordpress = #"""
     {
       "name": "wordpress",
@@ -29,32 +30,32 @@ public enum BuiltinScenarios {
       "initialView": "BlogsViewController",
       "views": [
         { "name": "BlogsViewController", "title": "Blogs", "elements": [
-          { "id": "edit", "class": "UINavigationButton", "frame": [5, 27, 50, 30], "title": "Edit", "action": "edit:" },
-          { "id": "addBlog", "class": "UINavigationButton", "frame": [275, 27, 40, 30], "title": "+", "action": "addBlog:" },
+          { "id": "edit", "class": "UINavigationButton", "frame": [5, 27, 50, 30], "title": "Edit", "action": "edit:", "fontSize": 12 },
+          { "id": "addBlog", "class": "UINavigationButton", "frame": [275, 27, 40, 30], "title": "+", "action": "addBlog:", "fontSize": 12 },
           { "id": "blogs", "class": "UITableView", "frame": [0, 64, 320, 416], "rows": ["Jack's Travel Notes", "Work Log"] }
         ]},
         { "name": "PostsViewController", "title": "Posts", "elements": [
-          { "id": "back", "class": "UINavigationButton", "frame": [5, 27, 60, 30], "title": "Blogs", "action": "popViewControllerAnimated:" },
-          { "id": "compose", "class": "UINavigationButton", "frame": [265, 27, 50, 30], "title": "New", "action": "showAddPostView:" },
+          { "id": "back", "class": "UINavigationButton", "frame": [5, 27, 60, 30], "title": "Blogs", "action": "popViewControllerAnimated:", "fontSize": 12 },
+          { "id": "compose", "class": "UINavigationButton", "frame": [265, 27, 50, 30], "title": "New", "action": "showAddPostView:", "fontSize": 12 },
           { "id": "posts", "class": "UITableView", "frame": [0, 64, 320, 372],
             "rows": ["Hello world!", "A weekend in the Alps", "Notes from the conference", "Draft: ideas", "Summer recipes",
                      "Why I blog", "Trip photos", "Reading list", "Year in review", "About me"] },
-          { "id": "tabs", "class": "UITabBar", "frame": [0, 436, 320, 44], "title": "Posts  Pages  Comments  Stats" }
+          { "id": "tabs", "class": "UITabBar", "frame": [0, 436, 320, 44], "title": "Posts  Pages  Comments  Stats", "fontSize": 10 }
         ]},
         { "name": "EditPostViewController", "title": "Write", "elements": [
-          { "id": "cancel", "class": "UINavigationButton", "frame": [5, 27, 60, 30], "title": "Cancel", "action": "cancelView:" },
-          { "id": "publish", "class": "UINavigationButton", "frame": [245, 27, 70, 30], "title": "Publish", "action": "publish:" },
-          { "id": "titleLabel", "class": "UILabel", "frame": [10, 74, 60, 31], "text": "Title:" },
-          { "id": "titleField", "class": "UITextField", "frame": [75, 74, 235, 31], "placeholder": "Title" },
-          { "id": "tagsLabel", "class": "UILabel", "frame": [10, 113, 60, 31], "text": "Tags:" },
-          { "id": "tagsField", "class": "UITextField", "frame": [75, 113, 235, 31], "placeholder": "Separate tags with commas" },
-          { "id": "categories", "class": "UIButton", "frame": [10, 152, 300, 36], "title": "Categories", "action": "showCategoriesView:" },
-          { "id": "content", "class": "UITextView", "frame": [0, 196, 320, 240], "placeholder": "Tap here to begin writing" },
-          { "id": "status", "class": "UIButton", "frame": [10, 442, 140, 32], "title": "Status: Draft", "action": "showStatusPicker:" },
-          { "id": "photo", "class": "UIButton", "frame": [170, 442, 140, 32], "title": "Add Photo", "action": "showPhotoPicker:" }
+          { "id": "cancel", "class": "UINavigationButton", "frame": [5, 27, 60, 30], "title": "Cancel", "action": "cancelView:", "fontSize": 12 },
+          { "id": "publish", "class": "UINavigationButton", "frame": [245, 27, 70, 30], "title": "Publish", "action": "publish:", "fontSize": 12 },
+          { "id": "titleLabel", "class": "UILabel", "frame": [10, 74, 60, 31], "text": "Title:", "fontSize": 15 },
+          { "id": "titleField", "class": "UITextField", "frame": [75, 74, 235, 31], "placeholder": "Title", "fontSize": 15 },
+          { "id": "tagsLabel", "class": "UILabel", "frame": [10, 113, 60, 31], "text": "Tags:", "fontSize": 15 },
+          { "id": "tagsField", "class": "UITextField", "frame": [75, 113, 235, 31], "placeholder": "Separate tags with commas", "fontSize": 15 },
+          { "id": "categories", "class": "UIButton", "frame": [10, 152, 300, 36], "title": "Categories", "action": "showCategoriesView:", "fontSize": 15 },
+          { "id": "content", "class": "UITextView", "frame": [0, 196, 320, 240], "placeholder": "Tap here to begin writing", "fontSize": 15 },
+          { "id": "status", "class": "UIButton", "frame": [10, 442, 140, 32], "title": "Status: Draft", "action": "showStatusPicker:", "fontSize": 10 },
+          { "id": "photo", "class": "UIButton", "frame": [170, 442, 140, 32], "title": "Add Photo", "action": "showPhotoPicker:", "fontSize": 10 }
         ]},
         { "name": "CategoriesViewController", "title": "Categories", "elements": [
-          { "id": "back", "class": "UINavigationButton", "frame": [5, 27, 60, 30], "title": "Write", "action": "popViewControllerAnimated:" },
+          { "id": "back", "class": "UINavigationButton", "frame": [5, 27, 60, 30], "title": "Write", "action": "popViewControllerAnimated:", "fontSize": 12 },
           { "id": "categories", "class": "UITableView", "frame": [0, 64, 320, 416], "rows": ["Uncategorized", "Travel", "Work", "Photography", "Food"] }
         ]}
       ],

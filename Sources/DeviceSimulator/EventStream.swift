@@ -38,6 +38,11 @@ public struct EventStream {
         self.init(scenario: options.scenario, deviceIndex: index, seed: options.seed, epoch: options.epoch, behaviour: options.behaviour)
     }
 
+    /// Plays the server's tasks in its order (`--invitation`), with the tester's own marks, from the next pass on.
+    public mutating func assign(_ tasks: [AssignedTask]) {
+        player.assigned = tasks
+    }
+
     /// The simulated time of the next event (a new pass is generated when needed).
     public mutating func nextTime() -> Double {
         fillPass()

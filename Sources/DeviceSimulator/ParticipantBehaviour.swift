@@ -29,6 +29,12 @@ public struct ParticipantBehaviour: Sendable, Equatable {
     /// The participant thinks aloud (`--think-aloud`): the scenario's `say` steps are said, and a failed or
     /// abandoned task gets an exclamation. Off, `say` steps take no time and nothing is said.
     public var thinksAloud = false
+    /// The participant shakes the phone when a task fails or is abandoned (`--shake`): a burst of accelerometer
+    /// samples, a possible sign of frustration for the analysis.
+    public var shakes = false
+    /// The participant's phone runs the capture library's frame-timing sensor (`--frame-timing`): readings per view,
+    /// some views janky (chosen by the seed).
+    public var frameTiming = false
 
     /// What a participant says when a task goes wrong, in turn.
     static let exclamations = ["oh no, what happened", "I can't find it", "where is the button", "why did it do that"]

@@ -68,6 +68,8 @@ public struct ElementSpec: Codable, Sendable, Equatable {
     public var rows: [String]?
     /// A password field: typed text is reported as bullets, as a capture library must.
     public var secure: Bool?
+    /// The point size of its text (`UIFont.pointSize`), reported in the UI state tree as `fontSize`.
+    public var fontSize: Double?
 
     /// UIControl subclasses: a touch on them sends an action (`sendAction:to:forEvent:`).
     public var isControl: Bool { Self.controlClasses.contains(self.class) }

@@ -1,3 +1,4 @@
+internal import MuEvalCapture
 internal import MuEvalWire
 internal import OrderedCollections
 internal import WireProtocol
@@ -65,17 +66,25 @@ extension ScenarioPlayer {
         return .dict(fields)
     }
 
-    mutating func marker(_ kind: String, _ name: String) {
-        emit(.custom, ["name": .string(name), "marker": .string(kind), "call": .string("[monitor \(kind)Event: @\"\(name)\"]")])
+    /// A task's mark: the tester's own (the capture library's `beginTask`, …), or the app's task event, as the
+    /// thesis's `[monitor beginEvent: @"…"]` sends it (the app has no give-up).
+    mutating func mark(_ mark: CaptureEvent.TaskMark, _ name: String, byTester: Bool) {
+        if byTester {
+            emit(.custom, CaptureEvent.taskMark(mark, name).fields)
+        } else {
+            emit(.custom, ["name": .string(name), "marker": .string(mark.rawValue), "call": .string("[monitor \(mark.rawValue)Event: @\"\(name)\"]")])
+        }
     }
 
     mutating func emit(_ eventClass: EventClass, _ fields: OrderedDictionary<String, PlistValue>) {
         emit(SimulatedEvent(eventClass, at: clock, fields))
     }
 
-    /// Appends the event after the sensor samples that fell due before it, so that time never runs backwards.
+    /// Appends the event after the sensor samples that fell due before it, so that time never runs backwards,
+    /// and the frame-timing readings it brings about after it.
     mutating func emit(_ event: SimulatedEvent) {
         events += sensors.samples(until: event.time)
         events.append(event)
+        events += sensors.frameTiming(after: event)
     }
 }

@@ -8,6 +8,9 @@ internal import WireProtocol
 public struct ScenarioPlayer {
     public let scenario: Scenario
     public let behaviour: ParticipantBehaviour
+    /// The tasks the server gave (`--invitation`), in its order, each marked by the tester themself (begin, end,
+    /// give up); nil: the scenario's tasks in its order, marked by the app's task events.
+    var assigned: [AssignedTask]?
     var random: SeededGenerator
     /// The behaviour's choices (detour or not, where to, misclick or not) come from their own stream, so that the
     /// ideal tester's events do not depend on them.
@@ -29,7 +32,8 @@ public struct ScenarioPlayer {
         self.behaviour = behaviour
         self.random = random.derived(1)
         whims = random.derived(3)
-        sensors = SensorModel(random: random.derived(2), location: scenario.location)
+        sensors = SensorModel(random: random.derived(2), location: scenario.location,
+                              frameTiming: behaviour.frameTiming ? scenario.views.map(\.name) : nil)
     }
 
     /// The events of the next pass through the scenario, in time order.
@@ -44,31 +48,23 @@ public struct ScenarioPlayer {
         events += sensors.snapshot(at: clock)
         clock += 0.4
         viewDidAppear(transition: "launch", from: nil)
-        for task in scenario.tasks {
-            think()
-            marker("begin", task.name)
-            let outcome = behaviour.outcome(of: task.name)
-            if outcome == .completed {
-                for step in task.steps { attempt(step, of: task) }
-                clock += random.uniform(0.2...0.6)
-                marker("end", task.name)
-            } else {
-                // Where the task would have left the app: the next task starts there.
-                let expected = task.steps.compactMap(\.navigation).reduce(into: stack) { $0.apply($1, in: scenario) }
-                for step in task.steps.prefix(task.steps.count / 2) { attempt(step, of: task) }
-                // Lost: a look elsewhere and a tap beside the controls, then the tester stops.
-                detour(avoiding: task, next: nil)
-                think()
-                missTap()
-                if behaviour.thinksAloud {
-                    say(ParticipantBehaviour.exclamations[exclaimed % ParticipantBehaviour.exclamations.count])
-                    exclaimed += 1
+        if let assigned {
+            let starts = taskStarts()
+            for task in assigned {
+                if let spec = scenario.tasks.first(where: { $0.name == task.name }) {
+                    // In another order than the scenario's, the tester first goes where the task starts.
+                    if let start = starts[spec.name] { restore(start) }
+                    perform(spec, outcome: behaviour.outcome(of: task.name), byTester: true)
+                } else {
+                    // Nothing to play: the tester reads it, begins it and gives it up.
+                    think()
+                    mark(.begin, task.name, byTester: true)
+                    think()
+                    mark(.giveUp, task.name, byTester: true)
                 }
-                clock += random.uniform(0.2...0.6)
-                if outcome == .failed { marker("end", task.name) }
-                // After the task, not within it: its target view is not reached while it runs.
-                restore(expected)
             }
+        } else {
+            for task in scenario.tasks { perform(task, outcome: behaviour.outcome(of: task.name), byTester: false) }
         }
         think()
         emit(.application, ["type": .string("terminate")])
@@ -76,6 +72,55 @@ public struct ScenarioPlayer {
         // The next tester picks the phone up a little later.
         clock += random.uniform(5...15)
         return events
+    }
+
+    /// The views each task starts on when the scenario is played in its own order (every task, however it goes,
+    /// leaves the app where its steps would).
+    func taskStarts() -> [String: [Presented]] {
+        var stack = [Presented(view: scenario.view(named: scenario.initialView)!, modal: false)]
+        var starts: [String: [Presented]] = [:]
+        for task in scenario.tasks {
+            starts[task.name] = starts[task.name] ?? stack
+            stack = task.steps.compactMap(\.navigation).reduce(into: stack) { $0.apply($1, in: scenario) }
+        }
+        return starts
+    }
+
+    /// One task as `outcome` says, between the tester's own marks or the app's task events. An abandoned task
+    /// never gets the app's end; the tester says they give it up.
+    mutating func perform(_ task: TaskSpec, outcome: ParticipantBehaviour.Outcome, byTester: Bool) {
+        think()
+        mark(.begin, task.name, byTester: byTester)
+        if outcome == .completed {
+            for step in task.steps { attempt(step, of: task) }
+            clock += random.uniform(0.2...0.6)
+            mark(.end, task.name, byTester: byTester)
+        } else {
+            // Where the task would have left the app: the next task starts there.
+            let expected = task.steps.compactMap(\.navigation).reduce(into: stack) { $0.apply($1, in: scenario) }
+            for step in task.steps.prefix(task.steps.count / 2) { attempt(step, of: task) }
+            // Lost: a look elsewhere and a tap beside the controls, then the tester stops.
+            detour(avoiding: task, next: nil)
+            think()
+            missTap()
+            if behaviour.shakes {
+                let shake = sensors.shake(at: clock)
+                for sample in shake.events { emit(sample) }
+                clock += shake.duration
+            }
+            if behaviour.thinksAloud {
+                say(ParticipantBehaviour.exclamations[exclaimed % ParticipantBehaviour.exclamations.count])
+                exclaimed += 1
+            }
+            clock += random.uniform(0.2...0.6)
+            if outcome == .failed {
+                mark(.end, task.name, byTester: byTester)
+            } else if byTester {
+                mark(.giveUp, task.name, byTester: true)
+            }
+            // After the task, not within it: its target view is not reached while it runs.
+            restore(expected)
+        }
     }
 
     // MARK: Steps

@@ -27,7 +27,7 @@ struct Screen: Equatable {
     var contentTop: Double { ScreenRenderer.statusBarHeight + (view.title == nil ? 0 : ScreenRenderer.navigationBarHeight) }
 
     /// The view hierarchy as `-[UIWindow getUIState]` reports it (thesis Listing 4.2): class name, address and
-    /// frame of every view, with titles and placeholders, descending through `subviews`.
+    /// frame of every view, with titles, placeholders and font sizes, descending through `subviews`.
     var uiState: PlistValue {
         let full = Rect(x: 0, y: 0, width: Double(device.width), height: Double(device.height))
         let content = Rect(x: 0, y: contentTop, width: full.width, height: full.height - contentTop)
@@ -47,6 +47,7 @@ struct Screen: Equatable {
         extra["title"] = element.title.map(PlistValue.string)
         extra["placeholder"] = element.placeholder.map(PlistValue.string)
         extra["text"] = displayedText(of: element).map(PlistValue.string)
+        extra["fontSize"] = element.fontSize.map(PlistValue.real)
         let rows = (element.rows ?? []).enumerated().map { index, title in
             node("UITableViewCell", frame: Rect(x: element.frame.x, y: element.frame.y + Double(index) * ScreenRenderer.rowHeight,
                                                  width: element.frame.width, height: ScreenRenderer.rowHeight),

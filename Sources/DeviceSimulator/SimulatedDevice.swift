@@ -44,6 +44,7 @@ struct SimulatedDevice {
         var configuration = CaptureConfiguration(device: stream.profile.hello)
         configuration.token = options.token
         configuration.pairingCode = options.pairingCode
+        configuration.invitation = options.invitation
         configuration.server = .address(server)
         configuration.security = security
         configuration.firstSeq = 1
@@ -65,6 +66,13 @@ struct SimulatedDevice {
         } catch {
             report.lastProblem = error.description
             return report
+        }
+        if options.invitation != nil {
+            // The tester does what the server says: nothing is played before its welcome.
+            guard await receiveTasks() else {
+                await capture.stopCapture(timeout: 1)
+                return report
+            }
         }
         let clock = ContinuousClock()
         let start = clock.now
@@ -113,6 +121,52 @@ struct SimulatedDevice {
         report.unacknowledged = summary.unacknowledged
         report.notSelected = summary.notSelected
         return report
+    }
+
+    /// Waits for the server's welcome and plays its tasks; false, with the reason in the report, when the server
+    /// refuses the hello (the invitation) or says nothing within `welcomeTimeout`.
+    private mutating func receiveTasks() async -> Bool {
+        switch await Self.firstWelcome(of: capture, within: options.welcomeTimeout) {
+        case .study(let study):
+            report.questionnaire = study.questionnaire
+            let tasks = AssignedTask.plan(study.tasks.map(\.name), scenario: options.scenario, behaviour: options.behaviour)
+            report.tasks = tasks
+            // A session without tasks: the scenario's own, marked by the app as without an invitation.
+            if !tasks.isEmpty { stream.assign(tasks) }
+            return true
+        case .refused(let reason):
+            report.invitationProblem = "the server refused the invitation: \(reason)"
+        case .timedOut:
+            report.invitationProblem = "no welcome from the server within \(options.welcomeTimeout) s"
+                + (capture.statistics?.lastProblem.map { " (last problem: \($0))" } ?? "")
+        }
+        return false
+    }
+
+    private enum Welcomed: Sendable {
+        case study(StudyTasks)
+        case refused(String)
+        case timedOut
+    }
+
+    /// The first of: the welcome's tasks, a refused hello (an `<error>` with no seq), the end of `seconds`.
+    private static func firstWelcome(of capture: CaptureManager, within seconds: Double) async -> Welcomed {
+        await withTaskGroup(of: Welcomed?.self) { group in
+            group.addTask {
+                await capture.waitForStudyTasks(timeout: seconds).map(Welcomed.study) ?? .timedOut
+            }
+            group.addTask {
+                for await problem in capture.problems {
+                    if case .refused(nil, let reason) = problem { return .refused(reason) }
+                }
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let next = await group.next() {
+                if let next { return next }
+            }
+            return .timedOut
+        }
     }
 
     /// The simulated clock (seconds since the run's start) at `now`: the scenario's time at its speed.

@@ -34,6 +34,11 @@ public struct SimulationOptions: Sendable {
     public var token: String?
     /// A session's pairing code, presented in every `<hello>` as `pairing`.
     public var pairingCode: String?
+    /// A study invitation's code, presented in every `<hello>` as `invitation`: the tester then plays the tasks the
+    /// server's `<welcome>` gives, in its order, with their own task marks. One device only (it is single use).
+    public var invitation: String?
+    /// With `invitation`: how long to wait for the server's welcome (and its tasks) before giving up.
+    public var welcomeTimeout = 30.0
     /// How the simulated tester departs from the scenario (failed and abandoned tasks, detours, misclicks, pace);
     /// every device of the run behaves alike. Check it with `ParticipantBehaviour.validate(for:)`.
     public var behaviour = ParticipantBehaviour.ideal
@@ -52,6 +57,7 @@ extension SimulationOptions {
         var hello = profile.hello
         hello.token = token
         hello.pairing = pairingCode
+        hello.invitation = invitation
         return WireEncoder.hello(hello)
     }
 }

@@ -31,6 +31,13 @@ public struct DeviceReport: Codable, Sendable, Equatable {
     /// Why the tester's recording (`--think-aloud`: voice, face) stopped or never started: a run asked
     /// to record that did not is not complete.
     public var recordingProblem: String?
+    /// With `--invitation`: the server's tasks in its order and how the tester did each (empty: the server sent
+    /// none, and the scenario's own tasks were played); nil without an invitation or when no welcome came.
+    public var tasks: [AssignedTask]?
+    /// The questionnaire's page the server gave with the tasks.
+    public var questionnaire: String?
+    /// Why an invitation got no tasks: the server refused it, or no welcome came in time. Nothing was played.
+    public var invitationProblem: String?
 
     public init(deviceId: String, deviceName: String) {
         self.deviceId = deviceId
@@ -39,7 +46,7 @@ public struct DeviceReport: Codable, Sendable, Equatable {
 
     /// Every event ended acknowledged (or was one the session does not record), and the recording
     /// asked for was made.
-    public var isComplete: Bool { unacknowledged == 0 && rejected == 0 && recordingProblem == nil }
+    public var isComplete: Bool { unacknowledged == 0 && rejected == 0 && recordingProblem == nil && invitationProblem == nil }
 }
 
 /// The whole run: the server, the scenario, and each device.
@@ -66,6 +73,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
             total.sessions += device.sessions
             total.lastProblem = device.lastProblem ?? total.lastProblem
             total.recordingProblem = device.recordingProblem ?? total.recordingProblem
+            total.invitationProblem = device.invitationProblem ?? total.invitationProblem
         }
         return total
     }
@@ -86,6 +94,15 @@ public struct SimulationReport: Codable, Sendable, Equatable {
                 lines.append("  \(device.deviceName) (\(device.deviceId)): \(device.generated) generated, \(device.acknowledged) acknowledged, \(device.resent) re-sent")
             }
         }
+        for device in devices {
+            if let tasks = device.tasks {
+                lines.append(tasks.isEmpty ? "  tasks from the server: none; the scenario's own tasks were played"
+                                           : "  tasks from the server, in its order:")
+                lines += tasks.enumerated().map { "    \($0.offset + 1). \($0.element.line(scenario: scenario))" }
+            }
+            if let questionnaire = device.questionnaire { lines.append("  questionnaire: \(questionnaire)") }
+        }
+        if let problem = total.invitationProblem { lines.append("  invitation: \(problem)") }
         if let problem = total.recordingProblem { lines.append("  recording failed: \(problem)") }
         if total.unacknowledged > 0 || total.rejected > 0, let problem = total.lastProblem { lines.append("  last problem: \(problem)") }
         return lines.joined(separator: "\n")

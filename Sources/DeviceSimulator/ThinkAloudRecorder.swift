@@ -68,7 +68,7 @@ struct ThinkAloudRecorder {
             arguments: ["-f", "s16le", "-ar", String(Self.sampleRate), "-ac", "1", "-i", "pipe:0", "-c:a", "aac", "-b:a", "48k"],
             // Every AAC frame is a key frame: fragments are cut by duration instead.
             movflags: "empty_moov+default_base_moof", fragmentSeconds: options.chunkSeconds)
-        camera = options.faceVideo ? FaceCamera() : nil
+        camera = options.faceVideo ? FaceCamera(device: device) : nil
         face = options.faceVideo ? try FragmentedEncoder(
             stream: FaceCamera.stream, format: .h264MP4, epoch: epoch, arguments: FaceCamera.encoderArguments,
             movflags: "frag_keyframe+empty_moov+default_base_moof", fragmentSeconds: nil) : nil

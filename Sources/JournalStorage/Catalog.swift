@@ -221,8 +221,8 @@ public final class Catalog: @unchecked Sendable {
 }
 
 /// Permissions of what muevald writes: recordings are private to the daemon's user (thesis 2.5.4).
-enum DataDirectory {
-    static func prepare(_ path: String) throws {
+public enum DataDirectory {
+    public static func prepare(_ path: String) throws {
         let manager = FileManager.default
         if !manager.fileExists(atPath: path) {
             try manager.createDirectory(atPath: path, withIntermediateDirectories: true,
@@ -231,7 +231,7 @@ enum DataDirectory {
         try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
     }
 
-    static func restrict(_ file: String) throws {
+    public static func restrict(_ file: String) throws {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
     }
 }

@@ -14,6 +14,7 @@ enum CatalogSchema {
         Migration(version: 1, summary: "sessions and devices (muEval 0.1.0)", apply: baseline),
         Migration(version: 2, summary: "studies, questionnaires, sessions' study assignment", apply: studies),
         Migration(version: 3, summary: "imported sessions' source files", apply: imports),
+        Migration(version: 4, summary: "studies' recruitment and invitations", apply: recruitment),
     ]
 
     /// The version this build writes.
@@ -164,6 +165,36 @@ extension CatalogSchema {
             );
             CREATE INDEX session_imports_sha256 ON session_imports(sha256);
             CREATE INDEX session_imports_session ON session_imports(session);
+            """)
+    }
+
+    /// A study's recruitment from the tester pool and the invitations it sent (issue 32).
+    fileprivate static func recruitment(_ database: SQLiteDatabase) throws {
+        try database.execute("""
+            CREATE TABLE recruitment (
+                study INTEGER PRIMARY KEY REFERENCES studies(id),
+                iteration INTEGER NOT NULL,
+                target INTEGER NOT NULL,
+                deadline REAL,
+                created REAL NOT NULL,
+                seed INTEGER NOT NULL,
+                completed REAL,
+                completion_reason TEXT,
+                report TEXT
+            );
+            CREATE TABLE invitations (
+                code TEXT PRIMARY KEY,
+                study INTEGER NOT NULL REFERENCES studies(id),
+                iteration INTEGER NOT NULL,
+                participant TEXT NOT NULL,
+                status TEXT NOT NULL,
+                created REAL NOT NULL,
+                expires REAL NOT NULL,
+                session INTEGER,
+                device TEXT
+            );
+            CREATE INDEX invitations_study ON invitations(study, participant);
+            CREATE INDEX invitations_participant ON invitations(participant);
             """)
     }
 }

@@ -163,7 +163,7 @@ extension Catalog {
         guard study.participant(participant) != nil else { throw StudyError.noParticipant(study: study.name, participant: participant) }
     }
 
-    private func loadStudy(_ name: String) throws -> Study {
+    func loadStudy(_ name: String) throws -> Study {
         let row = try database.prepare("SELECT id, app_id, description, created FROM studies WHERE name = ?")
         defer { row.reset() }
         row.bind(1, name)
@@ -212,14 +212,14 @@ extension Catalog {
         return responses
     }
 
-    private func studyID(_ name: String) throws -> Int64? {
+    func studyID(_ name: String) throws -> Int64? {
         let statement = try database.prepare("SELECT id FROM studies WHERE name = ?")
         defer { statement.reset() }
         statement.bind(1, name)
         return try statement.step() ? statement.int64(0) : nil
     }
 
-    private func existingStudy(_ name: String) throws -> Int64 {
+    func existingStudy(_ name: String) throws -> Int64 {
         guard let id = try studyID(name) else { throw StudyError.noStudy(name) }
         return id
     }

@@ -58,6 +58,10 @@ enum ReportAssets {
         li.problem.guideline h4 { color: var(--warn); }
         li.problem p { margin: .2rem 0; }
         .where { color: var(--muted); font-size: .85rem; }
+        .rating { display: inline-block; padding: 0 .4rem; border-radius: 3px; font-size: .75rem; font-weight: 600; }
+        .rating.good { background: #eaf6ee; color: #1e7b3a; }
+        .rating.warning { background: #fdf2e0; color: var(--warn); }
+        .rating.critical { background: #fbeceb; color: var(--bad); }
         ol.notes { list-style: none; padding: 0; }
         li.note { display: flex; gap: 1rem; border-left: 4px solid var(--accent); padding: .5rem .8rem; margin: .6rem 0; background: #f3f6fc; break-inside: avoid; }
         li.note[data-kind="problem"] { border-color: var(--bad); background: #fdf6f5; }

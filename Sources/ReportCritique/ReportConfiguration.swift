@@ -3,7 +3,7 @@ public import SessionAnalysis
 
 /// The report's sections, in the order a configuration lists them.
 public enum SectionKind: String, Codable, CaseIterable, Sendable {
-    case overview, timeline, heatmaps, navigation, durations, gestures, problems, notes, tasks
+    case overview, timeline, heatmaps, navigation, durations, gestures, problems, notes, tasks, fluidity, face
 
     /// Parses `overview,heatmaps,…`.
     public static func list(_ text: String) throws -> [SectionKind] {

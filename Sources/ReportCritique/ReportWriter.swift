@@ -6,6 +6,8 @@ public import SessionAnalysis
 /// network: the directory opens from file:// and can be zipped and sent.
 public struct ReportWriter {
     public let configuration: ReportConfiguration
+    /// How the face video is scanned (the face section).
+    public var faceScanner = FaceScanner()
 
     public init(configuration: ReportConfiguration) {
         self.configuration = configuration
@@ -21,6 +23,7 @@ public struct ReportWriter {
                                           shotFiles: try writeScreenshots(of: analysis, into: shots, written: &written),
                                           start: analysis.results.first(Overview.self)?.start ?? 0)
             session.audio = try writeAudio(of: analysis, number: index, into: directory, start: session.start)
+            if configuration.sections.contains(.face) { session.face = try scanFace(of: analysis, start: session.start) }
             return session
         }
         let context = ReportContext(sessions: reported, options: configuration.options)
@@ -39,6 +42,21 @@ public struct ReportWriter {
         let file = "media/session-\(number + 1).\(extensionName)"
         try analysis.journal.writeMedia(stream, to: directory + "/" + file)
         return (file, start - stream.start)
+    }
+
+    /// The session's first video stream, copied to a private temporary file for the face scan and removed after it:
+    /// the face is not copied into the report, which is made to be passed around.
+    private func scanFace(of analysis: AnalyzedSession, start: Double) throws
+        -> (outcome: FaceScanner.Outcome, offset: Double, interval: Double)?
+    {
+        guard let stream = analysis.results.first(Speech.self)?.streams.first(where: { $0.kind == "video" }) else { return nil }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-face-\(UUID().uuidString).mp4").path
+        guard FileManager.default.createFile(atPath: file, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw ReportError.cannotWrite(path: file, reason: "cannot create the face video's temporary copy")
+        }
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try analysis.journal.writeMedia(stream, to: file)
+        return (faceScanner.scan(video: file), stream.start - start, 1 / faceScanner.samplesPerSecond)
     }
 
     private func writeScreenshots(of analysis: AnalyzedSession, into directory: String, written: inout Set<String>) throws -> [String] {

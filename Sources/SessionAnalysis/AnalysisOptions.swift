@@ -15,6 +15,25 @@ public struct AnalysisOptions: Codable, Sendable, Equatable {
     public var tapMaxDuration: Double = 0.5
     /// The smallest hit target (points), from Apple's iOS Human Interface Guidelines.
     public var minimumHitTarget: Double = 44
+    /// The smallest readable text (points): the iOS Human Interface Guidelines' minimum of 11 points
+    /// (Typography: "Default and minimum sizes", the Caption 2 style).
+    public var minimumFontSize: Double = 11
+    /// Shakes (docs/REPORTS.md, "Shakes"): at least `shakeReversals` changes of direction between samples of
+    /// acceleration beyond gravity of at least `shakeThreshold` g, each within `shakeWindow` seconds of the previous.
+    public var shakeThreshold: Double = 1.5
+    public var shakeReversals: Int = 3
+    public var shakeWindow: Double = 0.5
+    /// Fluidity (docs/REPORTS.md, "Fluidity"): hitch time per second of rendering, in milliseconds per second;
+    /// Apple's ratings (WWDC 2020 "Eliminate animation hitches with XCTest"): under 5 good, to 10 warning, above critical.
+    public var hitchRatioWarning: Double = 5
+    public var hitchRatioCritical: Double = 10
+    /// Launch to the first frame (seconds): Apple's goal of 400 ms (WWDC 2019 "Optimizing App Launch"), and
+    /// Nielsen's 1 s limit of the user's flow of thought above which it is critical.
+    public var launchWarning: Double = 0.4
+    public var launchCritical: Double = 1.0
+    /// A view transition (seconds): UIKit's push animation takes 0.35 s; beyond 0.5 s a warning, beyond Nielsen's 1 s critical.
+    public var transitionWarning: Double = 0.5
+    public var transitionCritical: Double = 1.0
     /// Back-and-forth between two views this many times (A→B→A counts once) is a navigation loop.
     public var loopRoundTrips: Int = 2
     /// Views grouped into functionalities (view name → functionality) for the time shares of seed 001 Fig. 1;
@@ -37,6 +56,16 @@ public struct AnalysisOptions: Codable, Sendable, Equatable {
         tapSlop = try value(.tapSlop, defaults.tapSlop)
         tapMaxDuration = try value(.tapMaxDuration, defaults.tapMaxDuration)
         minimumHitTarget = try value(.minimumHitTarget, defaults.minimumHitTarget)
+        minimumFontSize = try value(.minimumFontSize, defaults.minimumFontSize)
+        shakeThreshold = try value(.shakeThreshold, defaults.shakeThreshold)
+        shakeReversals = try value(.shakeReversals, defaults.shakeReversals)
+        shakeWindow = try value(.shakeWindow, defaults.shakeWindow)
+        hitchRatioWarning = try value(.hitchRatioWarning, defaults.hitchRatioWarning)
+        hitchRatioCritical = try value(.hitchRatioCritical, defaults.hitchRatioCritical)
+        launchWarning = try value(.launchWarning, defaults.launchWarning)
+        launchCritical = try value(.launchCritical, defaults.launchCritical)
+        transitionWarning = try value(.transitionWarning, defaults.transitionWarning)
+        transitionCritical = try value(.transitionCritical, defaults.transitionCritical)
         loopRoundTrips = try value(.loopRoundTrips, defaults.loopRoundTrips)
         functionalities = try value(.functionalities, defaults.functionalities)
     }

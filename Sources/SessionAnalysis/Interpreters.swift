@@ -21,6 +21,9 @@ public enum Interpreters {
             RageTapDetector(options: options),
             NavigationLoopDetector(options: options),
             SpeechInterpreter(),
+            SensorReadingsInterpreter(),
+            ShakeDetector(options: options),
+            FluidityInterpreter(options: options),
         ]
     }
 }

@@ -1,4 +1,4 @@
-internal import DeviceSimulator
+public import DeviceSimulator
 internal import JournalStorage
 internal import SessionModel
 
@@ -10,9 +10,9 @@ public enum SimulatedSession {
 
     /// Writes `passes` passes of a built-in scenario as played by device `deviceIndex` (Jack, Jill, Jane…).
     public static func write(scenario name: String, to path: String, passes: Int = 1, deviceIndex: Int = 0,
-                             seed: UInt64 = 1) async throws {
+                             seed: UInt64 = 1, behaviour: ParticipantBehaviour = .ideal) async throws {
         guard let scenario = BuiltinScenarios.named(name) else { throw SimulatedSessionError.unknownScenario(name) }
-        var stream = EventStream(scenario: scenario, deviceIndex: deviceIndex, seed: seed, epoch: epoch)
+        var stream = EventStream(scenario: scenario, deviceIndex: deviceIndex, seed: seed, epoch: epoch, behaviour: behaviour)
         let hello = stream.profile.hello
         let device = DeviceRecord(id: hello.deviceId, device: hello.device, firstSeen: epoch, lastSeen: epoch)
         let owner = hello.device.name?.components(separatedBy: "'").first

@@ -18,10 +18,12 @@ extension JournalBuilder {
 
     /// A UI state tree node (thesis Listing 4.2).
     public static func node(_ className: String, frame: [Double], placeholder: String? = nil, title: String? = nil,
-                            subviews: [PlistValue] = []) -> PlistValue {
+                            text: String? = nil, fontSize: Double? = nil, subviews: [PlistValue] = []) -> PlistValue {
         var fields: OrderedDictionary<String, PlistValue> = ["className": .string(className), "frame": frameValue(frame)]
         fields["title"] = title.map(PlistValue.string)
         fields["placeholder"] = placeholder.map(PlistValue.string)
+        fields["text"] = text.map(PlistValue.string)
+        fields["fontSize"] = fontSize.map(PlistValue.real)
         fields["subviews"] = .array(subviews)
         return .dict(fields)
     }
@@ -75,6 +77,11 @@ extension JournalBuilder {
                                       "call": .string("[monitor \(kind)Event: @\"\(task)\"]")])
     }
 
+    /// The tester's own task mark (the capture library's `beginTask`, `endTask`, `giveUpTask`): `begin`, `end` or `giveUp`.
+    public func testerMark(at time: Double, _ kind: String, task: String) {
+        add("CustomEvent", at: time, ["name": .string(task), "marker": .string(kind), "by": .string("tester")])
+    }
+
     /// A custom event that is not a task marker (a task's success event).
     public func custom(at time: Double, name: String) {
         add("CustomEvent", at: time, ["name": .string(name)])
@@ -92,5 +99,12 @@ extension JournalBuilder {
 
     public func accelerometer(at time: Double, x: Double, y: Double, z: Double) {
         add("DeviceSensorEvent", at: time, ["sensor": .string("accelerometer"), "x": .real(x), "y": .real(y), "z": .real(z)])
+    }
+
+    /// A DeviceSensorEvent of `sensor` with `values` after its name.
+    public func sensor(_ sensor: String, at time: Double, _ values: KeyValuePairs<String, PlistValue>) {
+        var fields: OrderedDictionary<String, PlistValue> = ["sensor": .string(sensor)]
+        for (key, value) in values { fields[key] = value }
+        add("DeviceSensorEvent", at: time, fields)
     }
 }

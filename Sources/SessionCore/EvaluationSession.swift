@@ -1,7 +1,7 @@
 internal import Foundation
 public import GroupCommit
 package import JournalStorage
-internal import MuEvalWire
+public import MuEvalWire
 internal import NIOConcurrencyHelpers
 public import SessionModel
 package import Synchronization
@@ -17,6 +17,10 @@ public final class EvaluationSession: Sendable {
     public let journal: JournalWriter
     /// Opened for one connection under the `auto` policy, and stopped with it.
     public let isAutomatic: Bool
+    /// Its study's tasks, in order, as its device's welcome tells them (none outside a study).
+    let tasks: [WelcomeTask]
+    /// The code of the study invitation that opened it, for the questionnaire link.
+    let invitation: String?
     private let selection: SensorSelection
     /// Its metadata; `SessionLifecycleStateMachine` decides it, `SessionRegistry` hands it over.
     private let record: NIOLockedValueBox<SessionRecord>
@@ -39,8 +43,13 @@ public final class EvaluationSession: Sendable {
     /// 4 GiB: an hour of face video at 4 Mbit/s plus its audio, or days of speech.
     public static let defaultMaxMediaBytes = 4 << 30
 
-    init(record: SessionRecord, journal: JournalWriter, isAutomatic: Bool, mediaBytes: Int = 0, maxMediaBytes: Int = .max) {
+    init(record: SessionRecord, journal: JournalWriter, isAutomatic: Bool, tasks: [StudyTask] = [], invitation: String? = nil,
+         mediaBytes: Int = 0, maxMediaBytes: Int = .max) {
         id = record.id
+        self.tasks = tasks.enumerated().map { index, task in
+            WelcomeTask(name: task.name, instructions: task.instructions, timeLimit: task.timeLimit, order: Int64(index) + 1)
+        }
+        self.invitation = invitation
         self.mediaBytes.store(mediaBytes, ordering: .relaxed)
         self.maxMediaBytes = maxMediaBytes
         self.journal = journal
@@ -85,6 +94,13 @@ public final class EvaluationSession: Sendable {
 
     /// Whether events may still be appended.
     public var isOpen: Bool { open.load(ordering: .acquiring) }
+
+    /// What its device's `<welcome>` says. `console`: where phones reach the web console, for an
+    /// invited session's questionnaire page (`/i/CODE`); nil when the console is off.
+    public func welcome(console: String?) -> Welcome {
+        Welcome(sessionId: String(id), sensors: snapshot.sensors, tasks: tasks,
+                questionnaire: invitation.flatMap { code in console.map { "\($0)/i/\(code)" } })
+    }
 
     /// The record with current counts.
     public var snapshot: SessionRecord {

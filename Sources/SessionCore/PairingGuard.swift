@@ -41,7 +41,7 @@ public struct PairingLimits: Sendable, Equatable {
 ///
 /// Memory is bounded: at most `PairingLimits.trackedAddresses` addresses (IPv6 ones by their /64,
 /// which one host can fill) and one count per open session with a code.
-struct PairingGuard {
+package struct PairingGuard {
     enum Admission: Equatable {
         /// Compare the code.
         case compare
@@ -169,7 +169,7 @@ struct PairingGuard {
 
     /// What the limits count by: an IPv4 address, or an IPv6 address's /64 (one host can use a whole
     /// /64); an IPv4-mapped IPv6 address is its IPv4 address.
-    static func key(_ address: String) -> String {
+    package static func key(_ address: String) -> String {
         guard address.contains(":") else { return address }
         let bare = address.prefix { $0 != "%" }.lowercased()
         if bare.hasPrefix("::ffff:"), bare.contains(".") { return String(bare.dropFirst(7)) }

@@ -25,26 +25,46 @@ extension SessionLifecycleStateMachine {
                         .reject(reason: "no open session has a pairing code: start one with `muevalctl start --pairing-code`", logged: false)]
             return .refused
         }
-        if case .refused(let retryAfter, _) = pairingGuard.admit(address: address, now: now, limits: limits) {
-            actions += [.count(.pairingRefused),
-                        .reject(reason: "too many wrong pairing codes from \(key): try again in \(Self.seconds(retryAfter)) s", logged: true)]
-            return .refused
-        }
+        guard admitted(address, .pairingCode, limits: limits, now: now, &actions) else { return .refused }
         if let session = candidates.first(where: { $0.pairingCode.map { constantTimeEqual($0, code) } == true }) {
             pairingGuard.succeeded(address: address)
             return .paired(session.id)
         }
-        actions.append(.count(.authenticationFailure))
-        let failure = pairingGuard.failed(address: address, code: code, sessions: candidates.map(\.id), now: now, limits: limits)
-        if let line = Self.logLine(failure, address: key) { actions.append(.log(.warning, line)) }
+        let failure = wrongCode(code, .pairingCode, address: address, sessions: candidates.map(\.id), limits: limits, now: now, &actions)
         let rotated = rotateCodes(of: failure.rotate, limits: limits, &actions)
         if !rotated.isEmpty { actions.append(.publish(.pairingCodesChanged(rotated))) }
-        var reason = "wrong pairing code: ask the developer for the session's code (`muevalctl status`)"
-        if let wait = failure.wait {
-            reason += "; \(failure.failures) wrong codes from \(key): the next attempt in \(Self.seconds(wait)) s"
-        }
-        actions.append(.reject(reason: reason, logged: true))
+        actions.append(.reject(reason: "wrong pairing code: ask the developer for the session's code (`muevalctl status`)"
+                               + Self.waitNotice(failure, address: key), logged: true))
         return .refused
+    }
+
+    /// What a device presents to be let in: both kinds count against the same per-address limits.
+    enum Code: String {
+        case pairingCode = "pairing code"
+        case invitation = "invitation code"
+    }
+
+    /// Whether `address` may have its code compared now; when not, the actions refuse it.
+    mutating func admitted(_ address: String, _ kind: Code, limits: PairingLimits, now: Double, _ actions: inout [Action]) -> Bool {
+        guard case .refused(let retryAfter, _) = pairingGuard.admit(address: address, now: now, limits: limits) else { return true }
+        actions += [.count(.pairingRefused),
+                    .reject(reason: "too many wrong \(kind.rawValue)s from \(PairingGuard.key(address)): try again in \(Self.seconds(retryAfter)) s",
+                            logged: true)]
+        return false
+    }
+
+    /// `address` presented a wrong code: counted, and logged as `PairingGuard` rations it.
+    mutating func wrongCode(_ code: String, _ kind: Code, address: String, sessions: [Int64], limits: PairingLimits, now: Double,
+                            _ actions: inout [Action]) -> PairingGuard.Failure {
+        actions.append(.count(.authenticationFailure))
+        let failure = pairingGuard.failed(address: address, code: code, sessions: sessions, now: now, limits: limits)
+        if let line = Self.logLine(failure, kind, address: PairingGuard.key(address)) { actions.append(.log(.warning, line)) }
+        return failure
+    }
+
+    /// What a refused device is told about its next attempt; empty when it need not wait.
+    static func waitNotice(_ failure: PairingGuard.Failure, address: String) -> String {
+        failure.wait.map { "; \(failure.failures) wrong codes from \(address): the next attempt in \(seconds($0)) s" } ?? ""
     }
 
     /// New codes for the sessions that took `rotateAfter` wrong ones; the catalog has them, the
@@ -63,9 +83,9 @@ extension SessionLifecycleStateMachine {
     }
 
     /// One line per counted wrong code, as `PairingGuard` rations them; nil: not logged.
-    private static func logLine(_ failure: PairingGuard.Failure, address: String) -> String? {
+    private static func logLine(_ failure: PairingGuard.Failure, _ kind: Code, address: String) -> String? {
         guard failure.counted, case .log(let unlogged) = failure.log else { return nil }
-        var line = "wrong pairing code from \(address) (\(failure.failures) from this address)"
+        var line = "wrong \(kind.rawValue) from \(address) (\(failure.failures) from this address)"
         if let wait = failure.wait { line += failure.lockedOut ? ": refused for \(seconds(wait)) s" : ": next attempt in \(seconds(wait)) s" }
         if unlogged > 0 { line += "; \(unlogged) wrong codes before it were not logged (too many a minute)" }
         return line

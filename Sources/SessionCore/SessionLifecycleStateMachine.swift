@@ -19,6 +19,10 @@ package struct SessionLifecycleStateMachine {
         /// Opened for one connection under the `auto` policy, and stopped with it.
         package var isAutomatic: Bool
         package var connections: Set<UInt64> = []
+        /// The code of the study invitation that opened it: its device is bound to it, and its stop makes it `done`.
+        package var invitation: String? = nil
+        /// Since when no connection records into it (nil while one does).
+        package var idleSince: Double? = nil
     }
 
     /// What goes to disk with a new record: its file (unless `file` is false) and the catalog.
@@ -60,6 +64,13 @@ package struct SessionLifecycleStateMachine {
         case reject(reason: String, logged: Bool)
         /// Policy `auto`: open a session for the device, off the caller's thread.
         case openAutomaticSession
+        /// The device presents this study invitation: read it from the catalog, off the caller's
+        /// thread, and tell `invitationFound`.
+        case lookUpInvitation(String)
+        /// The invitation is the device's: open its study session (`invitedSessionOpened`), off the caller's thread.
+        case openInvitedSession(Invitation)
+        /// The catalog's invitation `code` is now `status` (with the session and device it is bound to, when given).
+        case updateInvitation(String, InvitationStatus, session: Int64? = nil, device: String? = nil)
         /// Stop this session at `now` (opened by the `auto` policy, its connection ended).
         case stop(Int64, now: Double)
     }
@@ -98,9 +109,10 @@ package struct SessionLifecycleStateMachine {
     }
 
     /// At start-up, a session the catalog has open. One that was recording is interrupted, with a
-    /// gap from its last event (`lastEvent`) to its device's return.
-    package mutating func recovered(_ record: SessionRecord, lastEvent: Double?) -> [Action] {
-        var session = OpenSession(record: record, isAutomatic: false)
+    /// gap from its last event (`lastEvent`) to its device's return. `invitation`: the code of the
+    /// study invitation that opened it; its device has `idleInvitedSessions`' time from `now` to return.
+    package mutating func recovered(_ record: SessionRecord, lastEvent: Double?, invitation: String? = nil, now: Double? = nil) -> [Action] {
+        var session = OpenSession(record: record, isAutomatic: false, invitation: invitation, idleSince: now)
         defer { open[record.id] = session }
         guard record.state == .recording else {
             return [.log(.info, "session \(record.id) (\(record.name)) is \(record.state.rawValue) again")]
@@ -113,13 +125,14 @@ package struct SessionLifecycleStateMachine {
         ]
     }
 
-    /// A stop begins: the session is no longer open and takes no more events. The registry then
-    /// commits and finalises its file and reports `stopFinished`.
+    /// A stop begins: the session is no longer open and takes no more events; the invitation that
+    /// opened it is done. The registry then commits and finalises its file and reports `stopFinished`.
     package mutating func stopRequested(_ id: Int64, now: Double) -> Result<[Action], SessionError> {
         guard var session = open.removeValue(forKey: id) else { return .failure(.alreadyStopped(id)) }
         session.record.state = .stopped
         session.record.stopped = now
-        return .success([.update(session.record, write: nil), .publish(.stopping(session.record))])
+        return .success([.update(session.record, write: nil), .publish(.stopping(session.record))]
+                        + (session.invitation.map { [.updateInvitation($0, .done)] } ?? []))
     }
 
     /// The stopped session's file is final; `final` has its last counts.
@@ -162,10 +175,11 @@ package struct SessionLifecycleStateMachine {
 
 extension SessionLifecycleStateMachine {
     /// A device asks for a session (its `<hello>`, or its first event). With a `deviceToken`, only
-    /// a device presenting it gets one. Then: the session whose pairing code it presents, else the
+    /// a device presenting it gets one. Then: the session of the study invitation it presents
+    /// (`invitation(_:for:…)`), else the session whose pairing code it presents, else the
     /// open session it records into or is bound to, else the oldest session waiting for any
     /// device, else (policy `auto`) a new one. A session with a code takes only the device that
-    /// presents it. Ends in `.attached`, `.reject` or `.openAutomaticSession`.
+    /// presents it. Ends in `.attached`, `.reject`, `.lookUpInvitation` or `.openAutomaticSession`.
     package mutating func attach(_ device: ConnectingDevice, connection: UInt64, deviceToken: String?,
                                  limits: PairingLimits, now: Double) -> [Action] {
         let hello = device.hello
@@ -173,6 +187,9 @@ extension SessionLifecycleStateMachine {
             return [.count(.authenticationFailure), .reject(reason: hello?.token == nil
                 ? "this server needs a device token: send it in <hello> as <key>token</key>"
                 : "the token in <hello> is not this server's device token", logged: false)]
+        }
+        if let code = hello?.invitation {
+            return invitation(code, for: device, connection: connection, limits: limits, now: now)
         }
         var actions: [Action] = []
         var paired: Int64?
@@ -218,7 +235,8 @@ extension SessionLifecycleStateMachine {
 
     /// A device's connection ended (or the device changed its identity); `cleanly` when it said
     /// goodbye. When it was the session's last connection, the session is interrupted (with a gap
-    /// in the recording unless `cleanly`) or, opened by the `auto` policy, stopped.
+    /// in the recording unless `cleanly`) or stopped: opened by the `auto` policy, or opened by an
+    /// invitation whose device said goodbye (an unmoderated session has nobody to stop it).
     package mutating func detached(_ id: Int64, connection: UInt64, device: String, cleanly: Bool, now: Double) -> [Action] {
         let marker = Action.tailAfterCommits(TailLine(kind: .deviceDisconnected, session: id, time: now, device: device,
                                                       detail: cleanly ? "said goodbye" : "connection lost"))
@@ -228,8 +246,9 @@ extension SessionLifecycleStateMachine {
             return [marker, .publish(.deviceDetached(session.record, device: device, cleanly: cleanly))]
         }
         session.record.state = .interrupted
+        session.idleSince = now
         let detachedEvent = Action.publish(.deviceDetached(session.record, device: device, cleanly: cleanly))
-        if session.isAutomatic {
+        if session.isAutomatic || (cleanly && session.invitation != nil) {
             return [marker, .update(session.record, write: nil), detachedEvent, .stop(id, now: now)]
         }
         let write = Write(device: DeviceRecord(id: device, firstSeen: now, lastSeen: now),
@@ -260,10 +279,11 @@ extension SessionLifecycleStateMachine {
     }
 
     /// The device's connection records into session `id` now.
-    private mutating func recording(_ id: Int64, device: ConnectingDevice, connection: UInt64, now: Double) -> [Action] {
+    mutating func recording(_ id: Int64, device: ConnectingDevice, connection: UInt64, now: Double) -> [Action] {
         guard var session = open[id] else { return [] }
         let before = session.record.state
         session.connections.insert(connection)
+        session.idleSince = nil
         session.record.device = device.id
         session.record.state = .recording
         if session.record.started == nil { session.record.started = now }

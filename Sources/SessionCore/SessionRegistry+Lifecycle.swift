@@ -16,7 +16,7 @@ extension SessionRegistry {
         let record = try catalog.createSession(name: name, testUser: testUser ?? study?.participant, notes: notes, sensors: sensors,
                                                boundDevice: device, pairingCode: pairing ? Machine.randomPairingCode() : nil,
                                                study: study, now: now)
-        let session = try makeSession(record, isAutomatic: false)
+        let session = try makeSession(record, isAutomatic: false, tasks: context?.tasks ?? [])
         // Open at once (a device may claim it now); announced once its file says what it is.
         let announcements = lock.withLock {
             live[record.id] = session
@@ -60,6 +60,8 @@ extension SessionRegistry {
         }
         try await session.journal.close()
         try catalog.update(final)
+        // The catalog's writes the stop queued (its invitation `done`) are in before it is announced.
+        await withCheckedContinuation { continuation in catalogQueue.async { continuation.resume() } }
         // Now that the file is final: what reads it (transcription, the automatic report) starts here.
         decide { $0.stopFinished(final, now: now) }
         return final
@@ -89,11 +91,12 @@ extension SessionRegistry {
             let reader = try SessionReader(path: record.path)
             record.events = try reader.eventCount()
             let lastEvent = try reader.events(last: 1).last?.received
-            let session = try makeSession(record, isAutomatic: false)
+            let invitation = try catalog.invitation(sessionId: record.id)?.code
+            let session = try makeSession(record, isAutomatic: false, tasks: try reader.studyContext()?.tasks ?? [], invitation: invitation)
             session.setClockOffset(try reader.clockOffset())
             let actions = lock.withLock {
                 live[record.id] = session
-                return machine.recovered(record, lastEvent: lastEvent)
+                return machine.recovered(record, lastEvent: lastEvent, invitation: invitation, now: now)
             }
             // Before anything connects: written here, and a failure stops the start.
             for action in actions {

@@ -21,7 +21,7 @@ public final class SessionRegistry: @unchecked Sendable {
     let journalLimits: JournalWriterLimits
     /// Bytes of media (think-aloud audio, face video) one session may hold.
     private let maxMediaBytes: Int
-    private let counters: CaptureCounters
+    let counters: CaptureCounters
     let tail: LiveTail
     let logger: Logger
     /// The catalog's writes that must not hold up their caller, in order.
@@ -34,6 +34,8 @@ public final class SessionRegistry: @unchecked Sendable {
     private let commitObserver: @Sendable (EvaluationSession, CommitReport) -> Void
     /// The sessions' lifecycle events, for the daemon's services to follow.
     public let events: SessionEvents
+    /// The web console's address, which the console sets once it listens (welcome's questionnaire link).
+    public let consoleAddress = ConsoleAddress()
 
     public init(catalog: Catalog, policy: UnknownDevicePolicy, journalLimits: JournalWriterLimits,
                 maxMediaBytes: Int = EvaluationSession.defaultMaxMediaBytes,
@@ -122,8 +124,17 @@ public final class SessionRegistry: @unchecked Sendable {
                 outcome = session(id).map { .attached($0) } ?? .rejected(reason: "session \(id) is no longer open")
             case .reject(let reason, let logged):
                 outcome = .rejected(reason: reason, logged: logged)
-            case .openAutomaticSession:
+            case .openAutomaticSession, .lookUpInvitation, .openInvitedSession:
                 outcome = .opening
+            case .updateInvitation(let code, let status, let sessionId, let deviceId):
+                catalogQueue.async { [catalog, logger] in
+                    do {
+                        try catalog.updateInvitation(code: code, status: status, sessionId: sessionId, deviceId: deviceId)
+                    } catch {
+                        // Not the code: it lets a phone in.
+                        logger.error("cannot mark the invitation of session \(sessionId.map(String.init) ?? "?") \(status.rawValue) in the catalog: \(error)")
+                    }
+                }
             case .stop(let id, let now):
                 guard let session = session(id) else { continue }
                 Task { _ = try? await self.stop(session, now: now) }
@@ -139,8 +150,10 @@ public final class SessionRegistry: @unchecked Sendable {
         }
         catalogQueue.async { [catalog, logger] in
             do {
-                // The session's record when the queue gets to it: never an older one over a stop's.
-                try catalog.update(session.snapshot)
+                // The session's record when the queue gets to it: never an older one over a stop's, nor
+                // a stopping one before its counts are final (the stop writes that one itself).
+                let current = session.snapshot
+                if current.state != .stopped { try catalog.update(current) }
                 if let device = write.device { try catalog.recordDevice(device) }
             } catch {
                 logger.error("cannot update the catalog for session \(record.id): \(error)")
@@ -159,8 +172,9 @@ public final class SessionRegistry: @unchecked Sendable {
         if let device = write.device { try file.writeDevice(device) }
     }
 
-    /// A live session for `record`, with its journal; not yet among the open ones.
-    func makeSession(_ record: SessionRecord, isAutomatic: Bool) throws -> EvaluationSession {
+    /// A live session for `record`, with its journal; not yet among the open ones. `tasks`: its
+    /// study's, for the welcome; `invitation`: the code of the invitation that opened it.
+    func makeSession(_ record: SessionRecord, isAutomatic: Bool, tasks: [StudyTask], invitation: String? = nil) throws -> EvaluationSession {
         let box = SessionBox()
         let journal = try JournalWriter(path: record.path, limits: journalLimits) { [commitObserver] report in
             guard let session = box.session else { return }
@@ -169,7 +183,7 @@ public final class SessionRegistry: @unchecked Sendable {
         }
         // A session reopened after a restart counts the media it already holds against its limit.
         let mediaBytes = try SessionReader(path: record.path).mediaStreams().reduce(0) { $0 + Int($1.bytes) }
-        let session = EvaluationSession(record: record, journal: journal, isAutomatic: isAutomatic,
+        let session = EvaluationSession(record: record, journal: journal, isAutomatic: isAutomatic, tasks: tasks, invitation: invitation,
                                         mediaBytes: mediaBytes, maxMediaBytes: maxMediaBytes)
         box.session = session
         return session

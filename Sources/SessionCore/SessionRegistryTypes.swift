@@ -1,4 +1,5 @@
 public import MuEvalWire
+internal import NIOConcurrencyHelpers
 
 /// Errors of session management, worded for the developer at the `muevalctl` prompt.
 public enum SessionError: Error, CustomStringConvertible, Equatable {
@@ -43,5 +44,19 @@ public struct ConnectingDevice: Sendable, Equatable {
         self.id = id
         self.hello = hello
         self.address = address
+    }
+}
+
+/// Where phones reach the web console (its public address, without a trailing `/`), once it
+/// listens: an invited session's welcome links its questionnaire page there. Nil: no console.
+public final class ConsoleAddress: Sendable {
+    private let url = NIOLockedValueBox<String?>(nil)
+
+    public init() {}
+
+    public var current: String? { url.withLockedValue { $0 } }
+
+    public func set(_ url: String?) {
+        self.url.withLockedValue { $0 = url }
     }
 }

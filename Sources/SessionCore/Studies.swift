@@ -1,18 +1,28 @@
 public import JournalStorage
 public import SessionModel
+public import TesterPool
 public import WireProtocol
 
 /// The studies muevald keeps (issue 16, docs/STUDIES.md): what `muevalctl study …`, `task`,
 /// `questionnaire` and the console's study pages change and read. Checks happen in the catalog
 /// and in the model's initialisers; this adds what needs the sessions as well.
 public final class Studies: Sendable {
-    private let catalog: Catalog
-    private let registry: SessionRegistry
+    let catalog: Catalog
+    let registry: SessionRegistry
+    /// The tester pool studies recruit from (Studies+Recruitment.swift).
+    public let pool: TesterStore
+    /// Seconds an invitation stays usable (`studies.invitation_lifetime`).
+    let invitationLifetime: Double
 
-    public init(catalog: Catalog, registry: SessionRegistry) {
+    public init(catalog: Catalog, registry: SessionRegistry, pool: TesterStore, invitationLifetime: Double = Studies.defaultInvitationLifetime) {
         self.catalog = catalog
         self.registry = registry
+        self.pool = pool
+        self.invitationLifetime = invitationLifetime
     }
+
+    /// Two weeks: long enough for a tester to find the time, short enough that a forgotten link dies.
+    public static let defaultInvitationLifetime: Double = 14 * 86_400
 
     public func create(name: String, appId: String?, description: String?, now: Double) throws -> Study {
         try catalog.createStudy(name: name, appId: appId, description: description, now: now)

@@ -37,7 +37,8 @@ package struct AutomaticReports: Service {
                         reported.insert(record.id)
                         reports.write(record)
                     }
-                case .started, .deviceAttached, .deviceDetached, .pairingCodesChanged, .stopping, .imported, .deleted:
+                case .started, .deviceAttached, .deviceDetached, .pairingCodesChanged, .stopping, .imported, .deleted,
+                     .recruitmentChanged, .studyCompleted:
                     break
                 }
             }

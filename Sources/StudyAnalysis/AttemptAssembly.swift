@@ -31,6 +31,7 @@ struct AttemptAssembly {
                     misclicks: run.misclicks, unresponsiveTaps: run.unresponsiveTaps, views: run.views, extraViews: run.extraViews,
                     backtracks: run.backtracks, problems: hit.map(\.id),
                     runs: sessions.reduce(0) { $0 + ($1.runCounts[task.name] ?? 0) })
+                attempt.markedBy = run.span.markedBy.sorted()
                 attempt.quotes = sessions.first { $0.session.id == session }?.quotes.filter { run.span.contains($0.start) } ?? []
                 attempts.append(attempt)
             }

@@ -7,8 +7,8 @@ struct ProblemGrouping {
     static func severity(of kind: UsabilityProblem.Kind) -> Int {
         switch kind {
         case .freeze: 4
-        case .unresponsiveTap, .rageTap: 3
-        case .navigationLoop, .smallHitTarget, .exclamation: 2
+        case .unresponsiveTap, .rageTap, .poorFluidity: 3
+        case .navigationLoop, .smallHitTarget, .exclamation, .smallText, .shake: 2
         case .missingPlaceholder: 1
         }
     }

@@ -37,8 +37,10 @@ struct RunMeasure: Sendable, Equatable {
         backtracks = appearances.count { PathDeviation.backTransitions.contains($0.transition) }
     }
 
-    /// The outcome from the task's end, time limit and success criterion, with the reason.
+    /// The outcome from the tester's give-up mark, the task's end, time limit and success criterion, with the reason.
     static func derive(_ span: TaskSpan, of task: StudyTask, interactions: Interactions) -> (TaskOutcome, String) {
+        // The tester said so: whatever the app's events show.
+        if span.gaveUp { return (.abandoned, "gave up") }
         guard let end = span.end else { return (.abandoned, "no end") }
         if let limit = task.timeLimit, end - span.start > limit {
             return (.failure, "over the \(ExportNumber.text(limit)) s limit")

@@ -30,7 +30,9 @@ internal import WireProtocol
 ///   `completion_high` (adjusted Wald), `time_geomean_s` with `time_low` and `time_high`, and `seq_mean`.
 /// - `quotes`: what the participant said during the attempt (think-aloud transcript segments), in order,
 ///   joined by ` | `; `exclamations`: the exclamations among them ("oh no"), in order, joined by `;`.
-///   Last, so that the columns before keep their places.
+/// - `marked_by`: whose marks delimit the attempt: `app` (its task events), `tester` (the tester's own marks),
+///   `observer`, joined by `;` in that order.
+///   Each added last, so that the columns before keep their places.
 public enum StudyExport {
     /// The header, in order (docs/STUDIES.md documents each column).
     public static let columns: [String] = [
@@ -38,7 +40,7 @@ public enum StudyExport {
         "outcome", "derived_outcome", "overridden", "reason", "time_s", "seq",
         "misclicks", "unresponsive_taps", "extra_views", "backtracks", "views", "problems", "sus",
         "completion_rate", "completion_low", "completion_high", "time_geomean_s", "time_low", "time_high", "seq_mean",
-        "quotes", "exclamations",
+        "quotes", "exclamations", "marked_by",
     ]
 
     /// What the outcome column says of a task never begun.
@@ -67,7 +69,9 @@ public enum StudyExport {
                         seq[key].map(String.init) ?? "",
                     ] + measureFields(attempts[key]) + [
                         ExportNumber.text(iteration.susScores[participant]),
-                    ] + aggregateFields(numbers) + speechFields(attempts[key]))
+                    ] + aggregateFields(numbers) + speechFields(attempts[key]) + [
+                        (attempts[key]?.markedBy ?? []).map(\.rawValue).joined(separator: ";"),
+                    ])
                 }
             }
         }

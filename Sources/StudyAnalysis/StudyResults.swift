@@ -116,7 +116,7 @@ public struct TaskAttempt: Sendable, Equatable {
     public var derivedOutcome: TaskOutcome
     /// The observer's verdict replaced the derived outcome.
     public var overridden: Bool
-    /// Why: "custom event PostPublished", "no end", "over the 60 s limit", "observer: assisted"…
+    /// Why: "custom event PostPublished", "no end", "gave up", "over the 60 s limit", "observer: assisted"…
     public var reason: String
     /// The participant's Single Ease Question answer for the task.
     public var seq: Int?
@@ -136,6 +136,8 @@ public struct TaskAttempt: Sendable, Equatable {
     public var runs: Int
     /// What the participant said during the attempt (think-aloud), exclamations marked.
     public var quotes: [TranscriptSegment] = []
+    /// Whose marks delimit the attempt: the app's task events, the tester's own marks, the observer's; in that order.
+    public var markedBy: [TaskMarkSource] = []
 
     public init(session: Int64, iteration: Int, participant: String, task: String, start: Double, end: Double?,
                 outcome: TaskOutcome, derivedOutcome: TaskOutcome, overridden: Bool, reason: String, seq: Int?,

@@ -1,13 +1,35 @@
 internal import SessionAnalysis
 internal import WireProtocol
 
-/// One run of a study task in one session: from the app's begin marker or the observer's task-begin
-/// mark, whichever is earlier, to the end that matches that begin (docs/STUDIES.md).
+/// Who delimited a run of a task: the app's task events, the tester's own task marks (the capture
+/// library's `beginTask`/`endTask`/`giveUpTask`), the observer's task marks.
+public enum TaskMarkSource: String, Sendable, CaseIterable, Comparable {
+    case app, tester, observer
+
+    /// In the order of the cases: how `marked_by` lists them.
+    public static func < (a: TaskMarkSource, b: TaskMarkSource) -> Bool {
+        a.rank < b.rank
+    }
+
+    private var rank: Int {
+        switch self {
+        case .app: 0
+        case .tester: 1
+        case .observer: 2
+        }
+    }
+}
+
+/// One run of a study task in one session: from the earliest begin among the app's task events, the
+/// tester's marks and the observer's marks that overlap, to the end that matches that begin (docs/STUDIES.md).
 struct TaskSpan: Sendable, Equatable {
     var task: String
     var start: Double
     /// Nil when the run never ended.
     var end: Double?
+    var markedBy: Set<TaskMarkSource> = []
+    /// The tester gave the task up (their give-up mark ended their run).
+    var gaveUp = false
 
     func contains(_ time: Double) -> Bool {
         time >= start && time <= (end ?? .infinity)
@@ -18,26 +40,27 @@ struct TaskSpan: Sendable, Equatable {
     }
 }
 
-/// Joins the app's task runs and the observer's task marks of one session into runs.
+/// Joins the app's task runs, the tester's and the observer's task marks of one session into runs.
 enum TaskSpans {
-    /// The runs of the study's `tasks`, by start. An app run and an observer run of the same task that
-    /// overlap are one run: it starts at the earlier begin and ends at that begin's own end (the other
-    /// source's end when it has none). A run of either source alone counts as it is.
+    /// The runs of the study's `tasks`, by start. Runs of the same task from different sources that
+    /// overlap are one run: it starts at the earliest begin and ends at that begin's own end (the next
+    /// source's end when it has none). A run of one source alone counts as it is.
     static func merge(appRuns: [TaskRun], notes: [NoteEntry], tasks: Set<String>) -> [TaskSpan] {
-        let app = appRuns.filter { tasks.contains($0.name) }.map { TaskSpan(task: $0.name, start: $0.start, end: $0.end) }
-        let observed = observerRuns(notes).filter { tasks.contains($0.task) }
-        var unmatched = observed
+        let runs = appRuns.map { run -> (source: TaskMarkSource, span: TaskSpan) in
+            let source: TaskMarkSource = run.byTester ? .tester : .app
+            return (source, TaskSpan(task: run.name, start: run.start, end: run.end, markedBy: [source], gaveUp: run.gaveUp))
+        } + observerRuns(notes).map { (source: TaskMarkSource.observer, span: $0) }
         var spans: [TaskSpan] = []
-        for run in app {
-            guard let index = unmatched.firstIndex(where: { $0.task == run.task && $0.overlaps(run) }) else {
+        // By begin: a span is its earliest run, joined by the overlapping runs of the other sources.
+        for (source, run) in runs.filter({ tasks.contains($0.span.task) }).sorted(by: { ($0.span.start, $0.source) < ($1.span.start, $1.source) }) {
+            guard let index = spans.firstIndex(where: { $0.task == run.task && !$0.markedBy.contains(source) && $0.overlaps(run) }) else {
                 spans.append(run)
                 continue
             }
-            let mark = unmatched.remove(at: index)
-            let (first, other) = mark.start < run.start ? (mark, run) : (run, mark)
-            spans.append(TaskSpan(task: run.task, start: first.start, end: first.end ?? other.end))
+            spans[index].end = spans[index].end ?? run.end
+            spans[index].markedBy.insert(source)
+            spans[index].gaveUp = spans[index].gaveUp || run.gaveUp
         }
-        spans += unmatched
         return spans.sorted { ($0.start, $0.task) < ($1.start, $1.task) }
     }
 
@@ -51,7 +74,7 @@ enum TaskSpans {
             switch entry.note.taskMark {
             case .begin:
                 open[task] = runs.count
-                runs.append(TaskSpan(task: task, start: entry.time, end: nil))
+                runs.append(TaskSpan(task: task, start: entry.time, end: nil, markedBy: [.observer]))
             case .end:
                 guard let index = open.removeValue(forKey: task) else { continue }
                 runs[index].end = entry.time

@@ -97,7 +97,8 @@ extension DeviceHello {
                                             screenHeight: try fields.number("screenHeight"),
                                             screenScale: try fields.number("screenScale")),
                   token: try fields.string("token"),
-                  pairing: try fields.string("pairing"))
+                  pairing: try fields.string("pairing"),
+                  invitation: try fields.string("invitation"))
     }
 }
 
@@ -134,8 +135,13 @@ extension WireMedia {
 
 extension Welcome {
     init(_ fields: ControlFields) throws(ParseFailure) {
+        guard let tasks = WelcomeTask.list(fields.dict["tasks"]) else {
+            throw ParseFailure(.invalidValue, "<welcome> \"tasks\" must be an <array> of <dict> with \"name\" (a <string>), "
+                + "\"order\" (an <integer>) and, optionally, \"instructions\" (a <string>) and \"timeLimit\" (seconds, a <real>)")
+        }
         self.init(sessionId: try fields.required("session", fields.string, "a <string>"),
-                  sensors: try fields.strings("sensors") ?? [])
+                  sensors: try fields.strings("sensors") ?? [], tasks: tasks,
+                  questionnaire: try fields.string("questionnaire"))
     }
 }
 

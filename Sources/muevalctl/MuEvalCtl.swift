@@ -17,7 +17,8 @@ struct MuEvalCtl: AsyncParsableCommand {
         discussion: "--socket PATH and --json go before or after the command: `muevalctl --json sessions` is `muevalctl sessions --json`.",
         subcommands: [Start.self, Stop.self, Status.self, Top.self, Sessions.self, Devices.self, Events.self, Tail.self, Note.self,
                       Export.self, Delete.self, Discover.self, Report.self, ReportConfig.self, Console.self, StudyCommand.self,
-                      TaskMarkCommand.self, QuestionnaireCommand.self, MediaCommand.self, TranscribeCommand.self, ImportCommand.self])
+                      TaskMarkCommand.self, QuestionnaireCommand.self, MediaCommand.self, TranscribeCommand.self, ImportCommand.self,
+                      PoolCommand.self])
 
     static func main() async {
         // A reader that goes away is an EPIPE that `Output` handles, not a signal death halfway through

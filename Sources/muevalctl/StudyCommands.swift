@@ -15,7 +15,8 @@ struct StudyCommand: ParsableCommand {
         abstract: "Create and inspect studies: iterations, tasks, participants and questions across sessions.",
         discussion: "Start a study's session with `muevalctl start --study S --iteration N --participant P` (docs/STUDIES.md).",
         subcommands: [Create.self, List.self, Show.self, StudyPart<AddIteration>.self, StudyPart<AddTask>.self,
-                      StudyPart<AddParticipant>.self, StudyPart<AddQuestion>.self, ExportCommand.self])
+                      StudyPart<AddParticipant>.self, StudyPart<AddQuestion>.self, ExportCommand.self,
+                      Recruit.self, Invitations.self, Status.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a study.")

@@ -49,7 +49,7 @@ struct MuEvalSim: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Unacknowledged events a device keeps at most; when full the tester waits.", valueName: "EVENTS"))
     var buffer = 10_000
 
-    @Option(help: ArgumentHelp("At the end, how long to wait for the last acknowledgements.", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("At the end, how long to wait for the last acknowledgements (with --invitation, also at the start for the server's welcome).", valueName: "SECONDS"))
     var ackTimeout = 30.0
 
     @Option(help: ArgumentHelp("Keep what the server has not acknowledged in DIR (the capture library's spool): the next run of the same devices delivers it first.",
@@ -73,6 +73,9 @@ struct MuEvalSim: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A session's pairing code, sent in <hello> as pairing: beside --token when the server has a device token.", valueName: "CODE"))
     var pairingCode: String?
 
+    @Option(help: ArgumentHelp("A study invitation's code, sent in <hello> as invitation: the tester plays the tasks the server sends, in its order, with their own task marks (one device).", valueName: "CODE"))
+    var invitation: String?
+
     @Option(help: ArgumentHelp("Print a scenario as a scenario file (a starting point for your own) and exit.", valueName: "NAME|FILE"))
     var printScenario: String?
 
@@ -90,6 +93,12 @@ struct MuEvalSim: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Multiplies the think time before each step: 2 is a participant who takes twice as long.", valueName: "FACTOR"))
     var thinkScale = 1.0
+
+    @Flag(help: "The tester shakes the phone when a task fails or is abandoned: a burst of accelerometer samples (docs/REPORTS.md, \"Shakes\").")
+    var shake = false
+
+    @Flag(help: "The phone runs the capture library's frame-timing sensor: readings per view, some views janky (chosen by the seed).")
+    var frameTiming = false
 
     @Flag(help: "The tester thinks aloud: the scenario's lines (and an exclamation when a task goes wrong) are spoken with espeak-ng and streamed as the microphone's audio.")
     var thinkAloud = false
@@ -114,6 +123,12 @@ struct MuEvalSim: AsyncParsableCommand {
         guard thinkAloud || (!faceVideo && audioFormat == .wav) else { throw ValidationError("--face-video and --audio-format record the tester: add --think-aloud") }
         guard audioChunk > 0, audioChunk <= 10 else { throw ValidationError("--audio-chunk must be between 0 and 10 seconds") }
         guard devices >= 1 else { throw ValidationError("--devices must be at least 1") }
+        guard invitation == nil || devices == 1 else {
+            throw ValidationError("--invitation is one tester's, single use: it pairs one phone, so leave out --devices \(devices)")
+        }
+        guard invitation == nil || !dryRun else {
+            throw ValidationError("--dry-run connects to no server, so --invitation would receive no tasks: leave one out")
+        }
         guard speed > 0 else { throw ValidationError("--speed must be positive") }
         guard events.map({ $0 >= 1 }) ?? true else { throw ValidationError("--events must be at least 1") }
         guard duration.map({ $0 > 0 }) ?? true else { throw ValidationError("--duration must be positive") }
@@ -141,6 +156,8 @@ struct MuEvalSim: AsyncParsableCommand {
         options.behaviour.misclickRate = misclickRate
         options.behaviour.thinkScale = thinkScale
         options.behaviour.thinksAloud = thinkAloud
+        options.behaviour.shakes = shake
+        options.behaviour.frameTiming = frameTiming
         options.thinkAloud.voice = voice
         options.thinkAloud.speechLog = speechLog
         options.thinkAloud.chunkSeconds = audioChunk
@@ -166,6 +183,8 @@ struct MuEvalSim: AsyncParsableCommand {
         options.spoolDirectory = spool
         options.token = token
         options.pairingCode = pairingCode
+        options.invitation = invitation
+        options.welcomeTimeout = ackTimeout
 
         if dryRun {
             let planned = Simulation.plannedEvents(options, device: 0)
@@ -182,7 +201,8 @@ struct MuEvalSim: AsyncParsableCommand {
         } else {
             // Found over Zeroconf once, before the run (a clear error at once rather than retries); TLS
             // when the TXT record asks for it or --tls, trusting --ca's CAs or the system's.
-            target = try await ServerDiscovery.find(name: server, timeout: browseTimeout, hasCredential: token != nil || pairingCode != nil, alwaysTLS: tls)
+            target = try await ServerDiscovery.find(name: server, timeout: browseTimeout,
+                                                    hasCredential: token != nil || pairingCode != nil || invitation != nil, alwaysTLS: tls)
         }
         let security: (any ConnectionSecurity)? = target.tls ? try clientTLS ?? ClientTLS() : nil
         let report = await Simulation.run(options, server: target, security: security)

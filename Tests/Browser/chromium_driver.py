@@ -8,8 +8,19 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
 
 
-def make_driver(window_size="1280,800", page_load_timeout=30, extra_arguments=()):
+# A phone as Chromium's device mode emulates it: an iPhone-sized touch screen and a mobile Safari user agent.
+PHONE = {
+    "deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3.0, "touch": True, "mobile": True},
+    "userAgent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+                 "Version/17.5 Mobile/15E148 Safari/604.1",
+}
+
+
+def make_driver(window_size="1280,800", page_load_timeout=30, extra_arguments=(), mobile=None):
+    """`mobile`: a mobileEmulation dictionary (PHONE) for a phone-sized touch browser."""
     options = webdriver.ChromeOptions()
+    if mobile:
+        options.add_experimental_option("mobileEmulation", mobile)
     options.binary_location = "/usr/bin/chromium"
     for argument in ["--headless=new", f"--window-size={window_size}", "--disable-dev-shm-usage",
                      "--no-first-run", "--disable-extensions", "--disable-gpu",

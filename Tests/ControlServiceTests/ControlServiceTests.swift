@@ -5,6 +5,7 @@ import ControlProtocol
 @testable import ControlService
 import Foundation
 import SessionImport
+import TesterPool
 import GroupCommit
 import JournalStorage
 import Logging
@@ -47,7 +48,7 @@ import WireProtocol
                                                               unknownDevicePolicy: .reject),
                                     registry: registry, counters: counters, liveTail: tail, health: StorageHealth())
             let commands = ControlCommands(ControlCollaborators(
-                registry: registry, studies: Studies(catalog: catalog, registry: registry), liveTail: tail, board: board,
+                registry: registry, studies: Studies(catalog: catalog, registry: registry, pool: try TesterStore(directory: directory)), liveTail: tail, board: board,
                 importer: SessionImporter(catalog: catalog, lab: "test-lab"), tailBuffer: { 10_000 }))
             control = ControlServer(path: socket, access: try ControlAccess(groupName: nil), commands: commands,
                                     group: MultiThreadedEventLoopGroup.singleton, logger: logger, maxRequestBytes: maxRequestBytes)

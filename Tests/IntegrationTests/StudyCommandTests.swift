@@ -41,7 +41,8 @@ final class StudyCommandTests: XCTestCase {
         let catalog = daemon.dataDirectory + "/catalog.sqlite"
         XCTAssertTrue(daemon.log.contains("catalog migrated to version 2"), daemon.log)
         XCTAssertTrue(daemon.log.contains("catalog migrated to version 3: imported sessions' source files"), daemon.log)
-        XCTAssertEqual(try userVersion(catalog), 3)
+        XCTAssertTrue(daemon.log.contains("catalog migrated to version 4: studies' recruitment and invitations"), daemon.log)
+        XCTAssertEqual(try userVersion(catalog), 4)
         XCTAssertEqual(try userVersion(daemon.dataDirectory + "/catalog.sqlite.v0.bak"), 0, "the catalog as it was, kept aside")
 
         // Everything 0.1.0 recorded is still there, in the moved directory: the stopped session with its
@@ -76,7 +77,7 @@ final class StudyCommandTests: XCTestCase {
         ])
         XCTAssertNotEqual(run.status, 0)
         XCTAssertTrue(run.stderr.contains("schema version 99, written by a newer muEval"), run.stderr)
-        XCTAssertTrue(run.stderr.contains("knows versions up to 3"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("knows versions up to 4"), run.stderr)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: catalog)), before, "the newer catalog is left as it was")
         XCTAssertEqual(try userVersion(catalog), 99)
     }

@@ -23,7 +23,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let catalog = try catalog()
         #expect(catalog.migrated == ["version 1: sessions and devices (muEval 0.1.0)", "version 2: studies, questionnaires, sessions' study assignment",
-                                     "version 3: imported sessions' source files"])
+                                     "version 3: imported sessions' source files", "version 4: studies' recruitment and invitations"])
         #expect(!FileManager.default.fileExists(atPath: directory + "/catalog.sqlite.v0.bak"), "nothing to keep from an empty catalog")
         let study = try catalog.study("momentree")
         #expect(study.iterations.map(\.label) == ["paper"])
@@ -102,5 +102,74 @@ import Testing
         #expect(throws: StudyError.noStudy("elsewhere")) { _ = try catalog.addIteration(to: "elsewhere", number: nil, label: nil, now: 0) }
         #expect(throws: StudyError.badIteration(0)) { _ = try catalog.addIteration(to: "momentree", number: 0, label: nil, now: 0) }
         #expect(try catalog.study("momentree").participants.count == 1)
+    }
+}
+
+/// Recruitment and invitations in the catalog: stored all or none with their participants, found by code,
+/// session and participant, expired lazily, completed once.
+@Suite struct RecruitmentCatalogTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("recruitment-catalog-\(UUID().uuidString)").path
+
+    private func catalog() throws -> Catalog {
+        let catalog = try Catalog(directory: directory)
+        _ = try catalog.createStudy(name: "remote", appId: nil, description: nil, now: 1)
+        _ = try catalog.addIteration(to: "remote", number: nil, label: nil, now: 2)
+        return catalog
+    }
+
+    private func invitation(_ code: String, _ participant: String, expires: Double = 100) -> Invitation {
+        Invitation(code: code, study: "remote", iteration: 1, participant: participant, created: 10, expires: expires)
+    }
+
+    @Test func invitationsAreStoredWithTheirParticipantsAndReadBack() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let catalog = try catalog()
+        let recruitment = Recruitment(study: "remote", iteration: 1, target: 2, deadline: 500, created: 10, seed: .max)
+        try catalog.createInvitations([invitation("aaaaaaaaaa", "TAAAAA"), invitation("bbbbbbbbbb", "TBBBBB", expires: 20)],
+                                      participants: [Participant(code: "TAAAAA", attributes: ["gender": "female"], created: 10),
+                                                     Participant(code: "TBBBBB", created: 10)],
+                                      recruitment: recruitment)
+        #expect(try catalog.recruitment(study: "remote") == recruitment, "the seed's top bit survives the signed column")
+        #expect(try catalog.invitations(study: "remote").map(\.participant) == ["TAAAAA", "TBBBBB"])
+        #expect(try catalog.study("remote").participant("TAAAAA")?.attributes == ["gender": "female"])
+
+        let accepted = try catalog.updateInvitation(code: "aaaaaaaaaa", status: .accepted, sessionId: 7, deviceId: "phone-1")
+        #expect(accepted.status == .accepted && accepted.sessionId == 7 && accepted.deviceId == "phone-1")
+        let recording = try catalog.updateInvitation(code: "aaaaaaaaaa", status: .recording)
+        #expect(recording.sessionId == 7 && recording.deviceId == "phone-1", "nil leaves session and device as they were")
+        #expect(try catalog.invitation(sessionId: 7)?.code == "aaaaaaaaaa")
+        #expect(try catalog.invitations(participant: "TBBBBB").map(\.code) == ["bbbbbbbbbb"])
+        #expect(throws: RecruitmentError.noInvitation("cccccccccc")) { try catalog.updateInvitation(code: "cccccccccc", status: .done) }
+
+        #expect(try catalog.expireInvitations(study: "remote", now: 20).map(\.code) == ["bbbbbbbbbb"])
+        #expect(try catalog.expireInvitations(study: nil, now: 1000).isEmpty, "a presented invitation does not expire")
+        #expect(try catalog.invitation(code: "bbbbbbbbbb")?.status == .expired)
+
+        let completed = try catalog.markRecruitmentCompleted(study: "remote", reason: "target", report: "/r/index.html", now: 30)
+        #expect(completed.completed == 30 && completed.completionReason == "target" && completed.report == "/r/index.html")
+        #expect(try catalog.recruitments() == [completed])
+    }
+
+    @Test func aRecruitmentIsAllOrNone() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let catalog = try catalog()
+        try catalog.addParticipant(to: "remote", Participant(code: "TBBBBB", created: 1))
+        #expect(throws: StudyError.participantExists(study: "remote", participant: "TBBBBB")) {
+            try catalog.createInvitations([self.invitation("aaaaaaaaaa", "TAAAAA")],
+                                          participants: [Participant(code: "TAAAAA", created: 10), Participant(code: "TBBBBB", created: 10)],
+                                          recruitment: Recruitment(study: "remote", iteration: 1, target: 2, created: 10, seed: 1))
+        }
+        #expect(try catalog.invitations(study: "remote").isEmpty)
+        #expect(try catalog.recruitment(study: "remote") == nil)
+        #expect(try catalog.study("remote").participant("TAAAAA") == nil)
+        #expect(throws: StudyError.noIteration(study: "remote", iteration: 3)) {
+            try catalog.createInvitations([], participants: [], recruitment: Recruitment(study: "remote", iteration: 3, target: 1, created: 10, seed: 1))
+        }
+        #expect(throws: RecruitmentError.noRecruitment(study: "remote")) {
+            try catalog.markRecruitmentCompleted(study: "remote", reason: "deadline", report: nil, now: 1)
+        }
+        #expect(Invitation.isCode("23456789ab") && !Invitation.isCode("0123456789") && !Invitation.isCode("abc"))
+        var generator = SystemRandomNumberGenerator()
+        #expect(Invitation.isCode(Invitation.newCode(using: &generator)))
     }
 }

@@ -9,27 +9,44 @@ import WireProtocol
 /// The facade and its task against a small capture server in this process (NIO on loopback): what
 /// arrives, in what order, and what the app hears back.
 @Suite struct CaptureManagerTests {
-    /// Welcomes with `sensors`, acknowledges every event, refuses the seqs in `refuse`; or, `mute`,
-    /// reads and never answers; or, `deaf`, reads nothing at all.
+    /// Welcomes with `sensors` (and `studies`: tasks and questionnaire), acknowledges every event, refuses the
+    /// seqs in `refuse`, closes the connection after a welcome while `dropsAfterWelcome` > 0; or, `mute`, reads
+    /// and never answers; or, `deaf`, reads nothing at all.
     final class FakeServer: Sendable {
         enum Manner: Sendable { case answering, mute, deaf }
-        let received = NIOLockedValueBox<[Int64]>([])
-        let welcomes = NIOLockedValueBox<[[String]]>([["UserInputEvent"]])
-        let connections = NIOLockedValueBox(0)
-        let refuse: Set<Int64>
+        /// What the handlers share with the test.
+        struct State: Sendable {
+            let received = NIOLockedValueBox<[Int64]>([])
+            let events = NIOLockedValueBox<[WireEvent]>([])
+            let hellos = NIOLockedValueBox<[DeviceHello]>([])
+            let welcomes = NIOLockedValueBox<[[String]]>([["UserInputEvent"]])
+            let studies = NIOLockedValueBox<[StudyTasks]>([StudyTasks(tasks: [])])
+            let dropsAfterWelcome = NIOLockedValueBox(0)
+            let connections = NIOLockedValueBox(0)
+            let refuse: Set<Int64>
+
+            /// The next of a list, the last one for good.
+            static func next<T>(_ list: NIOLockedValueBox<[T]>) -> T {
+                list.withLockedValue { $0.count > 1 ? $0.removeFirst() : $0[0] }
+            }
+        }
+        let state: State
+        var received: NIOLockedValueBox<[Int64]> { state.received }
+        var welcomes: NIOLockedValueBox<[[String]]> { state.welcomes }
+        var connections: NIOLockedValueBox<Int> { state.connections }
         private let channel: any Channel
 
         init(refuse: Set<Int64> = [], _ manner: Manner = .answering) async throws {
-            self.refuse = refuse
-            let received = received, welcomes = welcomes, connections = connections
+            let state = State(refuse: refuse)
+            self.state = state
             channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.autoRead, value: manner != .deaf)
                 .childChannelInitializer { channel in
-                    connections.withLockedValue { $0 += 1 }
+                    state.connections.withLockedValue { $0 += 1 }
                     guard manner == .answering else { return channel.eventLoop.makeSucceededVoidFuture() }
                     return channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(Handler(received: received, welcomes: welcomes, refuse: refuse))
+                        try channel.pipeline.syncOperations.addHandler(Handler(state: state))
                     }
                 }
                 .bind(host: "127.0.0.1", port: 0).get()
@@ -42,37 +59,43 @@ import WireProtocol
         private final class Handler: ChannelInboundHandler, @unchecked Sendable {
             typealias InboundIn = ByteBuffer
             typealias OutboundOut = ByteBuffer
-            let received: NIOLockedValueBox<[Int64]>
-            let welcomes: NIOLockedValueBox<[[String]]>
-            let refuse: Set<Int64>
+            let state: State
             var decoder = WireDecoder()
 
-            init(received: NIOLockedValueBox<[Int64]>, welcomes: NIOLockedValueBox<[[String]]>, refuse: Set<Int64>) {
-                self.received = received
-                self.welcomes = welcomes
-                self.refuse = refuse
+            init(state: State) {
+                self.state = state
             }
 
             func channelRead(context: ChannelHandlerContext, data: NIOAny) {
                 unwrapInboundIn(data).withUnsafeReadableBytes { decoder.append($0) }
                 var replies: [UInt8] = []
+                var drop = false
                 while case .success(let message)? = decoder.next() {
                     switch message {
-                    case .hello:
-                        let sensors = welcomes.withLockedValue { $0.count > 1 ? $0.removeFirst() : $0[0] }
-                        replies += WireEncoder.welcome(Welcome(sessionId: "1", sensors: sensors))
+                    case .hello(let hello):
+                        state.hellos.withLockedValue { $0.append(hello) }
+                        let study = State.next(state.studies)
+                        replies += WireEncoder.welcome(Welcome(sessionId: "1", sensors: State.next(state.welcomes), tasks: study.tasks,
+                                                               questionnaire: study.questionnaire))
+                        drop = state.dropsAfterWelcome.withLockedValue { drops in
+                            defer { drops = max(drops - 1, 0) }
+                            return drops > 0
+                        }
                     case .event(let event):
                         guard let seq = event.seq else { continue }
-                        if refuse.contains(seq) {
+                        if state.refuse.contains(seq) {
                             replies += WireEncoder.error(WireReplyError(reason: "refused for the test", seq: seq))
                         } else {
-                            received.withLockedValue { $0.append(seq) }
+                            state.received.withLockedValue { $0.append(seq) }
+                            state.events.withLockedValue { $0.append(event) }
                         }
                         replies += WireEncoder.ack(seq: seq)
                     default: break
                     }
+                    if drop { break }
                 }
                 if !replies.isEmpty { context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: replies)), promise: nil) }
+                if drop { context.close(promise: nil) }
             }
         }
     }

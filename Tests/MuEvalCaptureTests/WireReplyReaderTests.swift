@@ -10,6 +10,10 @@ import WireProtocol
     static let replies: [WireMessage] = [
         .welcome(Welcome(sessionId: "4", sensors: [])),
         .welcome(Welcome(sessionId: tricky, sensors: ["UserInputEvent", "microphone"])),
+        .welcome(Welcome(sessionId: "7", sensors: [], tasks: [
+            WelcomeTask(name: "add-note", instructions: tricky, timeLimit: 90.5, order: 1),
+            WelcomeTask(name: "find ✓", order: 2),
+        ], questionnaire: "https://lab.example:8443/i/2345abcdef")),
         .ack(seq: 0), .ack(seq: .max), .ack(seq: -3),
         .error(WireReplyError(reason: tricky)),
         .error(WireReplyError(reason: "not stored", seq: 12, fromSeq: 10)),
@@ -67,6 +71,34 @@ import WireProtocol
         let good = WireEncoder.ack(seq: 5)
         #expect(Self.read([junk.joined() + good]) == [.ack(seq: 5)])
         #expect(Self.read((junk.joined() + good).map { [$0] }) == [.ack(seq: 5)])
+    }
+
+    /// What a newer server may add reads: unknown keys in a welcome and in its tasks are ignored, as old
+    /// devices ignore `tasks` and `questionnaire`; a plain session's welcome is written as before them.
+    @Test func aWelcomeReadsWithKeysItDoesNotKnow() {
+        let newer = Array("""
+            <welcome><key>session</key><string>9</string><key>sensors</key><array/>\
+            <key>tasks</key><array><dict><key>name</key><string>t</string><key>order</key><integer>1</integer>\
+            <key>timeLimit</key><integer>60</integer><key>hint</key><string>later</string></dict></array>\
+            <key>survey</key><dict/></welcome>
+            """.utf8)
+        #expect(Self.read([newer]) == [.welcome(Welcome(sessionId: "9", sensors: [], tasks: [WelcomeTask(name: "t", timeLimit: 60, order: 1)]))])
+        #expect(String(decoding: WireEncoder.welcome(Welcome(sessionId: "4", sensors: ["gps"])), as: UTF8.self)
+                == "<welcome><key>session</key><string>4</string><key>sensors</key><array><string>gps</string></array></welcome>\n")
+    }
+
+    @Test func aWelcomeWithMalformedTasksIsNoReply() {
+        let bad = [
+            "<array><dict><key>order</key><integer>1</integer></dict></array>",  // no name
+            "<array><dict><key>name</key><string>t</string></dict></array>",  // no order
+            "<array><dict><key>name</key><string>t</string><key>order</key><integer>1</integer><key>timeLimit</key><real>-1</real></dict></array>",
+            "<array><string>t</string></array>",
+            "<string>t</string>",
+        ]
+        for tasks in bad {
+            let bytes = Array("<welcome><key>session</key><string>9</string><key>tasks</key>\(tasks)</welcome>".utf8)
+            #expect(Self.read([bytes + WireEncoder.ack(seq: 1)]) == [.ack(seq: 1)], "\(tasks)")
+        }
     }
 
     @Test func aMessageLongerThanTheLimitIsDroppedAndReadingGoesOn() {

@@ -18,16 +18,6 @@ import Testing
                         events: SessionEvents(capacity: buffer)) { _, _ in }
     }
 
-    /// Waits until `condition` holds, for at most `seconds`.
-    private func eventually(_ seconds: Double, _ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !condition() {
-            if ContinuousClock.now > deadline { return false }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return true
-    }
-
     private func index(_ session: Int64) -> String { "\(directory)/reports/\(session)/default/index.html" }
 
     @Test func sessionsStoppedWhileTheirEventsWereDroppedGetTheirReports() async throws {

@@ -44,7 +44,7 @@ import Testing
         #expect(StudyExport.columns.joined(separator: ",") == """
             study,iteration,iteration_label,participant,attributes,task,session,runs,outcome,derived_outcome,overridden,reason,\
             time_s,seq,misclicks,unresponsive_taps,extra_views,backtracks,views,problems,sus,completion_rate,completion_low,\
-            completion_high,time_geomean_s,time_low,time_high,seq_mean,quotes,exclamations
+            completion_high,time_geomean_s,time_low,time_high,seq_mean,quotes,exclamations,marked_by
             """)
         #expect(rows.dropFirst().allSatisfy { $0.count == StudyExport.columns.count })
         #expect(rows.count == 17)   // the header, then four tasks for P1, P2 (iteration 1) and P3, P4 (iteration 2)
@@ -65,6 +65,7 @@ import Testing
         #expect(publish["time_low"] == "" && publish["seq_mean"] == "4.5")
         #expect(try Double(#require(publish["completion_low"])) != nil)
         #expect(publish["quotes"] == "where is the send button" && publish["exclamations"] == "")
+        #expect(publish["marked_by"] == "app;observer")
 
         let assisted = try row("1", "P1", F.invite)
         #expect(assisted["outcome"] == "assisted" && assisted["derived_outcome"] == "failure" && assisted["overridden"] == "true")
@@ -73,6 +74,7 @@ import Testing
         #expect(notAttempted["outcome"] == StudyExport.notAttempted && notAttempted["session"] == "")
         #expect(notAttempted["misclicks"] == "" && notAttempted["time_s"] == "" && notAttempted["seq"] == "2")
         #expect(notAttempted["sus"] == "75" && notAttempted["runs"] == "0" && notAttempted["quotes"] == "")
+        #expect(notAttempted["marked_by"] == "")
         #expect(try row("2", "P4", F.publish)["sus"] == "87.5")
     }
 }

@@ -146,18 +146,29 @@ final class MessageFormTests: XCTestCase {
         assertResyncs("<ack/>", [.invalidValue])
         assertResyncs("<welcome><key>session</key><string>s</string><key>sensors</key><array><integer>1</integer></array></welcome>",
                       [.invalidValue])
+        assertResyncs("<welcome><key>session</key><string>s</string><key>tasks</key><array><dict><key>name</key><string>t</string></dict></array></welcome>",
+                      [.invalidValue])
+        assertResyncs("<welcome><key>session</key><string>s</string><key>questionnaire</key><integer>1</integer></welcome>",
+                      [.invalidValue])
     }
 
     func testEncoderOutputDecodes() {
         let hello = DeviceHello(deviceId: "dev <1>", protocolVersion: 1,
                                 device: DeviceDescription(name: "A & B", model: "m", systemVersion: "s", appId: "a", appVersion: "v",
                                                           screenWidth: 320, screenHeight: 480.5, screenScale: 2))
+        let invited = DeviceHello(deviceId: "phone", invitation: "2345abcdef")
         let welcome = Welcome(sessionId: "session-1", sensors: ["touch"])
+        let studyWelcome = Welcome(sessionId: "s-2", sensors: [], tasks: [
+            WelcomeTask(name: "add <note>", instructions: "Add a note & save it", timeLimit: 120, order: 1),
+            WelcomeTask(name: "share", order: 2),
+        ], questionnaire: "https://lab.example/i/2345abcdef")
         let error = WireReplyError(reason: "class missing", seq: 9)
-        let stream = WireEncoder.hello(hello) + WireEncoder.welcome(welcome) + WireEncoder.ack(seq: -5)
+        let stream = WireEncoder.hello(hello) + WireEncoder.hello(invited) + WireEncoder.welcome(welcome)
+            + WireEncoder.welcome(studyWelcome) + WireEncoder.ack(seq: -5)
             + WireEncoder.error(error) + WireEncoder.error(WireReplyError(reason: "r")) + WireEncoder.goodbye()
         XCTAssertEqual(decodeAll(stream), [
-            .success(.hello(hello)), .success(.welcome(welcome)), .success(.ack(seq: -5)), .success(.error(error)),
+            .success(.hello(hello)), .success(.hello(invited)), .success(.welcome(welcome)), .success(.welcome(studyWelcome)),
+            .success(.ack(seq: -5)), .success(.error(error)),
             .success(.error(WireReplyError(reason: "r"))), .success(.goodbye),
         ])
     }

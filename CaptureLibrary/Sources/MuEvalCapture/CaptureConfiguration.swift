@@ -24,6 +24,9 @@ public struct CaptureConfiguration: Sendable {
     public var token: String?
     /// A session's pairing code, sent as `pairing`: with a device token, a paired session needs both.
     public var pairingCode: String?
+    /// A study invitation's code (the tester's link `/i/CODE`), sent as `invitation`: the server records this
+    /// device into the invited tester's session of the study and sends its tasks (`CaptureManager.studyTasks`).
+    public var invitation: String?
     /// Where unsettled messages are kept across launches; nil: in memory only.
     public var spoolDirectory: String?
     public var limits = DeliveryStateMachine.Limits()
@@ -57,11 +60,17 @@ public struct CaptureConfiguration: Sendable {
         self.device = device
     }
 
+    /// Whether `<hello>` carries something that opens a server with `auth=token` or `pairing`.
+    var hasCredential: Bool {
+        [token, device.token, pairingCode, device.pairing, invitation, device.invitation].contains { $0 != nil }
+    }
+
     /// The `<hello>` sent first on every connection.
     var hello: [UInt8] {
         var hello = device
         hello.token = token ?? device.token
         hello.pairing = pairingCode ?? device.pairing
+        hello.invitation = invitation ?? device.invitation
         if hello.protocolVersion == nil { hello.protocolVersion = 1 }
         return WireEncoder.hello(hello)
     }

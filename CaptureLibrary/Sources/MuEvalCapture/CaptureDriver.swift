@@ -66,8 +66,7 @@ struct Driver: Sendable {
             case .discover(let name):
                 var found = try await ServerDiscovery.find(
                     name: name, timeout: configuration.browseTimeout,
-                    hasCredential: configuration.token != nil || configuration.device.token != nil
-                        || configuration.pairingCode != nil || configuration.device.pairing != nil,
+                    hasCredential: configuration.hasCredential,
                     alwaysTLS: configuration.requireTLS, browser: configuration.browser)
                 found.tls = found.tls || configuration.requireTLS
                 server = found

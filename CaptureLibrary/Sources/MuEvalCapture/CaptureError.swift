@@ -11,6 +11,8 @@ public enum CaptureError: Error, CustomStringConvertible, Equatable {
     case alreadyCapturing
     case discoveryUnavailable
     case cannotConnect(String, String)
+    /// A task mark for a task the study does not have (once the server sent its tasks).
+    case unknownTask(String, tasks: [String])
 
     public var description: String {
         switch self {
@@ -32,6 +34,8 @@ public enum CaptureError: Error, CustomStringConvertible, Equatable {
             "capture is already started: stopCapture() first"
         case .cannotConnect(let server, let reason):
             "cannot connect to \(server): \(reason)"
+        case .unknownTask(let name, let tasks):
+            "the study has no task \"\(name)\"; its tasks: \(tasks.map { "\"\($0)\"" }.joined(separator: ", "))"
         case .discoveryUnavailable:
             "this platform has no Zeroconf browser built in: give the server's address, or a ServiceBrowser (docs/CAPTURE-LIBRARY.md)"
         }

@@ -47,6 +47,8 @@ public final class CaptureManager: Sendable {
         var lostEarly = false
         /// A `<welcome>` came: the driver switches the sensors.
         var sensorsDue = false
+        /// The study's tasks as the last `<welcome>` told them; nil before the first.
+        var study: StudyTasks?
         var saidFull = false
         /// Wakes the driver: any number of rings before it waits count as one.
         var rung = false
@@ -64,9 +66,14 @@ public final class CaptureManager: Sendable {
     private let task = NIOLockedValueBox<Task<CaptureSummary, Never>?>(nil)
     public let problems: AsyncStream<CaptureProblem>
     private let problemSink: AsyncStream<CaptureProblem>.Continuation
+    /// The study's tasks and questionnaire: from the first `<welcome>` of each `startCapture` (empty tasks
+    /// when the session has none), then again only when a later welcome (after a reconnect) changes them.
+    public let studyTasks: AsyncStream<StudyTasks>
+    private let studySink: AsyncStream<StudyTasks>.Continuation
 
     public init() {
         (problems, problemSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
+        (studyTasks, studySink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(16))
     }
 
     // MARK: Starting and stopping
@@ -173,6 +180,42 @@ public final class CaptureManager: Sendable {
         record(.marker(.end, name))
     }
 
+    /// What the last `<welcome>` said of the study; nil before the first of this capture.
+    public var currentStudyTasks: StudyTasks? { run.withState { $0?.study } }
+
+    /// Waits up to `timeout` for the first `<welcome>` of this capture (at once when it came) and returns what it
+    /// said of the study; nil when none came in time, or capture is not started. Leaves `studyTasks` to its reader.
+    public func waitForStudyTasks(timeout: Double) async -> StudyTasks? {
+        // As NIO's timers take an app's seconds: at most a day, no wait for a non-number or a negative.
+        let wait = Duration.seconds(timeout > 0 ? min(timeout, 86_400) : 0)
+        guard await run.wait(until: { $0 == nil || $0!.study != nil }, timeout: wait) else { return nil }
+        return currentStudyTasks
+    }
+
+    /// The tester begins one of the study's tasks (their own mark, `by` = `tester`: docs/CAPTURE-LIBRARY.md).
+    /// Throws for a task the study does not have, once the server sent the study's tasks.
+    public func beginTask(_ name: String) throws(CaptureError) {
+        try markTask(.begin, name)
+    }
+
+    /// The tester says they are done with the task.
+    public func endTask(_ name: String) throws(CaptureError) {
+        try markTask(.end, name)
+    }
+
+    /// The tester gives the task up: the analysis counts the attempt as abandoned ("gave up").
+    public func giveUpTask(_ name: String) throws(CaptureError) {
+        try markTask(.giveUp, name)
+    }
+
+    private func markTask(_ mark: CaptureEvent.TaskMark, _ name: String) throws(CaptureError) {
+        // No tasks (yet, or a session without them): nothing to check the name against.
+        if let tasks = currentStudyTasks?.tasks, !tasks.isEmpty, !tasks.contains(where: { $0.name == name }) {
+            throw .unknownTask(name, tasks: tasks.map(\.name))
+        }
+        record(.taskMark(mark, name))
+    }
+
     /// Whether the queue has room now.
     public var hasRoom: Bool { run.withState { $0?.machine.hasRoom ?? true } }
 
@@ -228,6 +271,7 @@ public final class CaptureManager: Sendable {
 
     /// A reply on connection `id`.
     func received(_ message: WireMessage, on id: Int) {
+        var study: StudyTasks?
         let problem = run.withState { run -> CaptureProblem? in
             guard run != nil, run!.connectionID == id else { return nil }
             var problem: CaptureProblem?
@@ -236,6 +280,11 @@ public final class CaptureManager: Sendable {
             case .welcome(let welcome):
                 run!.machine.welcomed(welcome)
                 run!.sensorsDue = true
+                let told = StudyTasks(welcome)
+                if told != run!.study {
+                    run!.study = told
+                    study = told
+                }
             case .error(let error):
                 let reason = run!.machine.refused(error, now: CaptureClock.monotonicNow(), jitter: .random(in: 0...1)) ?? error.reason
                 problem = error.fromSeq == nil ? .refused(seq: error.seq, reason: reason) : .notStored(reason: reason)
@@ -246,6 +295,7 @@ public final class CaptureManager: Sendable {
             return problem
         }
         if let problem { problemSink.yield(problem) }
+        if let study { studySink.yield(study) }
     }
 
     /// Connection `id` closed.

@@ -80,13 +80,20 @@ public enum WireEncoder {
         dict["screenScale"] = hello.screenScale.map(PlistValue.real)
         dict["token"] = hello.token.map(PlistValue.string)
         dict["pairing"] = hello.pairing.map(PlistValue.string)
+        dict["invitation"] = hello.invitation.map(PlistValue.string)
         return message("hello", dict)
     }
 
     public static func goodbye() -> [UInt8] { Array("<goodbye/>\n".utf8) }
 
+    /// `tasks` and `questionnaire` only when there are any: a plain session's welcome stays as it was.
     public static func welcome(_ welcome: Welcome) -> [UInt8] {
-        message("welcome", ["session": .string(welcome.sessionId), "sensors": .array(welcome.sensors.map(PlistValue.string))])
+        var dict: OrderedDictionary<String, PlistValue> = [
+            "session": .string(welcome.sessionId), "sensors": .array(welcome.sensors.map(PlistValue.string)),
+        ]
+        if !welcome.tasks.isEmpty { dict["tasks"] = .array(welcome.tasks.map(\.plist)) }
+        dict["questionnaire"] = welcome.questionnaire.map(PlistValue.string)
+        return message("welcome", dict)
     }
 
     public static func ack(seq: Int64) -> [UInt8] { message("ack", ["seq": .integer(seq)]) }

@@ -1,3 +1,5 @@
+internal import OrderedCollections
+
 /// The messages of the wire protocol (docs/PROTOCOL.md): what a device sends and what the server replies.
 
 /// One message on the wire, in either direction.
@@ -25,14 +27,18 @@ public struct DeviceHello: DeviceDescribing, Sendable, Equatable {
     public var token: String?
     /// A session's pairing code (`muevalctl start --pairing-code`).
     public var pairing: String?
+    /// A study invitation's code (`/i/CODE`): the server opens, or reopens for this device, the
+    /// invited participant's session.
+    public var invitation: String?
 
     public init(deviceId: String, protocolVersion: Int64? = nil, device: DeviceDescription = DeviceDescription(),
-                token: String? = nil, pairing: String? = nil) {
+                token: String? = nil, pairing: String? = nil, invitation: String? = nil) {
         self.deviceId = deviceId
         self.protocolVersion = protocolVersion
         self.device = device
         self.token = token
         self.pairing = pairing
+        self.invitation = invitation
     }
 }
 
@@ -78,10 +84,79 @@ public struct Welcome: Sendable, Equatable {
     public var sessionId: String
     /// Event classes or sensor names the session records; empty means everything.
     public var sensors: [String]
+    /// A study session's tasks, in the order the participant does them; empty outside a study.
+    public var tasks: [WelcomeTask]
+    /// Where the participant answers the study's questionnaire on the phone (the console's
+    /// invitation page), for an invited session when the console is on.
+    public var questionnaire: String?
 
-    public init(sessionId: String, sensors: [String]) {
+    public init(sessionId: String, sensors: [String], tasks: [WelcomeTask] = [], questionnaire: String? = nil) {
         self.sessionId = sessionId
         self.sensors = sensors
+        self.tasks = tasks
+        self.questionnaire = questionnaire
+    }
+}
+
+/// One of a study's tasks as `<welcome>` tells it to the participant's phone.
+public struct WelcomeTask: Sendable, Equatable {
+    /// The task's name: what the app's and the tester's task marks name.
+    public var name: String
+    /// What the participant is told.
+    public var instructions: String?
+    /// Seconds after which an attempt counts as failed, when set.
+    public var timeLimit: Double?
+    /// 1, 2, 3… in the order the participant does them.
+    public var order: Int64
+
+    public init(name: String, instructions: String? = nil, timeLimit: Double? = nil, order: Int64) {
+        self.name = name
+        self.instructions = instructions
+        self.timeLimit = timeLimit
+        self.order = order
+    }
+
+    /// The `<dict>` of `<welcome>`'s `tasks` array.
+    public var plist: PlistValue {
+        var dict: OrderedDictionary<String, PlistValue> = ["name": .string(name)]
+        dict["instructions"] = instructions.map(PlistValue.string)
+        dict["timeLimit"] = timeLimit.map(PlistValue.real)
+        dict["order"] = .integer(order)
+        return .dict(dict)
+    }
+
+    /// Reads one `tasks` entry; nil unless it is a `<dict>` with a non-empty `name` string, an `order`
+    /// integer, and, when present, an `instructions` string and a finite, non-negative `timeLimit`
+    /// number. Unknown keys are ignored, so the server can add fields.
+    public init?(plist: PlistValue) {
+        guard case .dict(let dict) = plist, case .string(let name)? = dict["name"], !name.isEmpty,
+              case .integer(let order)? = dict["order"] else { return nil }
+        var instructions: String?
+        switch dict["instructions"] {
+        case nil: break
+        case .string(let text)?: instructions = text
+        default: return nil
+        }
+        var timeLimit: Double?
+        switch dict["timeLimit"] {
+        case nil: break
+        case .real(let seconds)? where seconds.isFinite && seconds >= 0: timeLimit = seconds
+        case .integer(let seconds)? where seconds >= 0: timeLimit = Double(seconds)
+        default: return nil
+        }
+        self.init(name: name, instructions: instructions, timeLimit: timeLimit, order: order)
+    }
+
+    /// `<welcome>`'s `tasks` value: none when absent, nil when it or any entry does not read.
+    public static func list(_ value: PlistValue?) -> [WelcomeTask]? {
+        guard let value else { return [] }
+        guard case .array(let items) = value else { return nil }
+        var tasks: [WelcomeTask] = []
+        for item in items {
+            guard let task = WelcomeTask(plist: item) else { return nil }
+            tasks.append(task)
+        }
+        return tasks
     }
 }
 

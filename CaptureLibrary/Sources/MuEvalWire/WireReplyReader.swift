@@ -110,7 +110,14 @@ public struct WireReplyReader: Sendable {
                 }
             default: return nil
             }
-            return .welcome(Welcome(sessionId: session, sensors: sensors))
+            guard let tasks = WelcomeTask.list(fields["tasks"]) else { return nil }
+            var questionnaire: String?
+            switch fields["questionnaire"] {
+            case nil: break
+            case .string(let url)?: questionnaire = url
+            default: return nil
+            }
+            return .welcome(Welcome(sessionId: session, sensors: sensors, tasks: tasks, questionnaire: questionnaire))
         case "error":
             guard case .string(let reason)? = fields["reason"],
                   let seq = integer(fields["seq"]), let fromSeq = integer(fields["fromSeq"]) else { return nil }

@@ -79,7 +79,8 @@ export class APIError extends Error {
   constructor(status, message) { super(message); this.status = status; }
 }
 
-let csrfToken = null;
+// A page without a login (a tester's phone) carries its visitor's token in its head instead.
+let csrfToken = document.querySelector('meta[name="csrf-token"]')?.content ?? null;
 let mePromise = null;
 
 /** GET /api/me once per page: the CSRF token and the daemon's version. */
@@ -261,6 +262,7 @@ export function liveSocket(path, { onMessage, onOpen, onClose } = {}) {
     socket.addEventListener("message", (message) => {
       let data;
       try { data = JSON.parse(message.data); } catch { return; }
+      if (data.type === "studyCompleted") showStudyCompleted(data);
       onMessage?.(data);
     });
     socket.addEventListener("close", () => {
@@ -275,6 +277,17 @@ export function liveSocket(path, { onMessage, onOpen, onClose } = {}) {
   return {
     close() { closed = true; clearTimeout(timer); socket?.close(); },
   };
+}
+
+/** A recruited study met its target or passed its deadline (pushed on /api/updates): a notice at
+ *  the top of whatever page is open, linking the study and the report its completion wrote. */
+function showStudyCompleted({ study, reason, url }) {
+  const notice = el("div", { class: "notice", role: "status", "data-testid": "study-completed", dataset: { study } },
+    `Study ${study} is complete (${reason === "deadline" ? "its deadline passed" : "its target was met"}). `,
+    el("a", { href: studyURL(study) }, "Open the study"), " · ",
+    el("a", { href: url, target: "_blank", rel: "noopener" }, "its report"),
+    el("button", { type: "button", class: "small", "aria-label": "Dismiss", onclick: () => notice.remove() }, "×"));
+  (document.querySelector("main") ?? document.body).prepend(notice);
 }
 
 // ---------------------------------------------------------------- observer notes

@@ -1,134 +1,34 @@
 // Questionnaire page (/questionnaire?study=S&iteration=N&participant=P): what a participant fills
-// in on a tablet after an iteration: the SUS's ten statements (1–5), the SEQ per task (1–7) and
-// the study's own questions (free text). The texts come from the API (spelled once, in SessionModel).
-//
-// Test hooks: #questionnaire-form; fieldsets [data-testid=item][data-item=sus-K|seq-TASK] with
-// radio inputs (name = data-item, value = the rating) and textareas [data-testid=item][data-item=q-ID];
-// #questionnaire-submit; #form-status (data-item: the item a refusal names); #thanks (shown once saved).
+// in on a tablet after an iteration, in the console (logged in). The form is questionnaire-form.js's,
+// which the tester's invitation page (/i/CODE) shares.
 
-import { api, APIError, clearError, el, me, run, setChildren, showError } from "./common.js";
+import { api, me, run, showError } from "./common.js";
+import { questionnaireForm } from "./questionnaire-form.js";
 
 const query = new URLSearchParams(location.search);
 const study = query.get("study") || "";
 const iteration = Number(query.get("iteration"));
 const participant = query.get("participant") || "";
-let items = null;
-let data = null;
-
-/** A row of large radio buttons lowest…highest, with the ends labelled. */
-function scale(name, lowest, highest, low, high, chosen) {
-  const options = [];
-  for (let value = lowest; value <= highest; value++) {
-    options.push(el("label", { class: "choice" },
-      el("input", { type: "radio", name, value: String(value), checked: chosen === value }),
-      el("span", {}, String(value))));
-  }
-  return el("div", { class: "scale" }, el("span", { class: "end" }, low), el("div", { class: "choices" }, options), el("span", { class: "end" }, high));
-}
-
-function render() {
-  const s = data.study;
-  document.title = `Questionnaire · ${s.name} · Mobile Monitor`;
-  document.getElementById("questionnaire-title").textContent = `Questionnaire: ${s.name}`;
-  const label = s.iterations.find((it) => it.number === iteration)?.label;
-  document.getElementById("questionnaire-line").textContent =
-    `Participant ${participant} · iteration ${iteration}${label ? ` (${label})` : ""}`;
-  const mine = (answer) => answer.iteration === iteration && answer.participant === participant;
-  const sus = data.responses.sus.find(mine);
-  setChildren(document.getElementById("sus-items"), items.susStatements.map((statement, index) =>
-    el("fieldset", { class: "item", "data-testid": "item", dataset: { item: `sus-${index + 1}` } },
-      el("legend", {}, `${index + 1}. ${statement}`),
-      scale(`sus-${index + 1}`, items.susScale.lowest, items.susScale.highest, "strongly disagree", "strongly agree", sus?.items[index]))));
-  document.getElementById("seq-section").classList.toggle("hidden", s.tasks.length === 0);
-  document.getElementById("seq-question").textContent = items.seqQuestion;
-  setChildren(document.getElementById("seq-items"), s.tasks.map((task) =>
-    el("fieldset", { class: "item", "data-testid": "item", dataset: { item: `seq-${task.name}` } },
-      el("legend", {}, task.name),
-      task.instructions ? el("p", { class: "muted" }, task.instructions) : null,
-      scale(`seq-${task.name}`, items.seqScale.lowest, items.seqScale.highest, "very difficult", "very easy",
-        data.responses.seq.find((answer) => mine(answer) && answer.task === task.name)?.rating))));
-  document.getElementById("questions-section").classList.toggle("hidden", s.questions.length === 0);
-  setChildren(document.getElementById("question-items"), s.questions.map((question) =>
-    el("label", { class: "item question" }, el("span", {}, question.text),
-      el("textarea", { "data-testid": "item", dataset: { item: `q-${question.id}` }, rows: "3" },
-        data.responses.answers.find((answer) => mine(answer) && answer.question === question.id)?.text ?? ""))));
-}
-
-function chosen(name) {
-  const input = [...document.querySelectorAll("input[type=radio]")].find((radio) => radio.name === name && radio.checked);
-  return input ? Number(input.value) : null;
-}
-
-/** Shows a refusal next to the button and at the top, and leads to the item it names. */
-function refuse(message, item) {
-  showError(message);
-  const status = document.getElementById("form-status");
-  status.textContent = message;
-  status.classList.add("refused");
-  for (const node of document.querySelectorAll(".item.missing")) node.classList.remove("missing");
-  if (item) {
-    status.dataset.item = item;
-    const node = [...document.querySelectorAll("[data-item]")].find((candidate) => candidate.dataset.item === item);
-    const box = node?.closest(".item") ?? node;
-    box?.classList.add("missing");
-    box?.scrollIntoView({ block: "center" });
-  } else {
-    delete status.dataset.item;
-  }
-}
-
-/** Everything the form asks, or the first unanswered item (worded as the server words it). */
-function collect() {
-  const s = data.study;
-  const sus = [];
-  for (let k = 1; k <= items.susStatements.length; k++) {
-    const value = chosen(`sus-${k}`);
-    if (value === null) return { missing: `the SUS answers are incomplete: item ${k} has no answer`, item: `sus-${k}` };
-    sus.push(value);
-  }
-  const seq = [];
-  for (const task of s.tasks) {
-    const rating = chosen(`seq-${task.name}`);
-    if (rating === null) return { missing: `the SEQ answers are incomplete: task "${task.name}" has no answer`, item: `seq-${task.name}` };
-    seq.push({ iteration, participant, task: task.name, rating });
-  }
-  const answers = [];
-  for (const question of s.questions) {
-    const field = [...document.querySelectorAll("textarea[data-item]")].find((area) => area.dataset.item === `q-${question.id}`);
-    const text = field.value.trim();
-    if (!text) return { missing: `the questions answers are incomplete: question "${question.id}" has no answer`, item: `q-${question.id}` };
-    answers.push({ iteration, participant, question: question.id, text });
-  }
-  return { responses: { sus: [{ iteration, participant, items: sus }], seq, answers } };
-}
-
-document.getElementById("questionnaire-form").addEventListener("submit", (submit) => {
-  submit.preventDefault();
-  const form = collect();
-  if (form.missing) { refuse(form.missing, form.item); return; }
-  const button = document.getElementById("questionnaire-submit");
-  button.disabled = true;
-  api(`/api/studies/${encodeURIComponent(study)}/questionnaire`, { method: "POST", body: { responses: form.responses }, quiet: true })
-    .then(() => {
-      clearError();
-      document.getElementById("questionnaire-form").classList.add("hidden");
-      document.getElementById("thanks").classList.remove("hidden");
-      window.scrollTo(0, 0);
-    })
-    .catch((error) => refuse(error instanceof APIError ? error.message : String(error), null))
-    .finally(() => { button.disabled = false; });
-});
 
 if (!study || !participant || !Number.isInteger(iteration) || iteration < 1) {
   showError("This address names no study, iteration and participant: open the questionnaire from the study's page.");
   document.getElementById("questionnaire-form").classList.add("hidden");
 } else {
-  run(me().then(() => Promise.all([api("/api/questionnaire"), api(`/api/studies/${encodeURIComponent(study)}`)])).then(([questionnaire, studyData]) => {
-    items = questionnaire;
-    data = studyData;
-    if (!data.study.participants.some((p) => p.code === participant)) {
+  run(me().then(() => Promise.all([api("/api/questionnaire"), api(`/api/studies/${encodeURIComponent(study)}`)])).then(([items, data]) => {
+    const s = data.study;
+    document.title = `Questionnaire · ${s.name} · Mobile Monitor`;
+    document.getElementById("questionnaire-title").textContent = `Questionnaire: ${s.name}`;
+    const label = s.iterations.find((it) => it.number === iteration)?.label;
+    document.getElementById("questionnaire-line").textContent =
+      `Participant ${participant} · iteration ${iteration}${label ? ` (${label})` : ""}`;
+    if (!s.participants.some((p) => p.code === participant)) {
       showError(`study "${study}" has no participant "${participant}"`);
     }
-    render();
+    const mine = (answer) => answer.iteration === iteration && answer.participant === participant;
+    questionnaireForm({
+      items, tasks: s.tasks, questions: s.questions, iteration, participant,
+      answered: { sus: data.responses.sus.filter(mine), seq: data.responses.seq.filter(mine), answers: data.responses.answers.filter(mine) },
+      submit: (responses) => api(`/api/studies/${encodeURIComponent(study)}/questionnaire`, { method: "POST", body: { responses }, quiet: true }),
+    });
   }));
 }

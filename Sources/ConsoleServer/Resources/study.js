@@ -9,7 +9,9 @@
 // matrix cells td[data-testid=cell][data-iteration=N][data-participant=CODE] with
 // a[data-testid=session-link] and a[data-testid=questionnaire-link], [data-testid=questionnaire-state]
 // (data-complete="true" once SUS, every SEQ and every question are answered); report: #report-iteration,
-// #report-build, #report-state (badge), #report-open; #csv-link.
+// #report-build, #report-state (badge), #report-open; #csv-link. Recruiting: #recruit-form (#recruit-count,
+// #recruit-quotas, #recruit-requirements, #recruit-target, #recruit-deadline), #recruitment-line,
+// #shortfalls > li, rows tr[data-testid=invitation-row][data-participant=CODE] with [data-testid=state].
 
 import {
   api, clearError, el, formatDuration, formatTime, liveSocket, me, questionnaireURL, run, sessionDuration, setChildren,
@@ -110,6 +112,59 @@ function renderMatrix() {
   document.getElementById("matrix-empty").classList.toggle("hidden", study.iterations.length > 0 && study.participants.length > 0);
 }
 
+// ---------------------------------------------------------------- recruiting
+
+let shortfalls = [];
+
+async function loadRecruitment() {
+  const status = await api(`${base}/recruitment`);
+  const recruitment = status.recruitment;
+  const line = document.getElementById("recruitment-line");
+  if (!recruitment) {
+    line.textContent = "Nobody recruited yet.";
+    setChildren(document.getElementById("recruitment-state"));
+  } else {
+    const counts = InvitationStatuses.filter((state) => status.counts[state] > 0).map((state) => `${status.counts[state]} ${state}`);
+    line.textContent = [
+      `Iteration ${recruitment.iteration}: ${status.counts.done ?? 0} of ${recruitment.target} done`,
+      recruitment.deadline ? `deadline ${formatTime(recruitment.deadline)}` : null,
+      counts.join(", "),
+      recruitment.completed ? `complete since ${formatTime(recruitment.completed)} (${recruitment.completionReason === "deadline" ? "deadline passed" : "target met"})` : null,
+    ].filter(Boolean).join(" · ");
+    setChildren(document.getElementById("recruitment-state"), stateBadge(recruitment.completed ? "done" : "recording"));
+    if (recruitment.completed) {
+      line.append(" · ", el("a", { href: `/studies/${encodeURIComponent(name)}/completed/index.html`, target: "_blank", rel: "noopener",
+                                   "data-testid": "completed-report" }, "report"));
+    }
+  }
+  setChildren(document.getElementById("shortfalls"), shortfalls.map((text) => el("li", { class: "refused" }, text)));
+  setChildren(document.getElementById("invitations-body"), status.invitations.map((invitation) =>
+    el("tr", { "data-testid": "invitation-row", dataset: { participant: invitation.participant } },
+      el("td", { class: "mono" }, invitation.participant),
+      el("td", {}, stateBadge(invitation.status)),
+      el("td", {}, el("a", { href: `/i/${encodeURIComponent(invitation.code)}`, class: "mono", target: "_blank", rel: "noopener" }, invitation.code)),
+      el("td", {}, formatTime(invitation.expires)),
+      el("td", {}, invitation.sessionId
+        ? el("a", { href: `/sessions/${encodeURIComponent(invitation.sessionId)}` }, `Session ${invitation.sessionId}`) : "—"))));
+}
+
+/** The statuses in the order an invitation goes through them. */
+const InvitationStatuses = ["invited", "accepted", "recording", "done", "expired", "withdrawn"];
+
+const list = (id) => value(id).split(",").map((item) => item.trim()).filter(Boolean);
+
+document.getElementById("recruit-form").addEventListener("submit", (submit) => {
+  submit.preventDefault();
+  const body = { count: Number(value("recruit-count")), quotas: list("recruit-quotas"), requirements: list("recruit-requirements") };
+  if (value("recruit-target")) body.target = Number(value("recruit-target"));
+  if (value("recruit-deadline")) body.deadline = new Date(value("recruit-deadline")).getTime() / 1000;
+  run(api(`${base}/recruit`, { method: "POST", body }).then((result) => {
+    clearError();
+    shortfalls = result.shortfalls;
+    return Promise.all([reload(), loadRecruitment()]);
+  }));
+});
+
 // ---------------------------------------------------------------- forms
 
 /** Posts one form's object and reloads; the server's refusal stays in the banner. */
@@ -191,9 +246,13 @@ document.getElementById("report-form").addEventListener("submit", (submit) => {
 });
 
 if (!name) showError("No study named in the address: open one from the Studies page.");
-else run(me().then(() => Promise.all([reload(), loadReport()])));
+else run(me().then(() => Promise.all([reload(), loadReport(), loadRecruitment()])));
 // A session that starts, stops or records changes the matrix.
 liveSocket("/api/updates", {
-  onOpen: (reconnected) => { if (reconnected && name) run(reload()); },
-  onMessage: (message) => { if (message.type === "sessions" && name) run(reload()); },
+  onOpen: (reconnected) => { if (reconnected && name) run(Promise.all([reload(), loadRecruitment()])); },
+  onMessage: (message) => {
+    if (!name) return;
+    if (message.type === "sessions") run(Promise.all([reload(), loadRecruitment()]));
+    if ((message.type === "recruitment" || message.type === "studyCompleted") && message.study === name) run(loadRecruitment());
+  },
 });

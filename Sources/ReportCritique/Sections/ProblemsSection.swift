@@ -27,5 +27,5 @@ extension UsabilityProblem.Kind {
     var heading: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
 
     /// Guideline problems (found in the UI's description) are drawn apart from behaviour seen in use.
-    var styleClass: String { self == .smallHitTarget || self == .missingPlaceholder ? "guideline" : "behaviour" }
+    var styleClass: String { [.smallHitTarget, .missingPlaceholder, .smallText].contains(self) ? "guideline" : "behaviour" }
 }

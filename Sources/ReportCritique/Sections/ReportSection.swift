@@ -18,6 +18,8 @@ extension SectionKind {
         case .problems: ProblemsSection()
         case .notes: NotesSection()
         case .tasks: TasksSection()
+        case .fluidity: FluiditySection()
+        case .face: FaceSection()
         }
     }
 
@@ -33,6 +35,8 @@ extension SectionKind {
         case .problems: "Usability problems"
         case .notes: "Observer notes"
         case .tasks: "Tasks"
+        case .fluidity: "Performance and fluidity"
+        case .face: "Face"
         }
     }
 }

@@ -20,7 +20,9 @@ struct TasksSection: ReportSection {
                     html += "<td>–</td><td>–</td><td>–</td>"
                     continue
                 }
-                let time = matching.map { $0.duration.map(Format.duration) ?? "not finished" }.joined(separator: ", ")
+                let time = matching.map { run in
+                    run.duration.map { (run.gaveUp ? "gave up after " : "") + Format.duration($0) } ?? "not finished"
+                }.joined(separator: ", ")
                 html += "<td class=\"num\">\(time)</td><td class=\"num\">\(matching.map { String($0.interactions) }.joined(separator: ", "))</td>"
                 html += "<td class=\"num\">\(matching.map { String($0.viewChanges) }.joined(separator: ", "))</td>"
             }

@@ -1,3 +1,4 @@
+internal import Foundation
 internal import SessionAnalysis
 
 /// Every event, filterable by class and type and searchable, each linked to the screenshot of its moment.
@@ -19,21 +20,21 @@ struct TimelineSection: ReportSection {
             rows += "\(jsonString(view ?? "")),\(jsonString(summary)),\(jsonString(shot ?? ""))]"
         }
         for (sessionIndex, session) in context.sessions.enumerated() {
-            // What the tester said, among the events at its time (class "speech").
-            var quotes = (session.result(Speech.self)?.quotes ?? [])[...]
-            func quotesBefore(_ time: Double) {
-                while let quote = quotes.first, quote.segment.start <= time {
-                    row(sessionIndex, quote.segment.start - session.start, "speech", quote.segment.exclamation ?? "speech", quote.view,
-                        "\u{201C}\(quote.segment.text)\u{201D}", session.shotFile(quote.screenshot))
-                    quotes.removeFirst()
+            // Findings among the events at their time: what the tester said (class "speech"), shakes (class "motion").
+            var findings = Self.findings(session)[...]
+            func findingsBefore(_ time: Double) {
+                while let finding = findings.first, finding.time <= time {
+                    row(sessionIndex, finding.time - session.start, finding.eventClass, finding.type, finding.view, finding.summary,
+                        session.shotFile(finding.screenshot))
+                    findings.removeFirst()
                 }
             }
             for entry in session.result(Timeline.self)?.entries ?? [] {
-                quotesBefore(entry.time)
+                findingsBefore(entry.time)
                 row(sessionIndex, entry.time - session.start, entry.eventClass, entry.type, entry.view, entry.summary,
                     session.shotFile(entry.screenshot))
             }
-            quotesBefore(.infinity)
+            findingsBefore(.infinity)
         }
         let users = context.sessions.map { jsonString($0.label) }.joined(separator: ",")
         // Per session, its voice's file and where time 0 is in it: a click on a row plays from there.
@@ -57,5 +58,29 @@ struct TimelineSection: ReportSection {
             <script type="application/json" id="timeline-data">\(data)</script>
             </div>
             """
+    }
+
+    /// The analysis' own rows, in time order: quotes, and each shake with its figures.
+    private struct Finding {
+        var time: Double
+        var eventClass: String
+        var type: String
+        var view: String?
+        var summary: String
+        var screenshot: Int?
+    }
+
+    private static func findings(_ session: ReportedSession) -> [Finding] {
+        let quotes = (session.result(Speech.self)?.quotes ?? []).map { quote in
+            Finding(time: quote.segment.start, eventClass: "speech", type: quote.segment.exclamation ?? "speech",
+                          view: quote.view, summary: "\u{201C}\(quote.segment.text)\u{201D}", screenshot: quote.screenshot)
+        }
+        let screenshots = session.result(Screenshots.self)
+        let shakes = (session.result(Shakes.self)?.shakes ?? []).map { shake in
+            Finding(time: shake.start, eventClass: "motion", type: "shake", view: shake.view,
+                          summary: "shaken for \(Format.duration(shake.end - shake.start)): \(shake.reversals) changes of direction, up to \(String(format: "%.1f", shake.peak)) g",
+                          screenshot: screenshots?.shown(at: shake.start))
+        }
+        return (quotes + shakes).sorted { $0.time < $1.time }
     }
 }

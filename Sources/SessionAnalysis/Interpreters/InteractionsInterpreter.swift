@@ -51,11 +51,15 @@ public struct ViewAppearance: Equatable, Sendable {
 
 /// A custom event; `marker` begin/end delimit a task (`[monitor beginEvent: @"name"]`).
 public struct CustomMarker: Equatable, Sendable {
-    public enum Kind: String, Sendable { case begin, end }
+    /// A task's begin and end (the app's `beginEvent`/`endEvent`, or the tester's own marks), or the tester giving it up.
+    public enum Kind: String, Sendable { case begin, end, giveUp }
     public var eventID: Int64
     public var time: Double
     public var name: String
     public var kind: Kind?
+    /// The tester set this task mark (`by` = `tester`: the capture library's `beginTask`/`endTask`/`giveUpTask`);
+    /// the app's own task events have no `by`.
+    public var byTester = false
 }
 
 /// An ApplicationEvent: launch, background, foreground, terminate, exception.
@@ -135,7 +139,7 @@ public struct InteractionsInterpreter: Interpreter {
             case .custom:
                 if let name = event["name"]?.string {
                     result.markers.append(CustomMarker(eventID: event.id, time: event.time, name: name,
-                                                       kind: Self.markerKind(event)))
+                                                       kind: Self.markerKind(event), byTester: event["by"]?.string == "tester"))
                 }
             default:
                 if let type = event["type"]?.string {

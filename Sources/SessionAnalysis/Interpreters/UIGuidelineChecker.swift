@@ -2,8 +2,9 @@ internal import MuEvalWire
 internal import WireProtocol
 
 /// Checks the UI state trees of every view against the quantifiable rules of Apple's iOS Human Interface
-/// Guidelines (thesis 2.4.2, 5.3 `UIGuidelineChecker`): hit targets of at least 44 × 44 points, and a
-/// placeholder in every text field. Each element is reported once, however often its view appeared.
+/// Guidelines (thesis 2.4.2, 5.3 `UIGuidelineChecker`): hit targets of at least 44 × 44 points, a
+/// placeholder in every text field, and text of at least 11 points (an element's `fontSize`, when the
+/// capture library reports it). Each element is reported once, however often its view appeared.
 public struct UIGuidelineChecker: Interpreter {
     public let name = "UI guidelines"
     public let requires: [any InterpretationResult.Type] = [Interactions.self, Screenshots.self]
@@ -21,6 +22,20 @@ public struct UIGuidelineChecker: Interpreter {
         self.options = options
     }
 
+    /// A rule an element breaks, with what the evidence needs.
+    private enum Violation {
+        case smallHitTarget, missingPlaceholder
+        case smallText(points: Double)
+
+        var kind: UsabilityProblem.Kind {
+            switch self {
+            case .smallHitTarget: .smallHitTarget
+            case .missingPlaceholder: .missingPlaceholder
+            case .smallText: .smallText
+            }
+        }
+    }
+
     private struct Finding: Hashable {
         var kind: UsabilityProblem.Kind
         var view: String
@@ -33,16 +48,16 @@ public struct UIGuidelineChecker: Interpreter {
         var seen: Set<Finding> = []
         for appearance in try results.required(Interactions.self).appearances {
             guard let tree = appearance.uiState else { continue }
-            visit(tree) { kind, element in
-                guard seen.insert(Finding(kind: kind, view: appearance.view, element: element)).inserted else { return }
-                problems.append(problem(kind, element, in: appearance, screenshot: screenshots.shown(at: appearance.time)))
+            visit(tree) { violation, element in
+                guard seen.insert(Finding(kind: violation.kind, view: appearance.view, element: element)).inserted else { return }
+                problems.append(problem(violation, element, in: appearance, screenshot: screenshots.shown(at: appearance.time)))
             }
         }
         results.add(ProblemReport(detector: name, problems: problems))
     }
 
     /// Depth-first through `subviews`, calling `violation` for every rule an element breaks.
-    private func visit(_ node: PlistValue, _ violation: (UsabilityProblem.Kind, ElementReference) -> Void) {
+    private func visit(_ node: PlistValue, _ violation: (Violation, ElementReference) -> Void) {
         if let className = node["className"]?.string, let frame = node["frame"]?.rect {
             let element = ElementReference(className: className, id: nil,
                                            title: node["title"]?.string ?? node["placeholder"]?.string, frame: frame)
@@ -54,23 +69,43 @@ public struct UIGuidelineChecker: Interpreter {
             if Self.placeholderClasses.contains(className), (node["placeholder"]?.string ?? "").isEmpty {
                 violation(.missingPlaceholder, element)
             }
+            // Only text that is shown: a font size on an element with no text reads nothing.
+            if visible, let text = Self.shownText(node), let size = node["fontSize"]?.number.flatMap(Plausible.length),
+               size > 0, size < options.minimumFontSize {
+                var named = element
+                named.title = named.title ?? text
+                violation(.smallText(points: size), named)
+            }
         }
         for child in node["subviews"]?.array ?? [] { visit(child, violation) }
     }
 
-    private func problem(_ kind: UsabilityProblem.Kind, _ element: ElementReference, in appearance: ViewAppearance,
+    /// The text an element shows: its title, its text, else its placeholder; nil for none.
+    private static func shownText(_ node: PlistValue) -> String? {
+        ["title", "text", "placeholder"].lazy.compactMap { node[$0]?.string }.first { !$0.isEmpty }
+    }
+
+    private func problem(_ violation: Violation, _ element: ElementReference, in appearance: ViewAppearance,
                          screenshot: Int?) -> UsabilityProblem {
+        let kind = violation.kind
         let frame = element.frame!
         let size = "\(Int(saturating: frame.width)) × \(Int(saturating: frame.height)) points"
         let minimum = Int(saturating: options.minimumHitTarget)
-        switch kind {
+        switch violation {
+        case .smallText(let points):
+            let smallest = formatTenths(options.minimumFontSize)
+            return UsabilityProblem(
+                kind: kind, view: appearance.view, time: appearance.time, occurrences: 1, screenshot: screenshot, frame: frame,
+                evidence: "\(element.label) is set in \(formatTenths(points)) pt, under the \(smallest) pt the iOS Human Interface Guidelines give as the smallest readable size.",
+                recommendation: "Set the text of \(element.label) in at least \(smallest) pt, best in a Dynamic Type text style so that it follows the reader's text size setting.",
+                element: element.label)
         case .smallHitTarget:
             return UsabilityProblem(
                 kind: kind, view: appearance.view, time: appearance.time, occurrences: 1, screenshot: screenshot, frame: frame,
                 evidence: "\(element.label) is \(size), under the \(minimum) × \(minimum) points of the iOS Human Interface Guidelines.",
                 recommendation: "Enlarge the hit target of \(element.label) to at least \(minimum) × \(minimum) points (the visible control may stay smaller), and keep neighbouring targets apart.",
                 element: element.label)
-        default:
+        case .missingPlaceholder:
             return UsabilityProblem(
                 kind: kind, view: appearance.view, time: appearance.time, occurrences: 1, screenshot: screenshot, frame: frame,
                 evidence: "The \(element.className) at x \(Int(saturating: frame.x)), y \(Int(saturating: frame.y)) (\(size)) has no placeholder text.",
@@ -78,4 +113,5 @@ public struct UIGuidelineChecker: Interpreter {
                 element: element.label)
         }
     }
+
 }

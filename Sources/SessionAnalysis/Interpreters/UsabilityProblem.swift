@@ -12,6 +12,12 @@ public struct UsabilityProblem: Equatable, Sendable {
         case navigationLoop = "navigation loop"
         /// The tester said an exclamation of the configured list while thinking aloud.
         case exclamation = "exclamation"
+        /// Text in the UI state tree set in a font smaller than the minimum.
+        case smallText = "small text"
+        /// The tester shook the phone: a possible sign of frustration.
+        case shake = "shake"
+        /// A view whose frames hitch, or the launch or a transition that takes too long, rated critical.
+        case poorFluidity = "poor fluidity"
     }
 
     public var kind: Kind
@@ -39,7 +45,12 @@ public struct ProblemReport: InterpretationResult, Equatable {
 }
 
 func formatSeconds(_ seconds: Double) -> String {
-    let tenths = (seconds * 10).rounded() / 10
-    if tenths == tenths.rounded(), let whole = Int(checked: tenths) { return "\(whole) s" }
-    return "\(tenths) s"
+    "\(formatTenths(seconds)) s"
+}
+
+/// A number to a tenth, without ".0" when whole: "2", "9.5".
+func formatTenths(_ value: Double) -> String {
+    let tenths = (value * 10).rounded() / 10
+    if tenths == tenths.rounded(), let whole = Int(checked: tenths) { return "\(whole)" }
+    return "\(tenths)"
 }

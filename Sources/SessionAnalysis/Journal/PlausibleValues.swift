@@ -23,6 +23,11 @@ enum Plausible {
         ranges.size(value)
     }
 
+    /// A duration in seconds, or nil.
+    static func duration(_ value: Double) -> Double? {
+        ranges.duration(value)
+    }
+
     /// `value` without its non-finite numbers (a dictionary loses the key, an array the element), so that
     /// an interpreter reading a field finds it missing; nil when it has none (the common case: no copy).
     static func payload(_ value: PlistValue) -> PlistValue? {

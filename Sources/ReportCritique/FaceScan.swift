@@ -1,0 +1,193 @@
+internal import Foundation
+internal import WireProtocol
+
+/// Where the tester's face is in the face video, sampled a few times a second (docs/REPORTS.md, "Face"):
+/// OpenCV's Haar cascades for frontal and profile faces, from Debian's opencv-data, run by Debian's
+/// python3-opencv in a small script, a subprocess bounded in time and frames. What it finds is a face
+/// turned to the phone, a face turned aside, or none; nothing about expressions or where the eyes look.
+public struct FaceScanner: Sendable {
+    /// Debian's interpreter, which python3-opencv installs cv2 for (not a virtual environment's).
+    public var python = "/usr/bin/python3"
+    /// opencv-data's cascades.
+    public var cascades = "/usr/share/opencv4/haarcascades"
+    public var samplesPerSecond = 2.0
+    /// At most this many frames are looked at (an hour at two a second); the rest of a longer video is not.
+    public var maxSamples = 7_200
+    /// Seconds the scan may take before it is killed and the section says so.
+    public var timeout = 300.0
+    /// The largest output read from the script.
+    static let maxOutputBytes = 16 << 20
+
+    public init() {}
+
+    public enum Outcome: Sendable, Equatable {
+        case scanned(FaceScan)
+        /// python3-opencv or opencv-data is not installed: one line in the report says which.
+        case unavailable(String)
+        case failed(String)
+    }
+
+    /// Scans the video file (any container ffmpeg reads, such as the fragmented MP4 phones send).
+    public func scan(video: String) -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", Self.script, video, cascades, String(samplesPerSecond), String(maxSamples)]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            return .unavailable("no face scan: \(python) is missing (apt install python3-opencv opencv-data)")
+        }
+        do {
+            try process.run()
+        } catch {
+            return .failed("the face scan cannot start: \(error)")
+        }
+        // Foundation makes the child a process group's leader: the kill reaches what it started.
+        let group = -process.processIdentifier
+        let killer = DispatchWorkItem { kill(group, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        let data = (try? output.fileHandleForReading.read(upToCount: Self.maxOutputBytes)) ?? Data()
+        if data.count >= Self.maxOutputBytes { kill(group, SIGKILL) }
+        process.waitUntilExit()
+        killer.cancel()
+        if process.terminationReason == .uncaughtSignal {
+            return .failed("the face scan was stopped after \(Int(saturating: timeout)) s (or its output exceeded \(Self.maxOutputBytes >> 20) MiB)")
+        }
+        do {
+            return try FaceScan.parse(data, limits: self)
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    /// The scan itself. Its output is one JSON object: `unavailable` (a reason), or `error`, or `samples`:
+    /// `[t, kind, x, y, w, h]` with `t` in seconds of video, kind `frontal`, `profile` or `none`, and the
+    /// largest face's box as fractions of the frame.
+    static let script = #"""
+        import json, sys
+        def out(value):
+            sys.stdout.write(json.dumps(value))
+            sys.exit(0)
+        try:
+            import cv2
+        except ImportError:
+            out({"unavailable": "no face scan: python3-opencv is not installed (apt install python3-opencv opencv-data)"})
+        video, cascades, rate, limit = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+        frontal = cv2.CascadeClassifier(cascades + "/haarcascade_frontalface_default.xml")
+        profile = cv2.CascadeClassifier(cascades + "/haarcascade_profileface.xml")
+        if frontal.empty() or profile.empty():
+            out({"unavailable": "no face scan: OpenCV's Haar cascades are not in " + cascades + " (apt install opencv-data)"})
+        capture = cv2.VideoCapture(video)
+        if not capture.isOpened():
+            out({"error": "OpenCV cannot read the face video"})
+        fps = capture.get(cv2.CAP_PROP_FPS)
+        if not fps or fps != fps or fps <= 0 or fps > 1000:
+            fps = 30.0
+        samples, index, due = [], 0, 0.0
+        while len(samples) < limit and capture.grab():
+            t = index / fps
+            index += 1
+            if t + 1e-6 < due:
+                continue
+            due += 1.0 / rate
+            ok, frame = capture.retrieve()
+            if not ok:
+                break
+            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+            height, width = grey.shape
+            smallest = max(20, min(width, height) // 5)
+            kind, faces = "frontal", frontal.detectMultiScale(grey, 1.1, 4, minSize=(smallest, smallest))
+            if len(faces) == 0:
+                kind, faces = "profile", list(profile.detectMultiScale(grey, 1.1, 4, minSize=(smallest, smallest)))
+                # The cascade knows faces turned one way: the mirrored frame finds the other.
+                faces += [(width - x - w, y, w, h) for (x, y, w, h) in profile.detectMultiScale(cv2.flip(grey, 1), 1.1, 4, minSize=(smallest, smallest))]
+            if len(faces) == 0:
+                samples.append([round(t, 3), "none"])
+                continue
+            x, y, w, h = max(faces, key=lambda f: f[2] * f[3])
+            samples.append([round(t, 3), kind, round(x / width, 4), round(y / height, 4), round(w / width, 4), round(h / height, 4)])
+        out({"samples": samples, "complete": len(samples) < limit})
+        """#
+}
+
+/// The face scan of one video: its samples, checked, and what the report says of them.
+public struct FaceScan: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        /// A face turned to the phone: the tester looks at it (roughly: the eyes are not tracked).
+        case frontal
+        /// A face turned aside.
+        case profile
+        case none
+    }
+
+    public struct Sample: Sendable, Equatable {
+        /// Seconds from the video's start.
+        public var time: Double
+        public var kind: Kind
+        /// The face's box as fractions of the frame (x, y, width, height); nil without a face.
+        public var box: [Double]?
+    }
+
+    public var samples: [Sample]
+    /// False when the scan stopped at `maxSamples`.
+    public var complete: Bool
+
+    /// The share of samples with a face, turned to the phone or not.
+    public var faceShare: Double { share { $0.kind != .none } }
+    /// The share of samples with a face turned to the phone.
+    public var facingShare: Double { share { $0.kind == .frontal } }
+
+    private func share(_ test: (Sample) -> Bool) -> Double {
+        samples.isEmpty ? 0 : Double(samples.count(where: test)) / Double(samples.count)
+    }
+
+    /// Runs of samples without a face turned to the phone: from the first such sample to the next one
+    /// facing it (or one sample interval past the last sample).
+    public func lookAways(interval: Double) -> [ClosedRange<Double>] {
+        var spans: [ClosedRange<Double>] = []
+        var start: Double?
+        for sample in samples {
+            if sample.kind == .frontal {
+                if let from = start { spans.append(from...max(from, sample.time)) }
+                start = nil
+            } else if start == nil {
+                start = sample.time
+            }
+        }
+        if let from = start, let last = samples.last { spans.append(from...max(from, last.time + interval)) }
+        return spans
+    }
+
+    /// Reads the script's output, which is untrusted: anything not of the expected form is refused with what is wrong.
+    static func parse(_ data: Data, limits: FaceScanner) throws(FaceScanError) -> FaceScanner.Outcome {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw FaceScanError("the face scan's output is not a JSON object")
+        }
+        if let reason = object["unavailable"] as? String { return .unavailable(String(reason.prefix(300))) }
+        if let reason = object["error"] as? String { return .failed(String(reason.prefix(300))) }
+        guard let rows = object["samples"] as? [[Any]], rows.count <= limits.maxSamples else {
+            throw FaceScanError("the face scan's output has no list of at most \(limits.maxSamples) samples")
+        }
+        var samples: [Sample] = []
+        for (index, row) in rows.enumerated() {
+            guard let time = (row.first as? NSNumber)?.doubleValue, time.isFinite, time >= (samples.last?.time ?? 0), time < 1e7,
+                  row.count > 1, let name = row[1] as? String, let kind = Kind(rawValue: name) else {
+                throw FaceScanError("the face scan's sample \(index + 1) is not [seconds in order, frontal|profile|none, …]")
+            }
+            let box = row.dropFirst(2).compactMap { ($0 as? NSNumber)?.doubleValue }
+            guard kind == .none ? row.count == 2 : row.count == 6 && box.count == 4 && box.allSatisfy({ $0.isFinite && (0...1).contains($0) }) else {
+                throw FaceScanError("the face scan's sample \(index + 1) has no face box of four fractions of the frame")
+            }
+            samples.append(Sample(time: time, kind: kind, box: kind == .none ? nil : box))
+        }
+        return .scanned(FaceScan(samples: samples, complete: object["complete"] as? Bool ?? true))
+    }
+}
+
+/// The face scan's output could not be used.
+public struct FaceScanError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

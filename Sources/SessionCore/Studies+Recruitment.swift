@@ -1,0 +1,108 @@
+public import SessionModel
+internal import TesterPool
+
+/// Recruiting a study's participants from the tester pool, their invitations, and a tester's
+/// withdrawal (issue 32, docs/STUDIES.md "Recruiting and remote studies").
+extension Studies {
+    /// Chooses `count` testers by quota sampling and makes each a participant of `study` with an invitation.
+    ///
+    /// A participant's attributes are only the profile fields the quotas and requirements name: the rest
+    /// of the profile stays in the pool. The recruitment (one per study) takes the iteration (the study's
+    /// last, or a new first one), the target (by default every invitation that can still be done, so that
+    /// recruiting again raises it and replaces withdrawn or expired testers), the deadline and the seed.
+    /// Testers already in the study are never chosen again.
+    public func recruit(study name: String, count: Int, quotas: [Quota], requirements: [Requirement], iteration: Int?,
+                        target: Int?, deadline: Double?, seed: UInt64?, now: Double) throws -> RecruitmentResult {
+        guard count >= 1 else { throw RecruitmentError.badCount(count) }
+        if let target, target < 1 { throw RecruitmentError.badTarget(target) }
+        if let deadline, !(deadline > now) { throw RecruitmentError.deadlinePassed }
+        var study = try catalog.study(name)
+        let settings = try pool.settings()
+        try check(quotas: quotas, requirements: requirements, against: settings)
+        let seed = seed ?? UInt64.random(in: .min ... .max)
+        let sampler = try QuotaSampler(count: count, quotas: quotas, requirements: requirements,
+                                       excluded: Set(study.participants.map(\.code)), seed: seed)
+        let selection = sampler.select(from: try pool.testers())
+        guard !selection.selected.isEmpty else { throw RecruitmentError.nobodySelected(selection.shortfalls) }
+
+        let earlier = try catalog.recruitment(study: name)
+        let iteration = try iteration ?? earlier?.iteration ?? study.iterations.last?.number
+            ?? catalog.addIteration(to: name, number: nil, label: nil, now: now).number
+        study = try catalog.study(name)
+        guard study.iteration(iteration) != nil else { throw StudyError.noIteration(study: name, iteration: iteration) }
+
+        let named = Set(quotas.map(\.field) + requirements.map(\.field))
+        let participants = selection.selected.map {
+            Participant(code: $0.code, attributes: $0.profile.filter { named.contains($0.key) }, created: now)
+        }
+        var generator = SystemRandomNumberGenerator()
+        var codes: Set<String> = []
+        var invitations: [Invitation] = []
+        for participant in participants {
+            var code = Invitation.newCode(using: &generator)
+            while try codes.contains(code) || catalog.invitation(code: code) != nil { code = Invitation.newCode(using: &generator) }
+            codes.insert(code)
+            invitations.append(Invitation(code: code, study: name, iteration: iteration, participant: participant.code,
+                                          created: now, expires: now + invitationLifetime))
+        }
+        // Invitations that can still be done: a withdrawn or expired tester's place is taken by the one recruited now.
+        let live = try catalog.invitations(study: name).filter { $0.status != .withdrawn && $0.status != .expired }.count + invitations.count
+        let wanted = target ?? live
+        guard wanted <= live else { throw RecruitmentError.targetAboveInvited(target: wanted, invited: live) }
+        // Recruiting again reopens a completed study: it completes anew when the new target is met.
+        let recruitment = Recruitment(study: name, iteration: iteration, target: wanted, deadline: deadline ?? earlier?.deadline,
+                                      created: earlier?.created ?? now, seed: seed, report: earlier?.report)
+        try catalog.createInvitations(invitations, participants: participants, recruitment: recruitment)
+        // The completion service arms the deadline and counts the target from now on.
+        registry.events.recruitmentChanged(study: name)
+        return RecruitmentResult(recruitment: recruitment, invitations: invitations, shortfalls: selection.shortfalls)
+    }
+
+    /// The study's invitations, those past their expiry marked `expired` first.
+    public func invitations(study: String, now: Double) throws -> [Invitation] {
+        try catalog.expireInvitations(study: study, now: now)
+        return try catalog.invitations(study: study)
+    }
+
+    /// The recruitment, the invitations per status, and each invitation.
+    public func status(study: String, now: Double) throws -> RecruitmentStatus {
+        let invitations = try invitations(study: study, now: now)
+        return RecruitmentStatus(study: study, recruitment: try catalog.recruitment(study: study), invitations: invitations)
+    }
+
+    /// A tester leaves the pool: their profile is deleted, their invitations become `withdrawn`, and their
+    /// sessions still open in those studies are stopped (nothing more is recorded). With `deleteRecordings`
+    /// their sessions in those studies are deleted with their files, and the profile answers their participant
+    /// entries carried are emptied. With `secret`, the tester's own request (the withdrawal page): it must
+    /// match the one shown at enrolment.
+    public func withdraw(tester code: String, secret: String? = nil, deleteRecordings: Bool, now: Double) async throws -> Withdrawal {
+        let tester = try secret.map { try pool.withdraw(code, secret: $0) } ?? pool.withdraw(code)
+        var invitations = try catalog.invitations(participant: code)
+        for index in invitations.indices where invitations[index].status != .withdrawn {
+            invitations[index] = try catalog.updateInvitation(code: invitations[index].code, status: .withdrawn)
+        }
+        let studies = Set(invitations.map(\.study))
+        let opened = Set(invitations.compactMap(\.sessionId))
+        let open = Set(registry.openSessions().map(\.id))
+        var stopped: [String] = []
+        var deleted: [String] = []
+        for session in try catalog.sessions()
+        where opened.contains(session.id) || (session.participant == code && session.study.map(studies.contains) == true) {
+            if open.contains(session.id) { stopped.append(try await registry.stop(String(session.id), now: now).name) }
+            if deleteRecordings { deleted.append(try registry.delete(String(session.id)).name) }
+        }
+        if deleteRecordings { try catalog.forgetParticipantAttributes(code: code) }
+        return Withdrawal(tester: tester, invitations: invitations, deletedSessions: deleted, stoppedSessions: stopped)
+    }
+
+    /// Quotas and requirements name the pool's fields, and choices among a field's.
+    private func check(quotas: [Quota], requirements: [Requirement], against settings: PoolSettings) throws {
+        let known = settings.fields.map(\.name)
+        for (field, values) in quotas.map({ ($0.field, [$0.value]) }) + requirements.map({ ($0.field, $0.values) }) {
+            guard let definition = settings.field(field) else { throw PoolError.unknownField(field, known: known) }
+            for value in values where !definition.isFreeText && !definition.choices.contains(value) {
+                throw PoolError.notAChoice(field: field, value: value, choices: definition.choices)
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import GroupCommit
+import JournalStorage
+import Logging
+import SessionCore
+import SessionModel
+import TesterPool
+import Testing
+
+/// Studies' recruiting on a real catalog, pool and registry: participants get only the fields recruiting
+/// named, invitations expire lazily, a replacement keeps the target reachable, and a withdrawal deletes.
+@Suite struct RecruitmentTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-recruit-\(UUID().uuidString.prefix(8))").path
+
+    private func studies() throws -> (Studies, SessionRegistry) {
+        let catalog = try Catalog(directory: directory)
+        let registry = SessionRegistry(catalog: catalog, policy: .reject, journalLimits: JournalWriterLimits(),
+                                       counters: CaptureCounters(), tail: LiveTail(), logger: Logger(label: "test")) { _, _ in }
+        let pool = try TesterStore(directory: directory)
+        _ = try pool.configure(consent: "We record.", fields: [PoolField(name: "gender", label: "Gender", choices: ["female", "male"]),
+                                                               PoolField(name: "city", label: "City")], now: 1)
+        for (index, gender) in ["female", "female", "male", "male", "male"].enumerated() {
+            _ = try pool.enrol(profile: ["gender": gender, "city": "Town \(index)"], consentVersion: 1, now: 2)
+        }
+        _ = try catalog.createStudy(name: "remote", appId: nil, description: nil, now: 3)
+        return (Studies(catalog: catalog, registry: registry, pool: pool, invitationLifetime: 100), registry)
+    }
+
+    @Test func recruitedParticipantsCarryOnlyTheNamedFieldsAndInvitationsExpireLazily() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (studies, _) = try studies()
+        #expect(throws: RecruitmentError.targetAboveInvited(target: 4, invited: 3)) {
+            try studies.recruit(study: "remote", count: 3, quotas: [], requirements: [], iteration: nil, target: 4, deadline: nil, seed: 1, now: 5)
+        }
+        #expect(try studies.status(study: "remote", now: 5).recruitment == nil, "a refused recruitment stores nothing")
+        let result = try studies.recruit(study: "remote", count: 3, quotas: [Quota(field: "gender", value: "female", count: 2)], requirements: [],
+                                         iteration: nil, target: nil, deadline: 500, seed: 1, now: 10)
+        #expect(result.shortfalls.isEmpty)
+        #expect(result.recruitment == Recruitment(study: "remote", iteration: 1, target: 3, deadline: 500, created: 10, seed: 1))
+        let study = try studies.study("remote")
+        #expect(study.iterations.map(\.number) == [1], "a first iteration is made for a study without one")
+        #expect(study.participants.allSatisfy { $0.attributes.keys.sorted() == ["gender"] }, "the city stays in the pool")
+        #expect(study.participants.filter { $0.attributes["gender"] == "female" }.count == 2)
+        #expect(result.invitations.allSatisfy { $0.expires == 110 && $0.status == .invited })
+
+        try #require(try studies.invitations(study: "remote", now: 50).count == 3)
+        var status = try studies.status(study: "remote", now: 111)
+        #expect(status.count(.expired) == 3 && status.count(.invited) == 0)
+
+        // The replacement's target counts the invitations that can still be done, not the expired ones.
+        let again = try studies.recruit(study: "remote", count: 2, quotas: [], requirements: [], iteration: nil, target: nil,
+                                        deadline: nil, seed: 2, now: 120)
+        #expect(again.recruitment.target == 2)
+        #expect(again.recruitment.deadline == 500, "the deadline stays unless given")
+        status = try studies.status(study: "remote", now: 130)
+        #expect(status.invitations.count == 5)
+        #expect(Set(status.invitations.map(\.participant)).count == 5, "nobody twice")
+    }
+
+    @Test func aWithdrawalDeletesTheProfileWithdrawsInvitationsAndOnRequestTheSessions() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (studies, registry) = try studies()
+        let result = try studies.recruit(study: "remote", count: 2, quotas: [], requirements: [Requirement(field: "gender", values: ["male"])],
+                                         iteration: nil, target: nil, deadline: nil, seed: 4, now: 10)
+        let leaving = result.invitations[0].participant
+        _ = try await registry.start(name: "recorded", testUser: nil, notes: nil, sensors: [], device: nil,
+                                     study: StudyAssignment(study: "remote", iteration: 1, participant: leaving), now: 20)
+        let withdrawal = try await studies.withdraw(tester: leaving, deleteRecordings: true, now: 30)
+        #expect(withdrawal.tester.profile["gender"] == "male")
+        #expect(withdrawal.invitations.map(\.status) == [.withdrawn])
+        #expect(withdrawal.stoppedSessions == ["recorded"] && withdrawal.deletedSessions == ["recorded"], "an open session is stopped, then deleted")
+        #expect(try registry.sessions().isEmpty)
+        #expect(throws: PoolError.noTester(leaving)) { try studies.pool.tester(leaving) }
+        #expect(try studies.study("remote").participant(leaving)?.attributes == [:])
+        await registry.shutdown()
+    }
+}

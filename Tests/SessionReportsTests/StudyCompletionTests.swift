@@ -1,0 +1,83 @@
+import Foundation
+import SessionCore
+import SessionModel
+@testable import SessionReports
+import Testing
+
+/// When a recruited study completes, and the lab's command it runs then.
+@Suite struct StudyCompletionTests {
+    private func progress(done: Int, target: Int = 3, deadline: Double? = 1_000, completed: Bool = false) -> RecruitmentProgress {
+        RecruitmentProgress(study: "s", target: target, done: done, deadline: deadline, completed: completed)
+    }
+
+    @Test func completesByTargetByDeadlineOrWaits() {
+        #expect(progress(done: 3).verdict(now: 500) == .complete(.target))
+        #expect(progress(done: 4).verdict(now: 500) == .complete(.target), "more done than the target")
+        #expect(progress(done: 2).verdict(now: 1_000) == .complete(.deadline), "the deadline itself has passed")
+        #expect(progress(done: 2).verdict(now: 999) == .wait(deadline: 1_000))
+        #expect(progress(done: 0, deadline: nil).verdict(now: 1e12) == .wait(deadline: nil), "no deadline: only the target completes it")
+        #expect(progress(done: 3).verdict(now: 2_000) == .complete(.target), "met before the deadline was looked at: the target counts")
+        #expect(progress(done: 3, completed: true).verdict(now: 2_000) == .alreadyCompleted)
+        #expect(progress(done: 0, deadline: .nan).verdict(now: 2_000) == .wait(deadline: nil), "a deadline that is no time is none")
+    }
+
+    @Test func countsOnlyDoneInvitationsOfTheRecruitedIteration() {
+        let recruitment = Recruitment(study: "s", iteration: 2, target: 2, deadline: 50, created: 0, seed: 1)
+        let invitations = [(InvitationStatus.done, 2), (.done, 1), (.recording, 2), (.expired, 2), (.done, 2)].enumerated().map { index, item in
+            Invitation(code: "c\(index)", study: "s", iteration: item.1, participant: "T\(index)", status: item.0, created: 0, expires: 100)
+        }
+        let progress = RecruitmentProgress(recruitment, invitations: invitations)
+        #expect(progress.done == 2)
+        #expect(progress.verdict(now: 10) == .complete(.target))
+        var completed = recruitment
+        completed.completed = 60
+        #expect(RecruitmentProgress(completed, invitations: invitations).verdict(now: 70) == .alreadyCompleted)
+    }
+
+    @Test func theCommandGetsWhatCompletedInItsEnvironment() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-hook-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let completion = StudyCompletionEvent(study: "momentree", reason: .deadline, report: "/data/reports/studies/momentree/index.html",
+                                              done: 3, target: 8)
+        let outcome = await CompletionCommand(command: "env | grep ^MUEVAL_ | sort > '\(file)'; exit 3", timeout: 20)
+            .run(environment: CompletionCommand.environment(completion))
+        #expect(outcome == .exited(3))
+        let written = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(written.contains("MUEVAL_STUDY=momentree\n"))
+        #expect(written.contains("MUEVAL_REASON=deadline\n"))
+        #expect(written.contains("MUEVAL_REPORT=/data/reports/studies/momentree/index.html\n"))
+        #expect(written.contains("MUEVAL_DONE=3\n"))
+        #expect(written.contains("MUEVAL_TARGET=8\n"))
+    }
+
+    @Test func aCommandThatOverrunsIsKilledWithWhatItStarted() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-hook-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let started = ContinuousClock.now
+        // The shell's child ignores SIGTERM: only the process group's SIGKILL ends it.
+        let outcome = await CompletionCommand(command: "(trap '' TERM; exec sleep 30) & echo $! > '\(file)'; wait", timeout: 0.5)
+            .run(environment: [:])
+        #expect(outcome == .killed(after: 0.5))
+        #expect(ContinuousClock.now - started < .seconds(10))
+        let child = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        // Gone, or a zombie waiting for init: not sleeping on.
+        func alive() -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8) else { return false }
+            return !stat.contains(") Z ")
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while alive(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!alive(), "the command's child \(child) outlived the kill")
+    }
+
+    @Test func looksAgainWhenAStudySessionStopsOrARecruitmentChanges() {
+        var record = SessionRecord(id: 1, uuid: "u", name: "s", sensors: [], state: .stopped, created: 0, path: "/s.sqlite", events: 0)
+        #expect(!StudyCompletionService.mayChangeRecruitment(.stopped(record)), "a session of no study")
+        record.study = "s"
+        #expect(StudyCompletionService.mayChangeRecruitment(.stopped(record)))
+        #expect(!StudyCompletionService.mayChangeRecruitment(.started(record)))
+        #expect(StudyCompletionService.mayChangeRecruitment(.recruitmentChanged(study: "s")))
+        #expect(StudyCompletionService.mayChangeRecruitment(.missed(3)))
+        #expect(!StudyCompletionService.mayChangeRecruitment(.studyCompleted(study: "s", reason: "target", report: "")))
+    }
+}
