@@ -102,9 +102,8 @@ struct ConsoleAPI: Sendable {
         }
         api.delete("sessions/:session") { _, context in
             let key = try sessionKey(context)
-            let record = try await mapped { try await blocking { try environment.registry.delete(key) } }
-            reports.store.forget(record.id)
-            return try encode(record)
+            // Its reports go with it: the report service follows the deletion on the lifecycle stream.
+            return try encode(try await mapped { try await blocking { try environment.registry.delete(key) } })
         }
         api.post("sessions/:session/notes") { request, context in
             let key = try sessionKey(context)

@@ -7,6 +7,7 @@ internal import SessionModel
 /// final (thesis 2.4.1: "as soon as the developer stops the evaluation session … the framework should
 /// start the analysis phase"). The daemon's, not the console's: a disabled or failed console changes
 /// nothing here. Imported sessions get theirs on request (`muevalctl report`, the console), as before.
+/// A deleted session's reports are removed here too.
 package struct AutomaticReports: Service {
     private let reports: SessionReports
     private let registry: SessionRegistry
@@ -33,11 +34,18 @@ package struct AutomaticReports: Service {
                 case .missed:
                     // A stop may be among what was dropped: the catalog has every session stopped since the
                     // subscription (a catalog that cannot be read now is read again at the next gap).
-                    for record in (try? registry.sessions()) ?? [] where Self.stoppedHere(record, since: since) && !reported.contains(record.id) {
+                    let sessions = (try? registry.sessions()) ?? []
+                    for record in sessions where Self.stoppedHere(record, since: since) && !reported.contains(record.id) {
                         reported.insert(record.id)
                         reports.write(record)
                     }
-                case .started, .deviceAttached, .deviceDetached, .pairingCodesChanged, .stopping, .imported, .deleted,
+                    // A deletion may be among them too.
+                    if !sessions.isEmpty { reports.forgetAll(except: Set(sessions.map(\.id))) }
+                case .deleted(let record):
+                    // Whoever deleted it (`muevalctl delete`, the console, a tester's withdrawal): its reports
+                    // hold its screenshots and touches, so they go with it.
+                    reports.forget(record.id)
+                case .started, .deviceAttached, .deviceDetached, .pairingCodesChanged, .stopping, .imported,
                      .recruitmentChanged, .studyCompleted:
                     break
                 }

@@ -110,6 +110,15 @@ package final class SessionReports: Sendable {
         try? FileManager.default.removeItem(atPath: "\(root)/\(session)")
     }
 
+    /// The reports of sessions not among `sessions` (deleted while their deletion went unseen) go.
+    package func forgetAll(except sessions: Set<Int64>) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        for name in names {
+            guard let session = Int64(name), !sessions.contains(session) else { continue }
+            forget(session)
+        }
+    }
+
     /// A saved configuration's name as one safe path component.
     package static func directoryName(_ name: String) -> String {
         String(name.unicodeScalars.map { scalar -> Character in

@@ -38,6 +38,27 @@ import Testing
         await registry.shutdown()
     }
 
+    @Test func aDeletedSessionsReportsGoWithItWhoeverDeletedIt() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let registry = try registry(buffer: 100)
+        let reports = SessionReports(dataDirectory: directory, logger: Logger(label: "test"))
+        let service = AutomaticReports(reports: reports, registry: registry)
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        var stopped: [Int64] = []
+        for name in ["kept", "deleted"] {
+            _ = try await registry.start(name: name, testUser: nil, notes: nil, sensors: [], device: nil, now: Date().timeIntervalSince1970)
+            stopped.append(try await registry.stop(name, now: Date().timeIntervalSince1970).id)
+        }
+        #expect(try await eventually(30) { stopped.allSatisfy { FileManager.default.fileExists(atPath: index($0)) } })
+        // As `muevalctl delete` and a tester's withdrawal do: through the registry, not the console.
+        _ = try registry.delete("deleted")
+        #expect(try await eventually(30) { !FileManager.default.fileExists(atPath: "\(directory)/reports/\(stopped[1])") },
+                "the deleted session's reports are gone")
+        #expect(FileManager.default.fileExists(atPath: index(stopped[0])), "the other session's stay")
+        await registry.shutdown()
+    }
+
     @Test func onlySessionsMuevaldStoppedSinceItStartedAreItsToReport() {
         var record = SessionRecord(id: 1, uuid: "u", name: "s", sensors: [], state: .stopped, created: 0, path: "/s.sqlite", events: 0)
         record.stopped = 100
