@@ -1,4 +1,4 @@
-public import MuEvalWire
+internal import MuEvalWire
 internal import NIOConcurrencyHelpers
 
 /// The frame-timing sensor (docs/CAPTURE-LIBRARY.md, "Frame timing"): the platform glue tells it of each frame
