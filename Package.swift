@@ -176,10 +176,9 @@ let package = Package(
         // Sessions' reports: written on request and, for every session that stops, automatically (the daemon's service);
         // a recruited study's report when it completes (StudyCompletionService).
         .target(name: "SessionReports", dependencies: [
-            "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel",
+            "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "StudyAnalysis",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The web console (the thesis's Mobile Monitor): pages, JSON API, WebSockets and /metrics over HTTP (docs/CONSOLE.md).

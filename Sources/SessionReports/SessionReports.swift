@@ -1,10 +1,10 @@
 internal import Foundation
 package import Logging
 internal import NIOConcurrencyHelpers
-internal import NIOPosix
 package import ReportCritique
 internal import SessionAnalysis
 package import SessionModel
+internal import StudyAnalysis
 
 /// Where a session's report stands (`GET /api/sessions/ID/report`; a study's report says it the same way).
 package struct ReportState: Codable, Sendable, Equatable {
@@ -129,8 +129,10 @@ package final class SessionReports: Sendable {
     private func write(_ record: SessionRecord, name: String, configuration: ReportConfiguration, to output: String) async -> ReportState {
         let started = Date()
         do {
-            // Analysis reads the whole session file: on NIO's thread pool, off the cooperative one.
-            let marks = try await NIOThreadPool.singleton.runIfActive {
+            // Analysis reads the whole session file and the face scan waits for its subprocess (minutes for an
+            // hour of video): on the report threads of their own, never NIO's pool, which the console's SQLite
+            // calls share, nor the cooperative one.
+            let marks = try await BlockingWork.run {
                 let analysis = try AnalyzedSession(path: record.path, options: configuration.options)
                 _ = try ReportWriter(configuration: configuration).write([analysis], to: output)
                 let marks = analysis.problems.map { ProblemMark(t: $0.time, title: $0.kind.rawValue + ($0.view.map { " in " + $0 } ?? "")) }
