@@ -1,4 +1,5 @@
 internal import Foundation
+internal import Synchronization
 internal import WireProtocol
 
 /// Where the tester's face is in the face video, sampled a few times a second (docs/REPORTS.md, "Face"):
@@ -47,6 +48,9 @@ public struct FaceScanner: Sendable {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             return .unavailable("no face scan: \(python) is missing (apt install python3-opencv opencv-data)")
         }
+        // Never a signal once it exited: its process group's number may be another's by then.
+        let exited = Arc(Mutex(false))
+        process.terminationHandler = { _ in exited.value.withLock { $0 = true } }
         do {
             try process.run()
         } catch {
@@ -54,10 +58,11 @@ public struct FaceScanner: Sendable {
         }
         // Foundation makes the child a process group's leader: the kill reaches what it started.
         let group = -process.processIdentifier
-        let killer = DispatchWorkItem { kill(group, SIGKILL) }
+        let stop = { @Sendable in exited.value.withLock { if !$0 { kill(group, SIGKILL) } } }
+        let killer = DispatchWorkItem(block: stop)
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
         let data = (try? output.fileHandleForReading.read(upToCount: Self.maxOutputBytes)) ?? Data()
-        if data.count >= Self.maxOutputBytes { kill(group, SIGKILL) }
+        if data.count >= Self.maxOutputBytes { stop() }
         process.waitUntilExit()
         killer.cancel()
         if process.terminationReason == .uncaughtSignal {
@@ -306,4 +311,10 @@ public struct FaceScan: Sendable, Equatable {
 public struct FaceScanError: Error, CustomStringConvertible {
     public var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Shares a non-copyable value (a `Mutex`) between the scan and Foundation's termination handler.
+private final class Arc<Value: ~Copyable>: Sendable where Value: Sendable {
+    let value: Value
+    init(_ value: consuming Value) { self.value = value }
 }
