@@ -28,13 +28,8 @@ public final class ZeroconfBrowser: @unchecked Sendable {
     private let poll: OpaquePointer
     private var client: OpaquePointer?
     private var browser: OpaquePointer?
-    private struct Progress {
-        var services: [String: DiscoveredService] = [:]
-        var pendingResolutions = 0
-        var allForNow = false
-        var failure: AvahiError?
-    }
-    private let progress = NIOLockedValueBox(Progress())
+    /// Outlives no poll thread: the browser holds it and joins that thread in deinit.
+    private let findings = Findings()
 
     private init() throws {
         guard let poll = avahi_threaded_poll_new() else {
@@ -57,12 +52,12 @@ public final class ZeroconfBrowser: @unchecked Sendable {
         try browser.start(type: type)
         let deadline = ContinuousClock.now + .seconds(timeout)
         while ContinuousClock.now < deadline {
-            let progress = browser.progress.withLockedValue { $0 }
+            let progress = browser.findings.progress.withLockedValue { $0 }
             if let failure = progress.failure { throw failure }
             if progress.allForNow, progress.pendingResolutions == 0, !progress.services.isEmpty { break }
             try await Task.sleep(for: .milliseconds(25))
         }
-        return browser.progress.withLockedValue { $0.services.values.sorted { $0.name < $1.name } }
+        return browser.findings.progress.withLockedValue { $0.services.values.sorted { $0.name < $1.name } }
     }
 
     private func start(type: String) throws {
@@ -74,7 +69,7 @@ public final class ZeroconfBrowser: @unchecked Sendable {
                              ? "avahi-daemon is not running (start it: systemctl start avahi-daemon)" : "cannot reach avahi-daemon")
         }
         self.client = client
-        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        let userdata = Unmanaged.passUnretained(findings).toOpaque()
         guard let browser = avahi_service_browser_new(client, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), type, nil,
                                                       AvahiLookupFlags(0), browserCallback, userdata) else {
             throw AvahiError(code: avahi_client_errno(client), context: "cannot browse for \(type)")
@@ -84,8 +79,22 @@ public final class ZeroconfBrowser: @unchecked Sendable {
             throw AvahiError(code: Int32(AVAHI_ERR_FAILURE), context: "cannot start Avahi's event loop thread")
         }
     }
+}
 
-    fileprivate func browsed(_ browser: OpaquePointer, _ interface: AvahiIfIndex, _ proto: AvahiProtocol,
+/// What Avahi's callbacks reach, on its poll thread. Not the browser itself: a callback holds
+/// its target while it runs, and were that the last reference to the browser, the browser's
+/// deinit would stop the poll thread from that very thread, which Avahi aborts on
+/// (`avahi_threaded_poll_stop: !pthread_equal(...)`).
+private final class Findings: @unchecked Sendable {
+    struct Progress {
+        var services: [String: DiscoveredService] = [:]
+        var pendingResolutions = 0
+        var allForNow = false
+        var failure: AvahiError?
+    }
+    let progress = NIOLockedValueBox(Progress())
+
+    func browsed(_ browser: OpaquePointer, _ interface: AvahiIfIndex, _ proto: AvahiProtocol,
                              _ event: AvahiBrowserEvent, _ name: String, _ type: String, _ domain: String) {
         switch event {
         case AVAHI_BROWSER_NEW:
@@ -107,7 +116,7 @@ public final class ZeroconfBrowser: @unchecked Sendable {
         }
     }
 
-    fileprivate func resolved(_ event: AvahiResolverEvent, name: String, type: String, domain: String, host: String,
+    func resolved(_ event: AvahiResolverEvent, name: String, type: String, domain: String, host: String,
                               address: String?, port: UInt16, txt: [String: String]) {
         progress.withLockedValue { progress in
             progress.pendingResolutions -= 1
@@ -122,7 +131,7 @@ public final class ZeroconfBrowser: @unchecked Sendable {
 
 private let browserCallback: AvahiServiceBrowserCallback = { browser, interface, proto, event, name, type, domain, _, userdata in
     guard let browser, let userdata else { return }
-    Unmanaged<ZeroconfBrowser>.fromOpaque(userdata).takeUnretainedValue().browsed(
+    Unmanaged<Findings>.fromOpaque(userdata).takeUnretainedValue().browsed(
         browser, interface, proto, event, name.map { String(cString: $0) } ?? "", type.map { String(cString: $0) } ?? "",
         domain.map { String(cString: $0) } ?? "")
 }
@@ -148,7 +157,7 @@ private let resolverCallback: AvahiServiceResolverCallback = { resolver, _, _, e
         }
         entry = avahi_string_list_get_next(current)
     }
-    Unmanaged<ZeroconfBrowser>.fromOpaque(userdata).takeUnretainedValue().resolved(
+    Unmanaged<Findings>.fromOpaque(userdata).takeUnretainedValue().resolved(
         event, name: name.map { String(cString: $0) } ?? "", type: type.map { String(cString: $0) } ?? "",
         domain: domain.map { String(cString: $0) } ?? "", host: host.map { String(cString: $0) } ?? "",
         address: text, port: port, txt: record)
