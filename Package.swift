@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
+import CompilerPluginSupport
 
 let package = Package(
     name: "muEval",
@@ -31,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // @MemberwiseInit's compiler plugin (the version that matches Swift 6.3).
+        .package(url: "https://github.com/swiftlang/swift-syntax", "603.0.0"..<"604.0.0"),
         // The capture library and what it shares with the server (its own package, so that an app resolves no server code).
         .package(path: "CaptureLibrary"),
     ],
@@ -44,33 +47,45 @@ let package = Package(
         .target(name: "QRCode", dependencies: [
             "CQRencode",
         ]),
+        // @MemberwiseInit: the public initializer of a value type other modules build, written by the compiler.
+        .target(name: "MemberwiseInit", dependencies: [
+            "MemberwiseInitMacros",
+        ]),
+        .macro(name: "MemberwiseInitMacros", dependencies: [
+            .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            .product(name: "SwiftSyntax", package: "swift-syntax"),
+            .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+        ]),
 
         // The wire protocol: XML event messages from capture libraries, byte-level and incremental.
         .target(name: "WireProtocol", dependencies: [
+            "MemberwiseInit",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The value types every layer shares: sessions, devices, stored events, export formats.
         .target(name: "SessionModel", dependencies: [
+            "MemberwiseInit",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // Journal storage: the catalog and one SQLite file per evaluation session (schema, reading, exporting).
         .target(name: "JournalStorage", dependencies: [
-            "CSQLite", "SessionModel", "WireProtocol",
+            "CSQLite", "MemberwiseInit", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // Group commit: the single writer of each session file, with a bounded queue (the daemon's write path).
         .target(name: "GroupCommit", dependencies: [
-            "JournalStorage",
+            "JournalStorage", "MemberwiseInit",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // Import of sessions recorded elsewhere: IMUT logs, GPX tracks, muEval's own exports (docs/IMPORT.md).
         .target(name: "SessionImport", dependencies: [
-            "JournalStorage", "SessionModel", "WireProtocol",
+            "JournalStorage", "MemberwiseInit", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -98,7 +113,7 @@ let package = Package(
         ]),
         // The control socket's protocol, which both sides use: requests, replies, tail lines, counters, line limits, where the socket is.
         .target(name: "ControlProtocol", dependencies: [
-            "SessionModel", "WireProtocol",
+            "MemberwiseInit", "SessionModel", "WireProtocol",
         ]),
         // The tester pool (issue 32): the lab's consent text and profile form, testers' profiles in DATA/testers.sqlite,
         // and the quota sampling that recruits from it.
@@ -111,7 +126,7 @@ let package = Package(
         // one stream of lifecycle events the daemon's services follow. The adapters below (capture server,
         // control service, console) drive it; none depends on another.
         .target(name: "SessionCore", dependencies: [
-            "GroupCommit", "JournalStorage", "SessionModel", "TesterPool", "WireProtocol",
+            "GroupCommit", "JournalStorage", "MemberwiseInit", "SessionModel", "TesterPool", "WireProtocol",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "DequeModule", package: "swift-collections"),
@@ -120,7 +135,7 @@ let package = Package(
         ]),
         // The capture server: TCP connections from devices, ingest with backpressure, acknowledgements.
         .target(name: "CaptureServer", dependencies: [
-            "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "WireProtocol",
+            "GroupCommit", "JournalStorage", "MemberwiseInit", "SessionCore", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
@@ -149,7 +164,7 @@ let package = Package(
         ]),
         // The control socket's server side: access check and the commands, run against the session core.
         .target(name: "ControlService", dependencies: [
-            "ControlProtocol", "JournalStorage", "SessionCore", "SessionImport", "SessionModel", "TesterPool", "WireProtocol",
+            "ControlProtocol", "JournalStorage", "MemberwiseInit", "SessionCore", "SessionImport", "SessionModel", "TesterPool", "WireProtocol",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -160,7 +175,7 @@ let package = Package(
         ]),
         // The control socket's client (muevalctl, tests).
         .target(name: "ControlClient", dependencies: [
-            "ControlProtocol", "SessionModel",
+            "ControlProtocol", "MemberwiseInit", "SessionModel",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -176,14 +191,14 @@ let package = Package(
         // Sessions' reports: written on request and, for every session that stops, automatically (the daemon's service);
         // a recruited study's report when it completes (StudyCompletionService).
         .target(name: "SessionReports", dependencies: [
-            "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "StudyAnalysis",
+            "JournalStorage", "MemberwiseInit", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "StudyAnalysis",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The web console (the thesis's Mobile Monitor): pages, JSON API, WebSockets and /metrics over HTTP (docs/CONSOLE.md).
         .target(name: "ConsoleServer", dependencies: [
-            "ControlProtocol", "JournalStorage", "QRCode", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "SessionReports", "StudyAnalysis", "TesterPool", "WireProtocol",
+            "ControlProtocol", "JournalStorage", "MemberwiseInit", "QRCode", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "SessionReports", "StudyAnalysis", "TesterPool", "WireProtocol",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -206,7 +221,7 @@ let package = Package(
         swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]),
         // The daemon: configuration, logging and the lifecycle that ties the services together.
         .target(name: "Daemon", dependencies: [
-            "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "Replication", "ReplicationArchive", "SessionCore", "SessionImport", "SessionModel", "SessionReports", "SpeechRecognition", "TesterPool", "TranscriptionService", "WireProtocol", "Zeroconf",
+            "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "MemberwiseInit", "Replication", "ReplicationArchive", "SessionCore", "SessionImport", "SessionModel", "SessionReports", "SpeechRecognition", "TesterPool", "TranscriptionService", "WireProtocol", "Zeroconf",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "TOMLKit", package: "TOMLKit"),
@@ -234,7 +249,7 @@ let package = Package(
         ], path: "Examples/plainnote"),
         // The device simulator: scenarios, events, PNG screenshots, and a reliable sender (muevalsim).
         .target(name: "DeviceSimulator", dependencies: [
-            "CZlib", "SessionModel", "WireProtocol",
+            "CZlib", "MemberwiseInit", "SessionModel", "WireProtocol",
             .product(name: "MuEvalCapture", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "DequeModule", package: "swift-collections"),
@@ -263,20 +278,22 @@ let package = Package(
 
         // Analysis: interpreters on a blackboard turn a session file into results (docs/REPORTS.md).
         .target(name: "SessionAnalysis", dependencies: [
-            "JournalStorage", "SessionModel", "WireProtocol",
+            "JournalStorage", "MemberwiseInit", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // Study analysis: attempts, outcomes and numbers across a study's sessions, and its CSV export.
         .target(name: "StudyAnalysis", dependencies: [
-            "SessionAnalysis", "SessionModel", "StudyMetrics", "WireProtocol",
+            "MemberwiseInit", "SessionAnalysis", "SessionModel", "StudyMetrics", "WireProtocol",
         ]),
         // Critique: the static HTML report written from the analysis results.
         .target(name: "ReportCritique", dependencies: [
-            "JournalStorage", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+            "JournalStorage", "MemberwiseInit", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // Study metrics: completion rates, time on task, SUS and the comparison of iterations, with small-sample intervals (docs/STUDIES.md).
-        .target(name: "StudyMetrics"),
+        .target(name: "StudyMetrics", dependencies: [
+            "MemberwiseInit",
+        ]),
         // Synthetic session files with known contents, for the analysis tests and the report benchmark.
         .target(name: "SessionAnalysisTestSupport", dependencies: [
             "DeviceSimulator", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
@@ -386,6 +403,11 @@ let package = Package(
         .testTarget(name: "SessionReportsTests", dependencies: [
             "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "SessionReports", "TesterPool",
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "MemberwiseInitMacrosTests", dependencies: [
+            "MemberwiseInitMacros",
+            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
         ]),
         .testTarget(name: "QRCodeTests", dependencies: [
             "QRCode",

@@ -1,10 +1,10 @@
 public import ControlProtocol
 public import SessionModel
 internal import Foundation
+internal import MemberwiseInit
 internal import NIOCore
 internal import NIOExtras
 internal import NIOPosix
-
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -34,12 +34,9 @@ public enum ControlClientError: Error, CustomStringConvertible, Equatable {
 }
 
 /// A connection to the daemon's control socket.
+@MemberwiseInit
 public struct ControlClient: Sendable {
     public let socketPath: String
-
-    public init(socketPath: String) {
-        self.socketPath = socketPath
-    }
 
     /// Sends one request and decodes its result, the payload's `Reply`; stream lines before it go to
     /// `onChunk` (export), `onTail` (tail), `onEvents` (events, a page at a time), `onSpeech` (events'

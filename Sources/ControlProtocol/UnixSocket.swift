@@ -1,3 +1,4 @@
+internal import MemberwiseInit
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -51,17 +52,12 @@ public enum UnixSocket {
     }
 }
 
+@MemberwiseInit
 public struct UnixSocketError: Error, Equatable, CustomStringConvertible {
     public var path: String
     /// The system call that failed.
     public var call: String
     public var code: CInt
-
-    public init(path: String, call: String, code: CInt) {
-        self.path = path
-        self.call = call
-        self.code = code
-    }
 
     public var description: String {
         code == ENAMETOOLONG

@@ -1,4 +1,5 @@
 internal import CaptureServer
+internal import MemberwiseInit
 internal import SessionCore
 internal import ControlProtocol
 internal import ControlService
@@ -23,18 +24,13 @@ internal import ServiceLifecycle
 /// device connections (their last events reach the journal), then the control socket closes,
 /// then every journal commits and closes. Sessions that were recording stay open in the
 /// catalog and resume when their device reconnects after the next start.
+@MemberwiseInit
 public struct MuEvalDaemon {
     public let configuration: DaemonConfiguration
     /// Read again on SIGHUP.
     public let source: ConfigurationSource
     /// Shared with the log handlers, so that a reload changes the level.
     public let logLevel: LogLevelSetting
-
-    public init(configuration: DaemonConfiguration, source: ConfigurationSource, logLevel: LogLevelSetting) {
-        self.configuration = configuration
-        self.source = source
-        self.logLevel = logLevel
-    }
 
     public func run() async throws {
         let logger = Logger(label: "muevald")

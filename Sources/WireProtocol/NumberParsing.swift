@@ -1,11 +1,13 @@
+/// An optional `+` or `-`: whether it is `-`, and where the digits start.
+private func leadingSign(_ p: UnsafeBufferPointer<UInt8>) -> (negative: Bool, start: Int) {
+    guard let first = p.first, first == ASCII.minus || first == ASCII.plus else { return (false, 0) }
+    return (first == ASCII.minus, 1)
+}
+
 /// Signed 64-bit decimal with an optional sign; nil on anything else or on overflow.
 func parseInteger(_ p: UnsafeBufferPointer<UInt8>) -> Int64? {
-    var i = 0
-    var negative = false
-    if let first = p.first, first == ASCII.minus || first == ASCII.plus {
-        negative = first == ASCII.minus
-        i = 1
-    }
+    let (negative, start) = leadingSign(p)
+    var i = start
     guard i < p.count else { return nil }
     // Accumulate negatively so Int64.min parses.
     var value: Int64 = 0
@@ -25,12 +27,8 @@ func parseInteger(_ p: UnsafeBufferPointer<UInt8>) -> Int64? {
 /// A decimal real (`1`, `-2.5`, `.5`, `6.02e23`), or `nan`/`inf`/`infinity` with an optional sign in any case,
 /// as Apple and Python write them. Hex floats and other strtod extensions are refused.
 func parseReal(_ p: UnsafeBufferPointer<UInt8>) -> Double? {
-    var i = 0
-    var negative = false
-    if let first = p.first, first == ASCII.minus || first == ASCII.plus {
-        negative = first == ASCII.minus
-        i = 1
-    }
+    let (negative, start) = leadingSign(p)
+    var i = start
     let rest = UnsafeBufferPointer(rebasing: p[i...])
     if let b = rest.first, !isDigit(b), b != ASCII.dot {
         var lower = [UInt8](rest)

@@ -1,8 +1,6 @@
 internal import ArgumentParser
 internal import ControlProtocol
 internal import Foundation
-internal import ReportCritique
-internal import SessionAnalysis
 internal import SessionModel
 internal import StudyAnalysis
 internal import StudyMetrics

@@ -1,3 +1,4 @@
+internal import MemberwiseInit
 internal import MuEvalWire
 internal import WireProtocol
 
@@ -5,6 +6,7 @@ internal import WireProtocol
 /// Guidelines (thesis 2.4.2, 5.3 `UIGuidelineChecker`): hit targets of at least 44 × 44 points, a
 /// placeholder in every text field, and text of at least 11 points (an element's `fontSize`, when the
 /// capture library reports it). Each element is reported once, however often its view appeared.
+@MemberwiseInit
 public struct UIGuidelineChecker: Interpreter {
     public let name = "UI guidelines"
     public let requires: [any InterpretationResult.Type] = [Interactions.self, Screenshots.self]
@@ -17,10 +19,6 @@ public struct UIGuidelineChecker: Interpreter {
         "UITextField", "UIPageControl", "UIStepper", "UITabBarButton", "UIToolbarButton", "UISearchBar",
     ]
     static let placeholderClasses: Set<String> = ["UITextField", "UISearchBar"]
-
-    public init(options: AnalysisOptions) {
-        self.options = options
-    }
 
     /// A rule an element breaks, with what the evidence needs.
     private enum Violation {
@@ -91,27 +89,21 @@ public struct UIGuidelineChecker: Interpreter {
         let frame = element.frame!
         let size = "\(Int(saturating: frame.width)) × \(Int(saturating: frame.height)) points"
         let minimum = Int(saturating: options.minimumHitTarget)
+        let evidence: String, recommendation: String
         switch violation {
         case .smallText(let points):
             let smallest = formatTenths(options.minimumFontSize)
-            return UsabilityProblem(
-                kind: kind, view: appearance.view, time: appearance.time, occurrences: 1, screenshot: screenshot, frame: frame,
-                evidence: "\(element.label) is set in \(formatTenths(points)) pt, under the \(smallest) pt the iOS Human Interface Guidelines give as the smallest readable size.",
-                recommendation: "Set the text of \(element.label) in at least \(smallest) pt, best in a Dynamic Type text style so that it follows the reader's text size setting.",
-                element: element.label)
+            evidence = "\(element.label) is set in \(formatTenths(points)) pt, under the \(smallest) pt the iOS Human Interface Guidelines give as the smallest readable size."
+            recommendation = "Set the text of \(element.label) in at least \(smallest) pt, best in a Dynamic Type text style so that it follows the reader's text size setting."
         case .smallHitTarget:
-            return UsabilityProblem(
-                kind: kind, view: appearance.view, time: appearance.time, occurrences: 1, screenshot: screenshot, frame: frame,
-                evidence: "\(element.label) is \(size), under the \(minimum) × \(minimum) points of the iOS Human Interface Guidelines.",
-                recommendation: "Enlarge the hit target of \(element.label) to at least \(minimum) × \(minimum) points (the visible control may stay smaller), and keep neighbouring targets apart.",
-                element: element.label)
+            evidence = "\(element.label) is \(size), under the \(minimum) × \(minimum) points of the iOS Human Interface Guidelines."
+            recommendation = "Enlarge the hit target of \(element.label) to at least \(minimum) × \(minimum) points (the visible control may stay smaller), and keep neighbouring targets apart."
         case .missingPlaceholder:
-            return UsabilityProblem(
-                kind: kind, view: appearance.view, time: appearance.time, occurrences: 1, screenshot: screenshot, frame: frame,
-                evidence: "The \(element.className) at x \(Int(saturating: frame.x)), y \(Int(saturating: frame.y)) (\(size)) has no placeholder text.",
-                recommendation: "Show a hint of the field's purpose as its placeholder, such as \"Name\" or \"Address\".",
-                element: element.label)
+            evidence = "The \(element.className) at x \(Int(saturating: frame.x)), y \(Int(saturating: frame.y)) (\(size)) has no placeholder text."
+            recommendation = "Show a hint of the field's purpose as its placeholder, such as \"Name\" or \"Address\"."
         }
+        return UsabilityProblem(kind: kind, view: appearance.view, time: appearance.time, occurrences: 1, screenshot: screenshot, frame: frame,
+                                evidence: evidence, recommendation: recommendation, element: element.label)
     }
 
 }
