@@ -85,7 +85,7 @@ public final class ZeroconfBrowser: @unchecked Sendable {
 /// its target while it runs, and were that the last reference to the browser, the browser's
 /// deinit would stop the poll thread from that very thread, which Avahi aborts on
 /// (`avahi_threaded_poll_stop: !pthread_equal(...)`).
-private final class Findings: @unchecked Sendable {
+private final class Findings: Sendable {
     struct Progress {
         var services: [String: DiscoveredService] = [:]
         var pendingResolutions = 0
