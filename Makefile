@@ -39,6 +39,12 @@ ZSHCOMPDIR   ?= $(PREFIX)/share/zsh/site-functions
 # Where the binaries to install are; empty: build them in release mode first.
 BIN          ?=
 
+# The release build that ships, in its own scratch path: the Swift runtime and Foundation linked in. `make deb` packages
+# it, `make bench` measures it, and `make fuzz` links the packages it compiled (uninstrumented): one release build
+# serves the three (docs/DEVELOPMENT.md).
+SHIPPED_BUILD := -c release --static-swift-stdlib --disable-local-rpath
+DEB_SCRATCH  ?= .build-release
+
 .PHONY: deps test-deps face-model deb-deps build release run test fuzz bench clean install uninstall deb deb-test
 
 # Installs the packages of $(1) that are missing.
@@ -77,9 +83,10 @@ face-model:
 build: deps
 	$(SWIFT) build
 
-## release: optimised build of the executables
+## release: optimised build of the programs README's quick start uses (not the benchmarks or test support)
+RUN_PRODUCTS := muevald muevalctl muevalsim plainnote
 release: deps
-	$(SWIFT) build -c release
+	for product in $(RUN_PRODUCTS); do $(SWIFT) build -c release --product $$product || exit 1; done
 
 ## run: start muevald in the foreground with embedded defaults (data in ./mueval-data)
 run: release
@@ -88,42 +95,46 @@ run: release
 
 ## test: check that Package.swift declares what each module imports and that no conversion of a number can trap, build, run every test, then
 ## README's deploy steps under a real systemd (as root: it boots a container; docs/SYSTEMD.md)
+## The XCTest cases run in TEST_WORKERS processes at once (Swift Testing's run concurrently in one); tests that share
+## a port, a namespace or a database take their own (docs/DEVELOPMENT.md, "Tests in parallel").
+TEST_WORKERS ?= $(shell nproc)
 test: test-deps
 	python3 scripts/package-imports.py
 	python3 scripts/total-conversions.py
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
-	$(SUDO) python3 Tests/Systemd/unit_under_systemd.py --bin "$$($(SWIFT) build --show-bin-path)"
+	scripts/timed "make test: build" $(SWIFT) build --build-tests
+	scripts/timed "make test: tests" $(SWIFT) test --skip-build --parallel --num-workers $(TEST_WORKERS)
+	scripts/timed "make test: unit under systemd" $(SUDO) python3 Tests/Systemd/unit_under_systemd.py --bin "$$($(SWIFT) build --show-bin-path)"
 
 ## fuzz: build the libFuzzer targets (wire decoder, analysis and report, study, replay, media, import, console,
 ## control) and run each FUZZ_SECONDS (docs/FUZZING.md; FUZZ_TARGETS="session media" runs some); fails on a crash or hang
 FUZZ_SECONDS ?= 20
 FUZZ_TARGETS ?= wire session study replay media import console control
 fuzz: deps
-	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" SWIFT=$(SWIFT) Fuzz/run.sh
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" SWIFT=$(SWIFT) \
+		FUZZ_DEPS_SCRATCH=$(DEB_SCRATCH) FUZZ_DEPS_BUILD="$(SHIPPED_BUILD)" Fuzz/run.sh
 
-## bench: release build, then the end-to-end, console, micro, report, study report and speech benchmarks; prints the figures and writes
-## docs/BENCHMARKS.md (a few minutes; loopback only). Its own scratch path and package (Benchmarks/), so
-## that `make build` and `make test` never compile the benchmark library.
-BENCH_SCRATCH ?= .build-bench
+## bench: the shipped release build (make deb's), then the end-to-end, console, micro, report, study report and speech benchmarks;
+## prints the figures and writes docs/BENCHMARKS.md (loopback only; docs/DEVELOPMENT.md says how long). The benchmark library
+## lives in a package of its own (Benchmarks/, its own scratch path), so that `make build` and `make test` never compile it.
+BENCH_SCRATCH ?= $(DEB_SCRATCH)
+BENCH_BUILD := $(SWIFT) build $(SHIPPED_BUILD) --scratch-path $(BENCH_SCRATCH)
 bench: deps
-	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product muevald
+	$(BENCH_BUILD) --product muevald
 	cd Benchmarks && $(SWIFT) build -c release --scratch-path ../$(BENCH_SCRATCH)/benchmarks --product muevalbench
 	rm -f $(BENCH_SCRATCH)/micro.md $(BENCH_SCRATCH)/report.txt $(BENCH_SCRATCH)/study.txt
-	-cd Benchmarks && $(SWIFT) package --scratch-path ../$(BENCH_SCRATCH)/benchmarks benchmark --format markdown --no-progress \
-		| sed -n '/^### /,$$p' > ../$(BENCH_SCRATCH)/micro.md
-	-$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product ReportBenchmark \
+	-Benchmarks/micro.sh $(BENCH_SCRATCH)/benchmarks > $(BENCH_SCRATCH)/micro.md
+	-$(BENCH_BUILD) --product ReportBenchmark \
 		&& $(BENCH_SCRATCH)/release/ReportBenchmark > $(BENCH_SCRATCH)/report.txt \
 		&& $(BENCH_SCRATCH)/release/ReportBenchmark study > $(BENCH_SCRATCH)/study.txt
-	-$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product SpeechBenchmark \
+	-$(BENCH_BUILD) --product SpeechBenchmark \
 		&& $(BENCH_SCRATCH)/release/SpeechBenchmark hour >> $(BENCH_SCRATCH)/report.txt \
 		&& $(BENCH_SCRATCH)/release/SpeechBenchmark exclamations >> $(BENCH_SCRATCH)/report.txt
-	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product muevalctl
+	$(BENCH_BUILD) --product muevalctl
 	-python3 Benchmarks/media_latency.py --muevald $(BENCH_SCRATCH)/release/muevald >> $(BENCH_SCRATCH)/report.txt
 	-python3 Benchmarks/import_bench.py --muevalctl $(BENCH_SCRATCH)/release/muevalctl >> $(BENCH_SCRATCH)/report.txt
-	-$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product muevalsim \
+	-$(BENCH_BUILD) --product muevalsim \
 		&& python3 Benchmarks/tls_bench.py --muevald $(BENCH_SCRATCH)/release/muevald --muevalsim $(BENCH_SCRATCH)/release/muevalsim >> $(BENCH_SCRATCH)/report.txt
-	-$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product plainnote \
+	-$(BENCH_BUILD) --product plainnote \
 		&& python3 Benchmarks/capture_bench.py --muevald $(BENCH_SCRATCH)/release/muevald --muevalsim $(BENCH_SCRATCH)/release/muevalsim \
 		--plainnote $(BENCH_SCRATCH)/release/plainnote >> $(BENCH_SCRATCH)/report.txt
 	-python3 Benchmarks/replication_bench.py --muevald $(BENCH_SCRATCH)/release/muevald --muevalsim $(BENCH_SCRATCH)/release/muevalsim \
@@ -136,18 +147,17 @@ bench: deps
 ## deb: mueval_VERSION_ARCH.deb and mueval-tools_VERSION_ARCH.deb here (docs/PACKAGING.md): a release build with the
 ## Swift runtime and Foundation linked in (its own scratch path), man pages generated from the argument parsers and the
 ## configuration table, then debhelper; lintian checks them
-DEB_SCRATCH ?= .build-release
 deb: deps deb-deps
-	for product in muevald muevalctl muevalsim; do \
-		$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(DEB_SCRATCH) --product $$product || exit 1; done
-	$(SWIFT) build -c release --package-path $(DEB_SCRATCH)/checkouts/swift-argument-parser \
+	scripts/timed "make deb: release build" sh -c 'for product in muevald muevalctl muevalsim; do \
+		$(SWIFT) build $(SHIPPED_BUILD) --scratch-path $(DEB_SCRATCH) --product $$product || exit 1; done'
+	scripts/timed "make deb: generate-manual" $(SWIFT) build -c release --package-path $(DEB_SCRATCH)/checkouts/swift-argument-parser \
 		--scratch-path $(CURDIR)/$(DEB_SCRATCH)/manual-tool --product generate-manual
-	packaging/build-deb.sh $(DEB_SCRATCH)/release .
+	scripts/timed "make deb: packages" packaging/build-deb.sh $(DEB_SCRATCH)/release .
 
 ## deb-test: `make deb`, then the package installed with apt, upgraded and purged in a Debian system booted with
 ## systemd (as root; docs/PACKAGING.md). In .ci/run, as the release build takes long
 deb-test: deb test-deps
-	$(SUDO) python3 Tests/Systemd/package_under_systemd.py --debs .
+	scripts/timed "make deb-test: packages under systemd" $(SUDO) python3 Tests/Systemd/package_under_systemd.py --debs .
 
 clean:
 	rm -rf .build

@@ -1,6 +1,5 @@
 // swift-tools-version:6.0
 import PackageDescription
-import CompilerPluginSupport
 
 let package = Package(
     name: "muEval",
@@ -32,8 +31,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // @MemberwiseInit's compiler plugin (the version that matches Swift 6.3).
-        .package(url: "https://github.com/swiftlang/swift-syntax", "603.0.0"..<"604.0.0"),
         // The capture library and what it shares with the server (its own package, so that an app resolves no server code).
         .package(path: "CaptureLibrary"),
     ],
@@ -47,45 +44,33 @@ let package = Package(
         .target(name: "QRCode", dependencies: [
             "CQRencode",
         ]),
-        // @MemberwiseInit: the public initializer of a value type other modules build, written by the compiler.
-        .target(name: "MemberwiseInit", dependencies: [
-            "MemberwiseInitMacros",
-        ]),
-        .macro(name: "MemberwiseInitMacros", dependencies: [
-            .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-            .product(name: "SwiftSyntax", package: "swift-syntax"),
-            .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
-            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-        ]),
 
         // The wire protocol: XML event messages from capture libraries, byte-level and incremental.
         .target(name: "WireProtocol", dependencies: [
-            "MemberwiseInit",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The value types every layer shares: sessions, devices, stored events, export formats.
         .target(name: "SessionModel", dependencies: [
-            "MemberwiseInit",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // Journal storage: the catalog and one SQLite file per evaluation session (schema, reading, exporting).
         .target(name: "JournalStorage", dependencies: [
-            "CSQLite", "MemberwiseInit", "SessionModel", "WireProtocol",
+            "CSQLite", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // Group commit: the single writer of each session file, with a bounded queue (the daemon's write path).
         .target(name: "GroupCommit", dependencies: [
-            "JournalStorage", "MemberwiseInit",
+            "JournalStorage",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // Import of sessions recorded elsewhere: IMUT logs, GPX tracks, muEval's own exports (docs/IMPORT.md).
         .target(name: "SessionImport", dependencies: [
-            "JournalStorage", "MemberwiseInit", "SessionModel", "WireProtocol",
+            "JournalStorage", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -113,7 +98,7 @@ let package = Package(
         ]),
         // The control socket's protocol, which both sides use: requests, replies, tail lines, counters, line limits, where the socket is.
         .target(name: "ControlProtocol", dependencies: [
-            "MemberwiseInit", "SessionModel", "WireProtocol",
+            "SessionModel", "WireProtocol",
         ]),
         // The tester pool (issue 32): the lab's consent text and profile form, testers' profiles in DATA/testers.sqlite,
         // and the quota sampling that recruits from it.
@@ -126,7 +111,7 @@ let package = Package(
         // one stream of lifecycle events the daemon's services follow. The adapters below (capture server,
         // control service, console) drive it; none depends on another.
         .target(name: "SessionCore", dependencies: [
-            "GroupCommit", "JournalStorage", "MemberwiseInit", "SessionModel", "TesterPool", "WireProtocol",
+            "GroupCommit", "JournalStorage", "SessionModel", "TesterPool", "WireProtocol",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "DequeModule", package: "swift-collections"),
@@ -135,7 +120,7 @@ let package = Package(
         ]),
         // The capture server: TCP connections from devices, ingest with backpressure, acknowledgements.
         .target(name: "CaptureServer", dependencies: [
-            "GroupCommit", "JournalStorage", "MemberwiseInit", "SessionCore", "SessionModel", "WireProtocol",
+            "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
@@ -164,7 +149,7 @@ let package = Package(
         ]),
         // The control socket's server side: access check and the commands, run against the session core.
         .target(name: "ControlService", dependencies: [
-            "ControlProtocol", "JournalStorage", "MemberwiseInit", "SessionCore", "SessionImport", "SessionModel", "TesterPool", "WireProtocol",
+            "ControlProtocol", "JournalStorage", "SessionCore", "SessionImport", "SessionModel", "TesterPool", "WireProtocol",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -175,7 +160,7 @@ let package = Package(
         ]),
         // The control socket's client (muevalctl, tests).
         .target(name: "ControlClient", dependencies: [
-            "ControlProtocol", "MemberwiseInit", "SessionModel",
+            "ControlProtocol", "SessionModel",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -191,14 +176,14 @@ let package = Package(
         // Sessions' reports: written on request and, for every session that stops, automatically (the daemon's service);
         // a recruited study's report when it completes (StudyCompletionService).
         .target(name: "SessionReports", dependencies: [
-            "JournalStorage", "MemberwiseInit", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "StudyAnalysis",
+            "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "StudyAnalysis",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The web console (the thesis's Mobile Monitor): pages, JSON API, WebSockets and /metrics over HTTP (docs/CONSOLE.md).
         .target(name: "ConsoleServer", dependencies: [
-            "ControlProtocol", "JournalStorage", "MemberwiseInit", "QRCode", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "SessionReports", "StudyAnalysis", "TesterPool", "WireProtocol",
+            "ControlProtocol", "JournalStorage", "QRCode", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "SessionReports", "StudyAnalysis", "TesterPool", "WireProtocol",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -221,7 +206,7 @@ let package = Package(
         swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]),
         // The daemon: configuration, logging and the lifecycle that ties the services together.
         .target(name: "Daemon", dependencies: [
-            "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "MemberwiseInit", "Replication", "ReplicationArchive", "SessionCore", "SessionImport", "SessionModel", "SessionReports", "SpeechRecognition", "TesterPool", "TranscriptionService", "WireProtocol", "Zeroconf",
+            "BuildInfo", "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "Replication", "ReplicationArchive", "SessionCore", "SessionImport", "SessionModel", "SessionReports", "SpeechRecognition", "TesterPool", "TranscriptionService", "WireProtocol", "Zeroconf",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "TOMLKit", package: "TOMLKit"),
@@ -232,13 +217,18 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ]),
+        // What `--version` prints: muEval's version and the commit the binary was built from (the BuildCommit plugin).
+        .target(name: "BuildInfo", dependencies: [
+            "SessionModel",
+        ], plugins: ["BuildCommit"]),
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         .executableTarget(name: "muevald", dependencies: [
-            "Daemon",
+            "BuildInfo", "Daemon",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "muevalctl", dependencies: [
-            "ControlClient", "ControlProtocol", "JournalStorage", "QRCode", "ReplicationArchive", "ReportCritique", "SessionAnalysis", "SessionImport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol", "Zeroconf",
+            "BuildInfo", "ControlClient", "ControlProtocol", "JournalStorage", "QRCode", "ReplicationArchive", "ReportCritique", "SessionAnalysis", "SessionImport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol", "Zeroconf",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "ZeroconfBrowsing", package: "CaptureLibrary"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -249,7 +239,7 @@ let package = Package(
         ], path: "Examples/plainnote"),
         // The device simulator: scenarios, events, PNG screenshots, and a reliable sender (muevalsim).
         .target(name: "DeviceSimulator", dependencies: [
-            "CZlib", "MemberwiseInit", "SessionModel", "WireProtocol",
+            "CZlib", "SessionModel", "WireProtocol",
             .product(name: "MuEvalCapture", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "DequeModule", package: "swift-collections"),
@@ -258,7 +248,7 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         .executableTarget(name: "muevalsim", dependencies: [
-            "DeviceSimulator", "WireProtocol",
+            "BuildInfo", "DeviceSimulator", "WireProtocol",
             .product(name: "MuEvalCapture", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -278,22 +268,20 @@ let package = Package(
 
         // Analysis: interpreters on a blackboard turn a session file into results (docs/REPORTS.md).
         .target(name: "SessionAnalysis", dependencies: [
-            "JournalStorage", "MemberwiseInit", "SessionModel", "WireProtocol",
+            "JournalStorage", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // Study analysis: attempts, outcomes and numbers across a study's sessions, and its CSV export.
         .target(name: "StudyAnalysis", dependencies: [
-            "MemberwiseInit", "SessionAnalysis", "SessionModel", "StudyMetrics", "WireProtocol",
+            "SessionAnalysis", "SessionModel", "StudyMetrics", "WireProtocol",
         ]),
         // Critique: the static HTML report written from the analysis results.
         .target(name: "ReportCritique", dependencies: [
-            "JournalStorage", "MemberwiseInit", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+            "JournalStorage", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // Study metrics: completion rates, time on task, SUS and the comparison of iterations, with small-sample intervals (docs/STUDIES.md).
-        .target(name: "StudyMetrics", dependencies: [
-            "MemberwiseInit",
-        ]),
+        .target(name: "StudyMetrics"),
         // Synthetic session files with known contents, for the analysis tests and the report benchmark.
         .target(name: "SessionAnalysisTestSupport", dependencies: [
             "DeviceSimulator", "GroupCommit", "JournalStorage", "SessionModel", "WireProtocol",
@@ -403,11 +391,6 @@ let package = Package(
         .testTarget(name: "SessionReportsTests", dependencies: [
             "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "SessionReports", "TesterPool",
             .product(name: "Logging", package: "swift-log"),
-        ]),
-        .testTarget(name: "MemberwiseInitMacrosTests", dependencies: [
-            "MemberwiseInitMacros",
-            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-            .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
         ]),
         .testTarget(name: "QRCodeTests", dependencies: [
             "QRCode",

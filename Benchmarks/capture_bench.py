@@ -15,8 +15,8 @@
 3. What a minimal client adds to an app: the size of plainnote (Examples/plainnote, which links the
    library alone), stripped, and the library's lines of Swift.
 
-    Benchmarks/capture_bench.py --muevald .build-bench/release/muevald --muevalsim .build-bench/release/muevalsim \
-        --plainnote .build-bench/release/plainnote
+    Benchmarks/capture_bench.py --muevald .build-release/release/muevald --muevalsim .build-release/release/muevalsim \
+        --plainnote .build-release/release/plainnote
 """
 import argparse, json, os, resource, shutil, sqlite3, subprocess, tempfile, time
 

@@ -4,7 +4,7 @@ from the documented formats (docs/IMPORT.md), imported with `muevalctl import --
 fresh data directory. Prints events/s and the importer's peak memory (its maximum resident set,
 from wait4), the lines docs/BENCHMARKS.md shows next to live ingest.
 
-    Benchmarks/import_bench.py --muevalctl .build-bench/release/muevalctl [--events N] [--imut-mb M]
+    Benchmarks/import_bench.py --muevalctl .build-release/release/muevalctl [--events N] [--imut-mb M]
 """
 import argparse, json, os, shutil, subprocess, tempfile, time
 

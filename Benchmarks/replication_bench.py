@@ -10,8 +10,8 @@ simulated phones send the touch profile (taps on one button: small events, the h
 4. Replication lag at a paced 50,000 and 10,000 events/s: per event, from its arrival at muevald (`received`)
    to the start of the transaction that put it in PostgreSQL (`events.replicated`), p50/p99/max.
 
-    Benchmarks/replication_bench.py --muevald .build-bench/release/muevald --muevalsim .build-bench/release/muevalsim \
-        --muevalctl .build-bench/release/muevalctl [--seconds 10]
+    Benchmarks/replication_bench.py --muevald .build-release/release/muevald --muevalsim .build-release/release/muevalsim \
+        --muevalctl .build-release/release/muevalctl [--seconds 10]
 """
 import argparse, glob, json, os, pwd, shutil, subprocess, tempfile, time
 

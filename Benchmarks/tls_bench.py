@@ -7,7 +7,7 @@ sensors) and touch (a scenario of taps on one button, written here). Prints even
 CPU seconds per 100,000 events for each, and the ratios. The same client sends both ways, so the
 ratio is the server's and the client's TLS cost together; CPU per event is muevald's alone.
 
-    Benchmarks/tls_bench.py --muevald .build-bench/release/muevald --muevalsim .build-bench/release/muevalsim [--seconds 10]
+    Benchmarks/tls_bench.py --muevald .build-release/release/muevald --muevalsim .build-release/release/muevalsim [--seconds 10]
 """
 import argparse, os, shutil, subprocess, tempfile
 

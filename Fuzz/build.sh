@@ -3,8 +3,9 @@
 #
 # SwiftPM cannot link a libFuzzer executable (it renames the target's main), so:
 #   1. SwiftPM builds the packages our modules depend on (swift-crypto, swift-collections, NIO's lock) in release
-#      mode, and @MemberwiseInit's compiler plugin, without instrumentation, in its own scratch directory (so a half-finished edit elsewhere cannot
-#      break it);
+#      mode, without instrumentation, in FUZZ_DEPS_SCRATCH with FUZZ_DEPS_BUILD's flags: `make fuzz` names the
+#      shipped release build's (make deb's), where these targets are already compiled, so that CI compiles
+#      them once (docs/DEVELOPMENT.md); alone, its own scratch directory and plain release;
 #   2. swiftc compiles each of our modules under test (Sources/<Module>) into a module and an object file with
 #      -sanitize=fuzzer,address, two at a time in dependency order, skipping a module whose sources, and whose
 #      dependencies, have not changed since its object was made;
@@ -17,23 +18,20 @@ cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 SWIFTC=${SWIFTC:-swiftc}
 SCRATCH=${FUZZ_SCRATCH:-.build-fuzz}
-deps="$SCRATCH/release"
+DEPS_SCRATCH=${FUZZ_DEPS_SCRATCH:-$SCRATCH}
+read -r -a deps_build <<< "${FUZZ_DEPS_BUILD:--c release}"
+deps="$DEPS_SCRATCH/release"
 out="$SCRATCH/fuzz"
 OUT="$SCRATCH/mueval-fuzzer"
 mkdir -p "$out/Modules" "$out/objects"
 
 for target in Crypto OrderedCollections NIOConcurrencyHelpers; do
-    "$SWIFT" build -c release --scratch-path "$SCRATCH" --target "$target" >&2
+    "$SWIFT" build "${deps_build[@]}" --scratch-path "$DEPS_SCRATCH" --target "$target" >&2
 done
-# The compiler plugin that expands @MemberwiseInit, a host tool: a debug build is enough (and quicker);
-# building the module that declares the macro links it.
-"$SWIFT" build --scratch-path "$SCRATCH" --target MemberwiseInit >&2
-plugin="$SCRATCH/debug/MemberwiseInitMacros-tool"
 
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name mueval
        -I "$out/Modules" -I "$deps/Modules" -I Sources/CSQLite
-       -Xcc -fmodule-map-file="$deps/CNIOAtomics.build/module.modulemap"
-       -load-plugin-executable "$plugin#MemberwiseInitMacros")
+       -Xcc -fmodule-map-file="$deps/CNIOAtomics.build/module.modulemap")
 
 # compile MODULE DEPENDENCY...: Sources/MODULE (or the capture library's, CaptureLibrary/Sources/MODULE) into
 # $out/Modules/MODULE.swiftmodule and $out/objects/MODULE.o.
@@ -52,10 +50,9 @@ module() { echo "$out/Modules/$1.swiftmodule"; }
 
 # Two at a time (the machine has two cores), each wave after the modules it imports.
 compile MuEvalWire & first=$!
-compile MemberwiseInit "$plugin"; wait $first
-compile StudyMetrics "$(module MemberwiseInit)"
-compile SessionModel "$(module MuEvalWire)" "$(module MemberwiseInit)" & first=$!
-compile WireProtocol "$(module MuEvalWire)" "$(module MemberwiseInit)"; wait $first
+compile StudyMetrics; wait $first
+compile SessionModel "$(module MuEvalWire)" & first=$!
+compile WireProtocol "$(module MuEvalWire)"; wait $first
 compile JournalStorage "$(module WireProtocol)" "$(module SessionModel)" & first=$!
 compile ControlProtocol "$(module WireProtocol)" "$(module SessionModel)"; wait $first
 compile SessionAnalysis "$(module JournalStorage)" & first=$!

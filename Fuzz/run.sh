@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-20}
 targets=${FUZZ_TARGETS:-wire session study replay media import console control}
 scratch=${FUZZ_SCRATCH:-.build-fuzz}
-fuzzer=$(FUZZ_SCRATCH="$scratch" Fuzz/build.sh)
+fuzzer=$(FUZZ_SCRATCH="$scratch" scripts/timed "make fuzz: build" Fuzz/build.sh)
 mkdir -p "$scratch/artifacts"
 # The import formats are JSON and XML: both dictionaries.
 cat Fuzz/xml.dict Fuzz/json.dict > "$scratch/import.dict"

@@ -24,8 +24,6 @@ PRODUCTS = {
     'NIOWebSocket': 'swift-nio', 'NIOTLS': 'swift-nio', 'NIOSSL': 'swift-nio-ssl', 'HTTPTypes': 'swift-http-types',
     'Hummingbird': 'hummingbird', 'HummingbirdCore': 'hummingbird', 'HummingbirdTLS': 'hummingbird', 'HummingbirdWebSocket': 'hummingbird-websocket',
     'HummingbirdWSClient': 'hummingbird-websocket', 'Metrics': 'swift-metrics', 'PostgresNIO': 'postgres-nio', 'Prometheus': 'swift-prometheus',
-    'SwiftCompilerPlugin': 'swift-syntax', 'SwiftSyntax': 'swift-syntax', 'SwiftSyntaxBuilder': 'swift-syntax',
-    'SwiftSyntaxMacros': 'swift-syntax', 'SwiftSyntaxMacrosTestSupport': 'swift-syntax',
     # The capture library's package (CaptureLibrary/, by path).
     'MuEvalAsync': 'CaptureLibrary', 'MuEvalWire': 'CaptureLibrary', 'MuEvalCapture': 'CaptureLibrary',
     'ZeroconfBrowsing': 'CaptureLibrary', 'CAvahi': 'CaptureLibrary',
@@ -37,8 +35,6 @@ STARTED = {'IntegrationTests': ['muevald', 'muevalctl', 'muevalsim', 'plainnote'
 IMPORT = re.compile(r'^(?:@testable )?(?:(?:public|internal|package|private|fileprivate) )?import (\w+)\s*$', re.M)
 # `#if canImport(X)` then `import X`: a module built on Linux only (the capture library's Avahi browser).
 CONDITIONAL = re.compile(r'^#if canImport\((\w+)\)\s*\n(?:(?:public|internal|package) )?import \1\s*$', re.M)
-# A macro's declaration names the compiler plugin that expands it: a dependency like an import.
-EXTERNAL_MACRO = re.compile(r'#externalMacro\(module: "(\w+)"')
 # Python and shell scripts embedded in Swift strings (tests) are not Swift imports.
 EMBEDDED = re.compile(r'"""(.*?)"""', re.S)
 
@@ -49,19 +45,18 @@ def imports(target_dir):
     for path in glob.glob(os.path.join(target_dir, '**', '*.swift'), recursive=True):
         text = EMBEDDED.sub('', open(path).read())
         found.update(IMPORT.findall(text))
-        found.update(EXTERNAL_MACRO.findall(text))
         conditional.update(CONDITIONAL.findall(text))
     return found - SYSTEM, conditional - SYSTEM
 
 
 def declared_block(text, name):
     """The span of `dependencies: [...]` of target `name`, or None."""
-    m = re.search(r'\.(?:target|executableTarget|testTarget|macro)\(name: "%s"' % name, text)
+    m = re.search(r'\.(?:target|executableTarget|testTarget)\(name: "%s"' % name, text)
     if not m:
         return None
     start = text.find('dependencies: [', m.end())
     # Not this target's when another target's declaration comes first.
-    if start < 0 or re.search(r'\.(?:target|executableTarget|testTarget|macro|systemLibrary)\(', text[m.end():start]):
+    if start < 0 or re.search(r'\.(?:target|executableTarget|testTarget|systemLibrary)\(', text[m.end():start]):
         return None
     depth, i = 0, start + len('dependencies: ')
     while True:

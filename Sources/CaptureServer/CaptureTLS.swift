@@ -1,4 +1,3 @@
-internal import MemberwiseInit
 internal import SessionCore
 internal import Logging
 internal import NIOCore
@@ -8,17 +7,25 @@ internal import NIOTLS
 
 /// The PEM files of the capture server's TLS (`server.tls_certificate`, `server.tls_key`, and
 /// `server.tls_client_ca` to require device certificates).
-@MemberwiseInit
 public struct CaptureTLSFiles: Sendable, Equatable {
     public var certificate: String
     public var key: String
     public var clientCA: String?
+
+    public init(certificate: String, key: String, clientCA: String? = nil) {
+        self.certificate = certificate
+        self.key = key
+        self.clientCA = clientCA
+    }
 }
 
 /// Why the TLS files cannot be used, said with the file at fault.
-@MemberwiseInit
 public struct CaptureTLSError: Error, Sendable, CustomStringConvertible {
     public var description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 /// The TLS listener's certificate, key and trust, read from their files. New connections take the

@@ -2,19 +2,25 @@ public import SessionCore
 internal import Foundation
 public import GroupCommit
 internal import JournalStorage
-internal import MemberwiseInit
 internal import SessionModel
 public import Logging
 
 /// Turns each group commit into what devices and counters must learn from it: `<ack>` to the
 /// connections whose events are now durable, `<error>` to those whose events could not be stored.
-@MemberwiseInit
 public struct CommitRouter: Sendable {
     private let connections: ConnectionTable
     private let counters: CaptureCounters
     private let tail: LiveTail
     private let health: StorageHealth
     private let logger: Logger
+
+    public init(connections: ConnectionTable, counters: CaptureCounters, tail: LiveTail, health: StorageHealth, logger: Logger) {
+        self.connections = connections
+        self.counters = counters
+        self.tail = tail
+        self.health = health
+        self.logger = logger
+    }
 
     public func route(_ report: CommitReport, of session: EvaluationSession) {
         if let failure = report.failure {

@@ -1,17 +1,21 @@
 internal import Crypto
-internal import MemberwiseInit
 internal import NIOConcurrencyHelpers
 internal import WireProtocol
 
 /// How long login codes and console sessions live.
-@MemberwiseInit
 public struct ConsoleAccessLimits: Sendable, Equatable {
     /// A login link works once, within this many seconds of `muevalctl console`.
-    public var loginCodeSeconds: Double = 120
+    public var loginCodeSeconds: Double
     /// A browser stays logged in this long after it used its link.
-    public var sessionSeconds: Double = 12 * 3600
+    public var sessionSeconds: Double
     /// Console sessions kept at once; the oldest goes first. Bounds memory against a script that logs in in a loop.
-    public var maxSessions: Int = 64
+    public var maxSessions: Int
+
+    public init(loginCodeSeconds: Double = 120, sessionSeconds: Double = 12 * 3600, maxSessions: Int = 64) {
+        self.loginCodeSeconds = loginCodeSeconds
+        self.sessionSeconds = sessionSeconds
+        self.maxSessions = maxSessions
+    }
 }
 
 /// A logged-in browser: the cookie's value names it, and its CSRF token must come with every state change.

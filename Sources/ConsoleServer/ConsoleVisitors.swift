@@ -1,6 +1,5 @@
 internal import Crypto
 internal import Foundation
-internal import MemberwiseInit
 internal import NIOConcurrencyHelpers
 internal import SessionCore
 internal import WireProtocol
@@ -42,13 +41,19 @@ struct ConsoleVisitors: Sendable {
 /// How often one address may use the pages without a login (docs/SECURITY.md): requests of any
 /// kind a minute, enrolments and withdrawal attempts an hour (`console.public_requests_per_minute`,
 /// `pool.enrolments_per_hour`, `pool.withdrawals_per_hour`).
-@MemberwiseInit
 public struct VisitorLimits: Sendable, Equatable {
-    public var requestsPerMinute: Int = 120
-    public var enrolmentsPerHour: Int = 20
-    public var withdrawalsPerHour: Int = 10
+    public var requestsPerMinute: Int
+    public var enrolmentsPerHour: Int
+    public var withdrawalsPerHour: Int
     /// Addresses remembered per limit (memory bound); beyond it the one seen longest ago is forgotten.
-    public var trackedAddresses: Int = 10_000
+    public var trackedAddresses: Int
+
+    public init(requestsPerMinute: Int = 120, enrolmentsPerHour: Int = 20, withdrawalsPerHour: Int = 10, trackedAddresses: Int = 10_000) {
+        self.requestsPerMinute = requestsPerMinute
+        self.enrolmentsPerHour = enrolmentsPerHour
+        self.withdrawalsPerHour = withdrawalsPerHour
+        self.trackedAddresses = trackedAddresses
+    }
 }
 
 /// At most `limit` uses per `window` seconds per address: a fixed window, counted from an address's

@@ -1,10 +1,10 @@
 public import ControlProtocol
 public import SessionModel
 internal import Foundation
-internal import MemberwiseInit
 internal import NIOCore
 internal import NIOExtras
 internal import NIOPosix
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -34,9 +34,22 @@ public enum ControlClientError: Error, CustomStringConvertible, Equatable {
 }
 
 /// A connection to the daemon's control socket.
-@MemberwiseInit
 public struct ControlClient: Sendable {
     public let socketPath: String
+
+    public init(socketPath: String) {
+        self.socketPath = socketPath
+    }
+
+    /// A reply line's envelope; a line that is not one is an unreadable reply. Outside `call`'s closure: Swift 6.3
+    /// took a do/catch there for one that cannot throw (and warned of an unreachable catch).
+    private static func envelope<R: Decodable>(of line: ByteBuffer, as: R.Type) throws(ControlClientError) -> ControlReply<R> {
+        do {
+            return try JSONDecoder().decode(ControlReply<R>.self, from: Data(line.readableBytesView))
+        } catch {
+            throw .unreadableReply("\(error)")
+        }
+    }
 
     /// Sends one request and decodes its result, the payload's `Reply`; stream lines before it go to
     /// `onChunk` (export), `onTail` (tail), `onEvents` (events, a page at a time), `onSpeech` (events'
@@ -53,13 +66,7 @@ public struct ControlClient: Sendable {
         return try await channel.executeThenClose { inbound, outbound in
             /// The request's result once its final line came; nil for a stream line.
             func handle(_ reply: ByteBuffer) throws -> R? {
-                let data = Data(reply.readableBytesView)
-                let envelope: ControlReply<R>
-                do {
-                    envelope = try JSONDecoder().decode(ControlReply<R>.self, from: data)
-                } catch {
-                    throw ControlClientError.unreadableReply("\(error)")
-                }
+                let envelope = try Self.envelope(of: reply, as: R.self)
                 if let chunk = envelope.chunk {
                     try onChunk(chunk)
                     return nil

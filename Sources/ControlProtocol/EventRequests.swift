@@ -1,23 +1,28 @@
 public import SessionModel
-internal import MemberwiseInit
 
 // The payloads of the commands that stream a session's contents before their final line.
 
 extension ControlRequest {
     /// `events`: pages `{"events":[…]}` (and `{"speech":[…]}` with `grep`), then the count.
-    @MemberwiseInit
     public struct Events: ControlPayload {
         public typealias Reply = EventsSummary
         public var session: String
         /// Only events of these classes; none: all.
-        public var classes: [String] = []
+        public var classes: [String]
         /// The newest N events; 0: all.
-        public var limit: Int = Self.defaultLimit
+        public var limit: Int
         /// Only events whose class, device or payload contains this text, and the transcript's
         /// speech that contains it (any case).
         public var grep: String?
 
         public static let defaultLimit = 100
+
+        public init(session: String, classes: [String] = [], limit: Int = Self.defaultLimit, grep: String? = nil) {
+            self.session = session
+            self.classes = classes
+            self.limit = limit
+            self.grep = grep
+        }
 
         public var request: ControlRequest { .events(self) }
 
@@ -33,13 +38,18 @@ extension ControlRequest {
     }
 
     /// `export`: chunks of a plist or JSON lines, then the count.
-    @MemberwiseInit
     public struct Export: ControlPayload {
         public typealias Reply = ExportSummary
         public var session: String
-        public var format: ExportFormat = .plist
+        public var format: ExportFormat
         /// Only events of these classes, and then no media, transcript or session record; none: all.
-        public var classes: [String] = []
+        public var classes: [String]
+
+        public init(session: String, format: ExportFormat = .plist, classes: [String] = []) {
+            self.session = session
+            self.format = format
+            self.classes = classes
+        }
 
         public var request: ControlRequest { .export(self) }
 
@@ -96,10 +106,13 @@ extension ControlRequest {
     }
 
     /// `media`: each media stream of a session as one file, in `{"media":…}` pieces.
-    @MemberwiseInit
     public struct Media: ControlPayload {
         public typealias Reply = MediaSummary
         public var session: String
+
+        public init(session: String) {
+            self.session = session
+        }
 
         public var request: ControlRequest { .media(self) }
     }

@@ -1,17 +1,15 @@
 public import SessionModel
-internal import MemberwiseInit
 
 extension ControlRequest {
     /// `import`: sessions made of files recorded elsewhere (IMUT logs, GPX tracks, exports), which
     /// the client passes open after the daemon's `{"descriptors": N}` line (docs/CONTROL.md).
-    @MemberwiseInit
     public struct Import: ControlPayload {
         public typealias Reply = [ImportOutcome]
         /// The files' names, in the order of the open files passed with them.
         public var files: [String]
         /// The files come open over this connection; muevald opens no path for a client, and refuses
         /// a request without.
-        public var descriptors: Bool = true
+        public var descriptors: Bool
         /// The files' format, when not recognised from their content.
         public var format: ImportFormat?
         public var name: String?
@@ -20,7 +18,19 @@ extension ControlRequest {
         /// A stopped session to merge a track or log into.
         public var into: String?
         /// Import a file again that was imported before.
-        public var again: Bool = false
+        public var again: Bool
+
+        public init(files: [String], descriptors: Bool = true, format: ImportFormat? = nil, name: String? = nil, user: String? = nil,
+                    assignment: StudyAssignment? = nil, into: String? = nil, again: Bool = false) {
+            self.files = files
+            self.descriptors = descriptors
+            self.format = format
+            self.name = name
+            self.user = user
+            self.assignment = assignment
+            self.into = into
+            self.again = again
+        }
 
         public var request: ControlRequest { .import(self) }
 

@@ -1,5 +1,4 @@
 public import SessionModel
-internal import MemberwiseInit
 
 // The payloads of `pool` (one per `action`): the tester pool (docs/STUDIES.md "Recruiting and remote studies").
 
@@ -62,12 +61,16 @@ extension ControlRequest {
     }
 
     /// Sets the consent text (a new version when it changed) and the profile fields, each when given.
-    @MemberwiseInit
     public struct ConfigurePool: ControlPayload {
         public typealias Reply = PoolSettings
         public var consent: String?
         /// Replaces every field; nil keeps them.
         public var fields: [PoolField]?
+
+        public init(consent: String? = nil, fields: [PoolField]? = nil) {
+            self.consent = consent
+            self.fields = fields
+        }
 
         public var request: ControlRequest { .pool(.configure(self)) }
     }
@@ -86,10 +89,13 @@ extension ControlRequest {
     }
 
     /// The enrolment link; with `rotate`, a new one that retires the old.
-    @MemberwiseInit
     public struct EnrolmentLinkRequest: ControlPayload {
         public typealias Reply = EnrolmentLink
-        public var rotate: Bool = false
+        public var rotate: Bool
+
+        public init(rotate: Bool = false) {
+            self.rotate = rotate
+        }
 
         public var request: ControlRequest { .pool(.link(self)) }
 
@@ -101,20 +107,27 @@ extension ControlRequest {
     }
 
     /// Enrols a tester the lab met in person, who agreed to the current consent text (on paper, say).
-    @MemberwiseInit
     public struct EnrolTester: ControlPayload {
         public typealias Reply = Enrolment
         public var profile: [String: String]
+
+        public init(profile: [String: String]) {
+            self.profile = profile
+        }
 
         public var request: ControlRequest { .pool(.enrol(self)) }
     }
 
     /// Deletes a tester's profile and withdraws their invitations; with `deleteRecordings`, their sessions too.
-    @MemberwiseInit
     public struct WithdrawTester: ControlPayload {
         public typealias Reply = Withdrawal
         public var tester: String
-        public var deleteRecordings: Bool = false
+        public var deleteRecordings: Bool
+
+        public init(tester: String, deleteRecordings: Bool = false) {
+            self.tester = tester
+            self.deleteRecordings = deleteRecordings
+        }
 
         public var request: ControlRequest { .pool(.withdraw(self)) }
 
@@ -129,18 +142,27 @@ extension ControlRequest {
 }
 
 /// `pool show`'s answer.
-@MemberwiseInit
 public struct PoolOverview: Codable, Sendable, Equatable {
     public var settings: PoolSettings
     public var testers: Int
     /// Where testers enrol; nil while the web console is off.
     public var enrolmentURL: String?
+
+    public init(settings: PoolSettings, testers: Int, enrolmentURL: String?) {
+        self.settings = settings
+        self.testers = testers
+        self.enrolmentURL = enrolmentURL
+    }
 }
 
 /// `pool link`'s answer: the path on the console's address, and the whole URL when the console is on.
-@MemberwiseInit
 public struct EnrolmentLink: Codable, Sendable, Equatable {
     /// `/enrol/KEY`.
     public var path: String
     public var url: String?
+
+    public init(path: String, url: String?) {
+        self.path = path
+        self.url = url
+    }
 }

@@ -1,11 +1,9 @@
 public import SessionModel
-internal import MemberwiseInit
 
 // The payloads of the commands on sessions and the daemon (docs/CONTROL.md's table lists their keys).
 
 extension ControlRequest {
     /// `start`: a session that records when its device (or the next device) connects.
-    @MemberwiseInit
     public struct StartSession: ControlPayload {
         public typealias Reply = SessionRecord
         public var name: String?
@@ -14,10 +12,21 @@ extension ControlRequest {
         public var user: String?
         public var notes: String?
         /// Event classes or sensors to record; none: all.
-        public var sensors: [String] = []
+        public var sensors: [String]
         /// Give the session a pairing code its device must present.
-        public var pairing: Bool = false
+        public var pairing: Bool
         public var assignment: StudyAssignment?
+
+        public init(name: String? = nil, device: String? = nil, user: String? = nil, notes: String? = nil, sensors: [String] = [],
+                    pairing: Bool = false, assignment: StudyAssignment? = nil) {
+            self.name = name
+            self.device = device
+            self.user = user
+            self.notes = notes
+            self.sensors = sensors
+            self.pairing = pairing
+            self.assignment = assignment
+        }
 
         public var request: ControlRequest { .start(self) }
 
@@ -92,23 +101,31 @@ extension ControlRequest {
     }
 
     /// `delete`: a stopped session and its file.
-    @MemberwiseInit
     public struct DeleteSession: ControlPayload {
         public typealias Reply = SessionRecord
         /// A session id or name.
         public var session: String
 
+        public init(session: String) {
+            self.session = session
+        }
+
         public var request: ControlRequest { .delete(self) }
     }
 
     /// `note`: an observer's note in a session, open or stopped; answered with the stored event.
-    @MemberwiseInit
     public struct AddNote: ControlPayload {
         public typealias Reply = StoredEvent
         public var session: String
         public var text: String
         /// note (the default), problem, quote, task-done or a label of one's own.
         public var kind: String?
+
+        public init(session: String, text: String, kind: String? = nil) {
+            self.session = session
+            self.text = text
+            self.kind = kind
+        }
 
         public var request: ControlRequest { .note(self) }
     }

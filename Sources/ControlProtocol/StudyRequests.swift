@@ -1,6 +1,5 @@
 public import SessionModel
 public import WireProtocol
-internal import MemberwiseInit
 
 // The payloads of `study` (one per `action`), `task` and `questionnaire` (docs/STUDIES.md).
 
@@ -84,13 +83,18 @@ extension ControlRequest {
         }
     }
 
-    @MemberwiseInit
     public struct CreateStudy: ControlPayload {
         public typealias Reply = Study
         public var study: String
         /// The app under test's id, as its devices announce it.
         public var appId: String?
         public var description: String?
+
+        public init(study: String, appId: String? = nil, description: String? = nil) {
+            self.study = study
+            self.appId = appId
+            self.description = description
+        }
 
         public var request: ControlRequest { .study(.create(self)) }
 
@@ -104,15 +108,17 @@ extension ControlRequest {
     }
 
     /// The study with its sessions and questionnaire answers.
-    @MemberwiseInit
     public struct ShowStudy: ControlPayload {
         public typealias Reply = StudyData
         public var study: String
 
+        public init(study: String) {
+            self.study = study
+        }
+
         public var request: ControlRequest { .study(.show(self)) }
     }
 
-    @MemberwiseInit
     public struct AddIteration: ControlPayload {
         public typealias Reply = StudyIteration
         public var study: String
@@ -121,30 +127,45 @@ extension ControlRequest {
         /// What is tested: an app version or a prototype round.
         public var label: String?
 
+        public init(study: String, number: Int? = nil, label: String? = nil) {
+            self.study = study
+            self.number = number
+            self.label = label
+        }
+
         public var request: ControlRequest { .study(.addIteration(self)) }
 
         private enum CodingKeys: String, CodingKey { case study, number = "iteration", label }
     }
 
-    @MemberwiseInit
     public struct AddTask: ControlPayload {
         public typealias Reply = StudyTask
         public var study: String
         public var task: StudyTask
+
+        public init(study: String, task: StudyTask) {
+            self.study = study
+            self.task = task
+        }
 
         public var request: ControlRequest { .study(.addTask(self)) }
 
         private enum CodingKeys: String, CodingKey { case study, task = "newTask" }
     }
 
-    @MemberwiseInit
     public struct AddParticipant: ControlPayload {
         public typealias Reply = Participant
         public var study: String
         /// A pseudonymous code, such as P07.
         public var code: String
         /// What the study groups by (`experience: novice`).
-        public var attributes: [String: String] = [:]
+        public var attributes: [String: String]
+
+        public init(study: String, code: String, attributes: [String: String] = [:]) {
+            self.study = study
+            self.code = code
+            self.attributes = attributes
+        }
 
         public var request: ControlRequest { .study(.addParticipant(self)) }
 
@@ -159,11 +180,15 @@ extension ControlRequest {
     }
 
     /// One of the study's own questions, answered in free text.
-    @MemberwiseInit
     public struct AddQuestion: ControlPayload {
         public typealias Reply = StudyQuestion
         public var study: String
         public var question: StudyQuestion
+
+        public init(study: String, question: StudyQuestion) {
+            self.study = study
+            self.question = question
+        }
 
         public var request: ControlRequest { .study(.addQuestion(self)) }
 
@@ -184,13 +209,12 @@ extension ControlRequest {
     }
 
     /// Chooses testers from the pool by quota sampling and invites each (`study recruit`).
-    @MemberwiseInit
     public struct Recruit: ControlPayload {
         public typealias Reply = RecruitmentResult
         public var study: String
         public var count: Int
-        public var quotas: [Quota] = []
-        public var requirements: [Requirement] = []
+        public var quotas: [Quota]
+        public var requirements: [Requirement]
         /// nil: the recruitment's iteration, else the study's last (a first one is made when it has none).
         public var iteration: Int?
         /// Invitations done for the study to complete; nil: all of them.
@@ -199,6 +223,18 @@ extension ControlRequest {
         public var deadline: Double?
         /// The tie breaks' seed; nil: a random one, stored with the recruitment.
         public var seed: UInt64?
+
+        public init(study: String, count: Int, quotas: [Quota] = [], requirements: [Requirement] = [], iteration: Int? = nil,
+                    target: Int? = nil, deadline: Double? = nil, seed: UInt64? = nil) {
+            self.study = study
+            self.count = count
+            self.quotas = quotas
+            self.requirements = requirements
+            self.iteration = iteration
+            self.target = target
+            self.deadline = deadline
+            self.seed = seed
+        }
 
         public var request: ControlRequest { .study(.recruit(self)) }
 
@@ -242,7 +278,6 @@ extension ControlRequest {
     }
 
     /// `task`: an observer's mark of a study task in a session; answered with the stored event.
-    @MemberwiseInit
     public struct MarkTask: ControlPayload {
         public typealias Reply = StoredEvent
         public var session: String
@@ -252,6 +287,14 @@ extension ControlRequest {
         public var outcome: TaskOutcome?
         /// Why this verdict.
         public var comment: String?
+
+        public init(session: String, mark: TaskMark, task: String, outcome: TaskOutcome? = nil, comment: String? = nil) {
+            self.session = session
+            self.mark = mark
+            self.task = task
+            self.outcome = outcome
+            self.comment = comment
+        }
 
         public var request: ControlRequest { .task(self) }
 
@@ -277,11 +320,15 @@ extension ControlRequest {
     }
 
     /// `questionnaire`: a participant's answers, stored all or none; answered with them.
-    @MemberwiseInit
     public struct RecordAnswers: ControlPayload {
         public typealias Reply = StudyResponses
         public var study: String
         public var responses: StudyResponses
+
+        public init(study: String, responses: StudyResponses) {
+            self.study = study
+            self.responses = responses
+        }
 
         public var request: ControlRequest { .questionnaire(self) }
     }

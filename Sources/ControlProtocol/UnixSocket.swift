@@ -1,4 +1,3 @@
-internal import MemberwiseInit
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -52,12 +51,17 @@ public enum UnixSocket {
     }
 }
 
-@MemberwiseInit
 public struct UnixSocketError: Error, Equatable, CustomStringConvertible {
     public var path: String
     /// The system call that failed.
     public var call: String
     public var code: CInt
+
+    public init(path: String, call: String, code: CInt) {
+        self.path = path
+        self.call = call
+        self.code = code
+    }
 
     public var description: String {
         code == ENAMETOOLONG

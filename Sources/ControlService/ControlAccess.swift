@@ -1,5 +1,4 @@
 internal import Foundation
-internal import MemberwiseInit
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -50,12 +49,18 @@ public enum ControlAccessError: Error, CustomStringConvertible {
 }
 
 /// The identity of the process at the other end of a Unix socket.
-@MemberwiseInit
 public struct PeerCredentials: Sendable, Equatable {
     public var pid: Int32
     public var uid: UInt32
     public var gid: UInt32
     public var supplementaryGroups: [UInt32]
+
+    public init(pid: Int32, uid: UInt32, gid: UInt32, supplementaryGroups: [UInt32]) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+        self.supplementaryGroups = supplementaryGroups
+    }
 
     /// The peer's user name, nil when the user database has none for its uid. With getpwuid_r:
     /// control connections are served concurrently, and getpwuid's result is shared.

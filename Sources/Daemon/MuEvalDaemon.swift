@@ -1,5 +1,5 @@
+internal import BuildInfo
 internal import CaptureServer
-internal import MemberwiseInit
 internal import SessionCore
 internal import ControlProtocol
 internal import ControlService
@@ -24,13 +24,18 @@ internal import ServiceLifecycle
 /// device connections (their last events reach the journal), then the control socket closes,
 /// then every journal commits and closes. Sessions that were recording stay open in the
 /// catalog and resume when their device reconnects after the next start.
-@MemberwiseInit
 public struct MuEvalDaemon {
     public let configuration: DaemonConfiguration
     /// Read again on SIGHUP.
     public let source: ConfigurationSource
     /// Shared with the log handlers, so that a reload changes the level.
     public let logLevel: LogLevelSetting
+
+    public init(configuration: DaemonConfiguration, source: ConfigurationSource, logLevel: LogLevelSetting) {
+        self.configuration = configuration
+        self.source = source
+        self.logLevel = logLevel
+    }
 
     public func run() async throws {
         let logger = Logger(label: "muevald")
@@ -156,7 +161,7 @@ public struct MuEvalDaemon {
             }
         }
 
-        logger.notice("muevald \(MuEvalVersion.current) starting: data in \(dataDirectory), policy for unknown devices: \(configuration.capture.unknownDevicePolicy.rawValue)")
+        logger.notice("\(BuildInfo.versionLine(program: "muevald")) starting: data in \(dataDirectory), policy for unknown devices: \(configuration.capture.unknownDevicePolicy.rawValue)")
         // Shutdown runs from the last to the first.
         var services: [any Service] = [JournalService(registry: registry),
                                        transcriptionWorker, automaticReports, studyCompletion, control, capture,

@@ -47,9 +47,12 @@ public final class NetworkLab: @unchecked Sendable {
     private init() throws {
         let suffix = String(UUID().uuidString.prefix(6)).lowercased()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-netlab-\(suffix)").path
-        lab = Host(namespace: Self.namespacePrefix + "lab-" + suffix, hostName: "lab-\(suffix)", address: "10.211.0.1",
+        // The creator's pid in the names: tests run in several processes at once (`swift test --parallel`), and
+        // removeLeftovers leaves the namespaces of a process that is still alive.
+        let owner = "\(getpid())-"
+        lab = Host(namespace: Self.namespacePrefix + owner + "lab-" + suffix, hostName: "lab-\(suffix)", address: "10.211.0.1",
                    interface: "mvl\(suffix.prefix(6))", busAddress: "unix:path=\(directory)/lab/bus.sock", directory: directory + "/lab")
-        device = Host(namespace: Self.namespacePrefix + "dev-" + suffix, hostName: "dev-\(suffix)", address: "10.211.0.2",
+        device = Host(namespace: Self.namespacePrefix + owner + "dev-" + suffix, hostName: "dev-\(suffix)", address: "10.211.0.2",
                       interface: "mvd\(suffix.prefix(6))", busAddress: "unix:path=\(directory)/dev/bus.sock", directory: directory + "/dev")
         do {
             try setUp()
@@ -199,12 +202,14 @@ public final class NetworkLab: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Namespaces of earlier test runs that died before cleaning up (their processes die with `ip netns pids`).
+    /// Namespaces of test processes that died before cleaning up (their processes die with `ip netns pids`); those of
+    /// a live process, another test's running beside this one, stay.
     static func removeLeftovers() {
         guard let list = try? run("ip", ["netns", "list"]) else { return }
         for line in list.stdout.split(separator: "\n") {
             let name = String(line.split(separator: " ").first ?? "")
             guard name.hasPrefix(namespacePrefix) else { continue }
+            if let owner = Int32(name.dropFirst(namespacePrefix.count).prefix(while: \.isNumber)), isAlive(owner) { continue }
             if let pids = try? run("ip", ["netns", "pids", name]) {
                 for pid in pids.stdout.split(separator: "\n").compactMap({ Int32($0) }) { terminate(pid) }
             }

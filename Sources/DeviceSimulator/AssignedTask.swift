@@ -1,8 +1,5 @@
-internal import MemberwiseInit
-
 /// A task the server gave the simulated tester (`--invitation`), and how they do it: as the scenario plays
 /// it and `--fail-task`/`--abandon-task` say, or, when the scenario has no task of that name, given up at once.
-@MemberwiseInit
 public struct AssignedTask: Codable, Sendable, Equatable {
     public enum Course: String, Codable, Sendable {
         case completed, failed, gaveUp
@@ -12,6 +9,11 @@ public struct AssignedTask: Codable, Sendable, Equatable {
 
     public var name: String
     public var course: Course
+
+    public init(name: String, course: Course) {
+        self.name = name
+        self.course = course
+    }
 
     /// The server's `tasks` in its order, each matched by name with the scenario's.
     public static func plan(_ tasks: [String], scenario: Scenario, behaviour: ParticipantBehaviour) -> [AssignedTask] {

@@ -1,12 +1,9 @@
-internal import MemberwiseInit
-
 /// The simulated front camera (`muevalsim --face-video`): a drawn face, 160×120 at 10 frames a second,
 /// whose mouth is open while the tester speaks, so that a replay shows at a glance that picture and
 /// voice are in sync, and which now and then turns aside for a few seconds (the tester looks away from
 /// the phone), at times fixed by the seed. The face is one OpenCV's frontal-face Haar cascade finds, and
 /// the turned head one it does not (checked against Debian's opencv-data, docs/REPORTS.md "Face").
 /// Frames are raw RGB for ffmpeg to encode as H.264.
-@MemberwiseInit(.package)
 package struct FaceCamera {
     package static let width = 160
     package static let height = 120
@@ -17,6 +14,10 @@ package struct FaceCamera {
     private let frames: (shut: [UInt8], open: [UInt8], away: [UInt8]) =
         (Self.draw(mouthOpen: false), Self.draw(mouthOpen: true), Self.drawTurnedAside())
     private let seed: UInt64
+
+    package init(seed: UInt64) {
+        self.seed = seed
+    }
 
     /// The camera of the device `id`: the same device looks away at the same times in every run.
     init(device id: String) {

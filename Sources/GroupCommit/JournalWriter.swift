@@ -2,7 +2,6 @@ public import JournalStorage
 internal import DequeModule
 internal import Dispatch
 internal import Foundation
-internal import MemberwiseInit
 internal import NIOConcurrencyHelpers
 
 /// What one group commit did, reported to the capture server after the transaction committed.
@@ -23,15 +22,20 @@ public struct CommitReport: Sendable {
 }
 
 /// Tuning of a writer's queue.
-@MemberwiseInit
 public struct JournalWriterLimits: Sendable {
     /// Above this many bytes waiting for commit, `append` asks its callers to stop reading their sockets.
-    public var maxPendingBytes: Int = 8 << 20
-    public var synchronous: JournalSynchronous = .full
+    public var maxPendingBytes: Int
+    public var synchronous: JournalSynchronous
     /// How long a commit waits for more events to join its batch once the first one is queued.
     /// Zero: at once; batches still grow by themselves while a commit is running. A delay trades
     /// latency for fewer, larger transactions on slow disks.
-    public var commitDelay: Duration = .zero
+    public var commitDelay: Duration
+
+    public init(maxPendingBytes: Int = 8 << 20, synchronous: JournalSynchronous = .full, commitDelay: Duration = .zero) {
+        self.maxPendingBytes = maxPendingBytes
+        self.synchronous = synchronous
+        self.commitDelay = commitDelay
+    }
 }
 
 /// The single writer of one session file: group commit with a bounded queue.

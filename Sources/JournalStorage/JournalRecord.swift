@@ -1,10 +1,8 @@
 public import MuEvalWire
 public import SessionModel
-internal import MemberwiseInit
 internal import WireProtocol
 
 /// One record to be written: a decoded wire event or media chunk, plus what the server knows about its arrival.
-@MemberwiseInit
 public struct JournalRecord: Sendable {
     public enum Content: Sendable {
         /// A row of `events` (and its `data` values in `blobs`).
@@ -21,6 +19,13 @@ public struct JournalRecord: Sendable {
 
     public init(device: String, received: Double, event: WireEvent, origin: UInt64) {
         self.init(device: device, received: received, content: .event(event), origin: origin)
+    }
+
+    public init(device: String, received: Double, content: Content, origin: UInt64) {
+        self.device = device
+        self.received = received
+        self.content = content
+        self.origin = origin
     }
 
     /// The record's `seq`: events and media chunks share the device's one sequence.

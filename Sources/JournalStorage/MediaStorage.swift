@@ -1,6 +1,5 @@
 public import MuEvalWire
 public import SessionModel
-internal import MemberwiseInit
 internal import WireProtocol
 
 /// Where the bytes of one stream, exported as one file, come from: the stored chunks in part order,
@@ -236,7 +235,6 @@ extension MediaStreamRecord {
 }
 
 /// One row of `media`, as exported (`export` keeps a session's media: docs/STORAGE.md).
-@MemberwiseInit
 public struct StoredMediaChunk: Sendable, Equatable {
     public var device: String
     public var seq: Int64?
@@ -248,6 +246,20 @@ public struct StoredMediaChunk: Sendable, Equatable {
     public var duration: Double?
     public var received: Double
     public var bytes: [UInt8]
+
+    public init(device: String, seq: Int64?, stream: String, kind: String, contentType: String, part: Int64, start: Double,
+                duration: Double?, received: Double, bytes: [UInt8]) {
+        self.device = device
+        self.seq = seq
+        self.stream = stream
+        self.kind = kind
+        self.contentType = contentType
+        self.part = part
+        self.start = start
+        self.duration = duration
+        self.received = received
+        self.bytes = bytes
+    }
 }
 
 extension SessionReader {

@@ -1,5 +1,4 @@
 internal import CSQLite
-internal import MemberwiseInit
 
 // A thin wrapper over the SQLite C API. The journal needs exactly three things from SQLite:
 // prepared statements reused across a whole batch, zero-copy binding of payload bytes, and
@@ -7,11 +6,16 @@ internal import MemberwiseInit
 // the per-event path, so this file stays small instead of pulling in an ORM.
 
 /// An error from SQLite, with the statement or operation that failed.
-@MemberwiseInit(.package)
 public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public var code: Int32
     public var message: String
     public var context: String
+
+    package init(code: Int32, message: String, context: String) {
+        self.code = code
+        self.message = message
+        self.context = context
+    }
 
     public var description: String { "\(context): \(message) (SQLite code \(code))" }
 

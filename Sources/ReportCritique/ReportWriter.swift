@@ -1,15 +1,17 @@
 internal import Foundation
-internal import MemberwiseInit
 public import SessionAnalysis
 
 /// Writes the report directory: index.html, report.css, report.js and each distinct screenshot once,
 /// named by its SHA-256 (so several sessions showing the same screen share the file). Nothing refers to the
 /// network: the directory opens from file:// and can be zipped and sent.
-@MemberwiseInit
 public struct ReportWriter {
     public let configuration: ReportConfiguration
     /// How the face video is scanned (the face section).
     public var faceScanner = FaceScanner()
+
+    public init(configuration: ReportConfiguration) {
+        self.configuration = configuration
+    }
 
     /// Writes the report of `sessions` (several: compared side by side) into `directory`; returns index.html's path.
     @discardableResult

@@ -1,17 +1,20 @@
 internal import Foundation
 internal import JournalStorage
-internal import MemberwiseInit
 public import SessionAnalysis
 public import SessionModel
 public import StudyAnalysis
 
 /// Where the study report links to: the web console, and the sessions' own reports.
-@MemberwiseInit
 public struct StudyReportLinks: Sendable {
     /// The web console's base URL (e.g. http://127.0.0.1:28080); links go to /sessions/ID and /sessions/ID/replay?t=SECONDS.
     public var console: String?
     /// Session id → report-relative path of that session's own report (when written alongside).
-    public var sessionReports: [Int64: String] = [:]
+    public var sessionReports: [Int64: String]
+
+    public init(console: String? = nil, sessionReports: [Int64: String] = [:]) {
+        self.console = console
+        self.sessionReports = sessionReports
+    }
 }
 
 /// Writes the study report directory (docs/REPORTS.md, "Study report"): index.html, report.css, report.js

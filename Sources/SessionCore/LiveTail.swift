@@ -1,17 +1,22 @@
 public import SessionModel
 internal import Foundation
-internal import MemberwiseInit
 
 /// Which lines a tail wants.
-@MemberwiseInit
 public struct TailFilter: Sendable, Equatable {
     /// nil: every session, also those started later.
     public var sessions: Set<Int64>?
     /// Empty: every class. Markers pass whatever the classes.
-    public var classes: Set<String> = []
+    public var classes: Set<String>
     public var device: String?
     /// A substring of the event's class, device or payload.
     public var grep: String?
+
+    public init(sessions: Set<Int64>? = nil, classes: Set<String> = [], device: String? = nil, grep: String? = nil) {
+        self.sessions = sessions
+        self.classes = classes
+        self.device = device
+        self.grep = grep
+    }
 
     public func admits(_ line: TailLine) -> Bool {
         if let sessions, let session = line.session, !sessions.contains(session) { return false }

@@ -1,22 +1,30 @@
 internal import Foundation
-internal import MemberwiseInit
 
 /// How hard guessing a session's six-digit pairing code is made (docs/SECURITY.md, "Who can record").
 /// Reloadable: each attach reads the limits in effect.
-@MemberwiseInit
 public struct PairingLimits: Sendable, Equatable {
     /// Wrong codes an address may send before it must wait between attempts.
-    public var backoffAfter: Int = 3
+    public var backoffAfter: Int
     /// The first wait (seconds); it doubles with each further wrong code.
-    public var backoffSeconds: Double = 1
+    public var backoffSeconds: Double
     /// Wrong codes after which an address is refused for `lockoutSeconds`.
-    public var lockoutAfter: Int = 10
+    public var lockoutAfter: Int
     /// How long a locked-out address is refused, and how long an address's wrong codes are remembered.
-    public var lockoutSeconds: Double = 900
+    public var lockoutSeconds: Double
     /// Wrong codes (from all addresses) while a session is open after which its code changes; 0: never.
-    public var rotateAfter: Int = 20
+    public var rotateAfter: Int
     /// Addresses remembered at once (memory bound); beyond it the one with the oldest wrong code is forgotten.
-    public var trackedAddresses: Int = 10_000
+    public var trackedAddresses: Int
+
+    public init(backoffAfter: Int = 3, backoffSeconds: Double = 1, lockoutAfter: Int = 10, lockoutSeconds: Double = 900,
+                rotateAfter: Int = 20, trackedAddresses: Int = 10_000) {
+        self.backoffAfter = backoffAfter
+        self.backoffSeconds = backoffSeconds
+        self.lockoutAfter = lockoutAfter
+        self.lockoutSeconds = lockoutSeconds
+        self.rotateAfter = rotateAfter
+        self.trackedAddresses = trackedAddresses
+    }
 
     /// How long an address that sent `failures` wrong codes waits after the last one; nil: not at all.
     func wait(after failures: Int) -> Double? {

@@ -1,5 +1,4 @@
 public import MuEvalWire
-internal import MemberwiseInit
 internal import NIOConcurrencyHelpers
 
 /// Errors of session management, worded for the developer at the `muevalctl` prompt.
@@ -36,11 +35,16 @@ public enum AttachOutcome: Sendable {
 }
 
 /// Who a connection is: the hello's device id, or its address when it sent no hello.
-@MemberwiseInit
 public struct ConnectingDevice: Sendable, Equatable {
     public var id: String
     public var hello: DeviceHello?
     public var address: String?
+
+    public init(id: String, hello: DeviceHello?, address: String?) {
+        self.id = id
+        self.hello = hello
+        self.address = address
+    }
 }
 
 /// Where phones reach the web console (its public address, without a trailing `/`), once it

@@ -1,23 +1,28 @@
 public import SessionModel
 internal import Foundation
-internal import MemberwiseInit
 internal import NIOConcurrencyHelpers
 
 /// What the daemon says about itself in `status` and doesn't learn from a service.
-@MemberwiseInit
 public struct DaemonDescription: Sendable {
     public var pid: Int32
     public var started: Double
     public var socket: String
     public var dataDirectory: String
     public var unknownDevicePolicy: UnknownDevicePolicy
+
+    public init(pid: Int32, started: Double, socket: String, dataDirectory: String, unknownDevicePolicy: UnknownDevicePolicy) {
+        self.pid = pid
+        self.started = started
+        self.socket = socket
+        self.dataDirectory = dataDirectory
+        self.unknownDevicePolicy = unknownDevicePolicy
+    }
 }
 
 /// The daemon's status, in one place: services post their state here as it becomes known (the
 /// capture server its listen addresses; Zeroconf, transcription and replication where their state
 /// is read), and the control socket's `status` and the console read it. No reader needs to know the
 /// services, and no service the readers.
-@MemberwiseInit
 public final class StatusBoard: Sendable {
     private let daemon: DaemonDescription
     private let registry: SessionRegistry
@@ -33,6 +38,15 @@ public final class StatusBoard: Sendable {
         var zeroconf: (@Sendable () -> String)?
         var transcriptions: (@Sendable (Double) -> [SessionTranscription])?
         var replication: (@Sendable () -> ReplicationStatus)?
+    }
+
+    public init(daemon: DaemonDescription, registry: SessionRegistry, counters: CaptureCounters, liveTail: LiveTail,
+                health: StorageHealth) {
+        self.daemon = daemon
+        self.registry = registry
+        self.counters = counters
+        self.liveTail = liveTail
+        self.health = health
     }
 
     /// The capture server listens at `address`, so that `status` shows the real port: the first

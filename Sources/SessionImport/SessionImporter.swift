@@ -1,23 +1,26 @@
 internal import Foundation
 public import JournalStorage
-internal import MemberwiseInit
 internal import MuEvalWire
 public import SessionModel
 internal import WireProtocol
 
 /// Limits of `muevalctl import` (muevald's `[import]` section).
-@MemberwiseInit
 public struct ImportLimits: Sendable, Equatable {
     /// Files larger than this are refused before they are read.
-    public var maxFileBytes: Int64 = 4 << 30
+    public var maxFileBytes: Int64
     /// Events one file may bring.
-    public var maxEvents: Int64 = 20_000_000
+    public var maxEvents: Int64
     /// Seconds a log's time may go back from one record to the next before it is refused (IMUT, GPX).
-    public var maxTimeRegression: Double = 1
+    public var maxTimeRegression: Double
+
+    public init(maxFileBytes: Int64 = 4 << 30, maxEvents: Int64 = 20_000_000, maxTimeRegression: Double = 1) {
+        self.maxFileBytes = maxFileBytes
+        self.maxEvents = maxEvents
+        self.maxTimeRegression = maxTimeRegression
+    }
 }
 
 /// What to import and how (the fields of `muevalctl import`).
-@MemberwiseInit
 public struct ImportRequest: Sendable {
     /// Logs, tracks and exports to import, each as its own session; and recordings an IMUT log names.
     /// Opened by whoever asks (muevalctl), never by the importer.
@@ -30,7 +33,18 @@ public struct ImportRequest: Sendable {
     /// The stopped session a track or log is merged into, instead of making a new one.
     public var into: SessionRecord?
     /// Import a file again that was imported before.
-    public var again: Bool = false
+    public var again: Bool
+
+    public init(files: [ImportFile], format: ImportFormat? = nil, name: String? = nil, testUser: String? = nil,
+                assignment: StudyAssignment? = nil, into: SessionRecord? = nil, again: Bool = false) {
+        self.files = files
+        self.format = format
+        self.name = name
+        self.testUser = testUser
+        self.assignment = assignment
+        self.into = into
+        self.again = again
+    }
 }
 
 /// Imports files into a data directory (docs/IMPORT.md): each log becomes a stopped session, in one

@@ -1,30 +1,42 @@
-internal import MemberwiseInit
-
 /// Screen geometry in points, as touches, frames and screens are reported: one set of types for what the
 /// analysis reads from session files and what the simulator's scenarios lay out.
-@MemberwiseInit
 public struct Point: Hashable, Sendable {
     public var x: Double
     public var y: Double
+
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
 
     public func distance(to other: Point) -> Double {
         ((x - other.x) * (x - other.x) + (y - other.y) * (y - other.y)).squareRoot()
     }
 }
 
-@MemberwiseInit
 public struct Size: Hashable, Sendable {
     public var width: Double
     public var height: Double
+
+    public init(width: Double, height: Double) {
+        self.width = width
+        self.height = height
+    }
 }
 
 /// A rectangle in points; in JSON (scenario files) it is written `[x, y, width, height]` with a positive size.
-@MemberwiseInit
 public struct Rect: Hashable, Sendable, Codable {
     public var x: Double
     public var y: Double
     public var width: Double
     public var height: Double
+
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
 
     public init(from decoder: Decoder) throws {
         var container = try decoder.unkeyedContainer()

@@ -1,5 +1,3 @@
-internal import MemberwiseInit
-
 /// The kinds of file `muevalctl import` reads (docs/IMPORT.md).
 public enum ImportFormat: String, Sendable, CaseIterable, Codable {
     /// The JSON log of the IMUT framework (seed 004), finished or left as a `.tmp` log.
@@ -14,7 +12,6 @@ public enum ImportFormat: String, Sendable, CaseIterable, Codable {
 
 /// A file a session was made from (or merged with): what the catalog and the session file keep of it,
 /// so that the same file is not imported twice unnoticed and a session says where it came from.
-@MemberwiseInit
 public struct SessionImportRecord: Codable, Sendable, Equatable {
     /// The file's name, without its directory.
     public var file: String
@@ -27,10 +24,18 @@ public struct SessionImportRecord: Codable, Sendable, Equatable {
     public var events: Int64
     /// Why only part of the file was taken (an unfinished log), when that is so.
     public var cutShort: String?
+
+    public init(file: String, format: ImportFormat, sha256: String, imported: Double, events: Int64, cutShort: String? = nil) {
+        self.file = file
+        self.format = format
+        self.sha256 = sha256
+        self.imported = imported
+        self.events = events
+        self.cutShort = cutShort
+    }
 }
 
 /// One file imported: the session it became (or was merged into) and what it brought.
-@MemberwiseInit
 public struct ImportOutcome: Codable, Sendable, Equatable {
     public var session: SessionRecord
     public var file: String
@@ -44,11 +49,22 @@ public struct ImportOutcome: Codable, Sendable, Equatable {
     public var cutShort: String?
     /// Where an export came from, and whether the session kept its uuid; nil for logs and tracks.
     public var origin: ExportOrigin?
+
+    public init(session: SessionRecord, file: String, format: ImportFormat, events: Int64, mediaChunks: Int, attached: [String],
+                cutShort: String?, origin: ExportOrigin? = nil) {
+        self.session = session
+        self.file = file
+        self.format = format
+        self.events = events
+        self.mediaChunks = mediaChunks
+        self.attached = attached
+        self.cutShort = cutShort
+        self.origin = origin
+    }
 }
 
 /// The session an export describes, as `import` took it: a session keeps its uuid only in the lab it
 /// came from, so that the shared PostgreSQL never sees two labs' sessions under one uuid (docs/IMPORT.md).
-@MemberwiseInit
 public struct ExportOrigin: Codable, Sendable, Equatable {
     public enum Identity: String, Codable, Sendable {
         /// The session kept the export's uuid: an export of this lab that its catalog does not have.
@@ -66,4 +82,10 @@ public struct ExportOrigin: Codable, Sendable, Equatable {
     /// The lab that exported it, when the export says.
     public var lab: String?
     public var identity: Identity
+
+    public init(uuid: String, lab: String?, identity: Identity) {
+        self.uuid = uuid
+        self.lab = lab
+        self.identity = identity
+    }
 }

@@ -1,8 +1,5 @@
-internal import MemberwiseInit
-
 /// A media stream of a session as stored (think-aloud audio, face video): what `muevalctl media`,
 /// the console and the report list. Its chunks are in the session file's `media` table.
-@MemberwiseInit
 public struct MediaStreamRecord: Sendable, Equatable, Codable {
     public var device: String
     /// The device's name for the stream.
@@ -21,10 +18,22 @@ public struct MediaStreamRecord: Sendable, Equatable, Codable {
     /// Numbers below the highest part that are not stored (chunks the device never delivered).
     public var missingParts: Int
     public var bytes: Int64
+
+    public init(device: String, stream: String, kind: String, contentType: String, start: Double, duration: Double?,
+                parts: Int, missingParts: Int, bytes: Int64) {
+        self.device = device
+        self.stream = stream
+        self.kind = kind
+        self.contentType = contentType
+        self.start = start
+        self.duration = duration
+        self.parts = parts
+        self.missingParts = missingParts
+        self.bytes = bytes
+    }
 }
 
 /// A stretch of speech recognised in an audio stream, on the events' timeline (device time).
-@MemberwiseInit
 public struct TranscriptSegment: Sendable, Equatable, Codable {
     public var device: String
     public var stream: String
@@ -37,6 +46,17 @@ public struct TranscriptSegment: Sendable, Equatable, Codable {
     /// The phrase of the exclamation list this segment is ("oh no", "where is"…), spotted as such:
     /// a hint at a usability problem. Nil for ordinary speech.
     public var exclamation: String?
+
+    public init(device: String, stream: String, start: Double, end: Double, text: String, confidence: Double? = nil,
+                exclamation: String? = nil) {
+        self.device = device
+        self.stream = stream
+        self.start = start
+        self.end = end
+        self.text = text
+        self.confidence = confidence
+        self.exclamation = exclamation
+    }
 }
 
 extension TranscriptSegment {
@@ -54,7 +74,6 @@ extension TranscriptSegment {
 
 /// How far the transcription of one audio stream is: muevald transcribes in the background after a
 /// session stops; `muevalctl status` and the console show this.
-@MemberwiseInit
 public struct TranscriptionStatus: Sendable, Equatable, Codable {
     public enum State: String, Sendable, Codable, CaseIterable {
         case queued
@@ -74,11 +93,26 @@ public struct TranscriptionStatus: Sendable, Equatable, Codable {
     public var error: String?
     /// When this status was written (seconds since 1970).
     public var updated: Double
+
+    public init(device: String, stream: String, state: State, progress: Double, engine: String? = nil,
+                error: String? = nil, updated: Double) {
+        self.device = device
+        self.stream = stream
+        self.state = state
+        self.progress = progress
+        self.engine = engine
+        self.error = error
+        self.updated = updated
+    }
 }
 
 /// One stream's transcription with the session it belongs to: what `status` lists while muevald transcribes.
-@MemberwiseInit
 public struct SessionTranscription: Sendable, Equatable, Codable {
     public var session: Int64
     public var status: TranscriptionStatus
+
+    public init(session: Int64, status: TranscriptionStatus) {
+        self.session = session
+        self.status = status
+    }
 }

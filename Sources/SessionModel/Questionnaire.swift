@@ -1,5 +1,3 @@
-internal import MemberwiseInit
-
 /// The System Usability Scale (Brooke 1996): ten statements, each answered 1 (strongly disagree)
 /// to 5 (strongly agree), once per participant and iteration.
 public struct SUSResponse: Codable, Sendable, Equatable {
@@ -88,20 +86,30 @@ public struct QuestionAnswer: Codable, Sendable, Equatable {
 }
 
 /// Every questionnaire answer of a study.
-@MemberwiseInit
 public struct StudyResponses: Codable, Sendable, Equatable {
-    public var sus: [SUSResponse] = []
-    public var seq: [SEQResponse] = []
-    public var answers: [QuestionAnswer] = []
+    public var sus: [SUSResponse]
+    public var seq: [SEQResponse]
+    public var answers: [QuestionAnswer]
+
+    public init(sus: [SUSResponse] = [], seq: [SEQResponse] = [], answers: [QuestionAnswer] = []) {
+        self.sus = sus
+        self.seq = seq
+        self.answers = answers
+    }
 }
 
 /// A study with everything recorded for it: what a study report and export are made from.
-@MemberwiseInit
 public struct StudyData: Codable, Sendable, Equatable {
     public var study: Study
     /// The sessions assigned to the study, in id order (each with its file's path).
     public var sessions: [SessionRecord]
     public var responses: StudyResponses
+
+    public init(study: Study, sessions: [SessionRecord], responses: StudyResponses) {
+        self.study = study
+        self.sessions = sessions
+        self.responses = responses
+    }
 }
 
 // Decoding checks as the initialisers do, so that answers that arrive as JSON (the control socket)

@@ -1,5 +1,3 @@
-internal import MemberwiseInit
-
 /// Where a recruited tester's invitation stands (issue 32, docs/STUDIES.md "Recruiting and remote
 /// studies"). The raw values are the exact words commands, pages and the catalog use.
 public enum InvitationStatus: String, Codable, Sendable, Equatable, CaseIterable {
@@ -18,7 +16,6 @@ public enum InvitationStatus: String, Codable, Sendable, Equatable, CaseIterable
 }
 
 /// A single-use link or code that pairs one tester's phone to a session of one study.
-@MemberwiseInit
 public struct Invitation: Codable, Sendable, Equatable {
     /// `Invitation.codeLength` characters of `Invitation.alphabet`; the link is `/i/CODE` on the console.
     public var code: String
@@ -26,7 +23,7 @@ public struct Invitation: Codable, Sendable, Equatable {
     public var iteration: Int
     /// The participant's code, which is the tester's pool code.
     public var participant: String
-    public var status: InvitationStatus = .invited
+    public var status: InvitationStatus
     /// Seconds since 1970.
     public var created: Double
     public var expires: Double
@@ -34,6 +31,19 @@ public struct Invitation: Codable, Sendable, Equatable {
     public var sessionId: Int64?
     /// The device bound to the invitation: the first that presented it; another device is refused.
     public var deviceId: String?
+
+    public init(code: String, study: String, iteration: Int, participant: String, status: InvitationStatus = .invited,
+                created: Double, expires: Double, sessionId: Int64? = nil, deviceId: String? = nil) {
+        self.code = code
+        self.study = study
+        self.iteration = iteration
+        self.participant = participant
+        self.status = status
+        self.created = created
+        self.expires = expires
+        self.sessionId = sessionId
+        self.deviceId = deviceId
+    }
 
     /// No 0/1/i/l/o, which read alike: 31 characters, so ten of them are about 2^49 codes.
     public static let alphabet = Array("23456789abcdefghjkmnpqrstuvwxyz")
@@ -51,7 +61,6 @@ public struct Invitation: Codable, Sendable, Equatable {
 }
 
 /// A study's recruitment: how many recruited testers must be done, by when, and whether it completed.
-@MemberwiseInit
 public struct Recruitment: Codable, Sendable, Equatable {
     public var study: String
     /// The iteration recruited testers record.
@@ -69,6 +78,19 @@ public struct Recruitment: Codable, Sendable, Equatable {
     public var completionReason: String?
     /// The study report's path, once built.
     public var report: String?
+
+    public init(study: String, iteration: Int, target: Int, deadline: Double? = nil, created: Double, seed: UInt64,
+                completed: Double? = nil, completionReason: String? = nil, report: String? = nil) {
+        self.study = study
+        self.iteration = iteration
+        self.target = target
+        self.deadline = deadline
+        self.created = created
+        self.seed = seed
+        self.completed = completed
+        self.completionReason = completionReason
+        self.report = report
+    }
 
     /// The words `completionReason` takes.
     public enum CompletionReason: String, Sendable {
@@ -109,12 +131,17 @@ public enum RecruitmentError: Error, Equatable, Sendable, CustomStringConvertibl
 
 /// What `muevalctl study recruit` did: the recruitment as it now stands, the invitations it sent, and
 /// the quotas (or the count) it could not fill.
-@MemberwiseInit
 public struct RecruitmentResult: Codable, Sendable, Equatable {
     public var recruitment: Recruitment
     public var invitations: [Invitation]
     /// Empty when every quota and the count were met.
     public var shortfalls: [Shortfall]
+
+    public init(recruitment: Recruitment, invitations: [Invitation], shortfalls: [Shortfall]) {
+        self.recruitment = recruitment
+        self.invitations = invitations
+        self.shortfalls = shortfalls
+    }
 }
 
 /// A study's recruitment at a glance (`muevalctl study status`).

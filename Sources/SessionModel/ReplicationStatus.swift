@@ -1,7 +1,4 @@
-internal import MemberwiseInit
-
 /// How far replication is, for `muevalctl status` and `/metrics`.
-@MemberwiseInit
 public struct ReplicationStatus: Codable, Sendable, Equatable {
     /// `host:port/database`, never credentials.
     public var target: String
@@ -12,6 +9,14 @@ public struct ReplicationStatus: Codable, Sendable, Equatable {
     /// Seconds since the oldest event not yet in PostgreSQL arrived; nil when none waits.
     public var lagSeconds: Double?
     public var sessions: [SessionReplication]
+
+    public init(target: String, state: String, pendingEvents: Int64, lagSeconds: Double?, sessions: [SessionReplication]) {
+        self.target = target
+        self.state = state
+        self.pendingEvents = pendingEvents
+        self.lagSeconds = lagSeconds
+        self.sessions = sessions
+    }
 }
 
 extension ReplicationStatus {
@@ -24,7 +29,6 @@ extension ReplicationStatus {
 }
 
 /// One session's replication position.
-@MemberwiseInit
 public struct SessionReplication: Codable, Sendable, Equatable {
     public var session: Int64
     public var uuid: String
@@ -34,4 +38,12 @@ public struct SessionReplication: Codable, Sendable, Equatable {
     /// The lab PostgreSQL has this uuid as, when it is another lab's session: replication leaves that
     /// row and its events alone and sends nothing of this session (docs/POSTGRES.md, "Whose session").
     public var ownedBy: String?
+
+    public init(session: Int64, uuid: String, replicated: Int64, pending: Int64, ownedBy: String? = nil) {
+        self.session = session
+        self.uuid = uuid
+        self.replicated = replicated
+        self.pending = pending
+        self.ownedBy = ownedBy
+    }
 }

@@ -1,5 +1,4 @@
 public import MuEvalWire
-internal import MemberwiseInit
 
 /// Where an evaluation session is in its life.
 public enum SessionState: String, Codable, Sendable, CaseIterable {
@@ -143,15 +142,19 @@ public struct DeviceRecord: DeviceDescribing, Codable, Sendable, Equatable {
 }
 
 /// A time during which a recording session could not record (the daemon was down, the device was away).
-@MemberwiseInit
 public struct SessionGap: Codable, Sendable, Equatable {
     public var start: Double
     public var end: Double?
     public var reason: String
+
+    public init(start: Double, end: Double?, reason: String) {
+        self.start = start
+        self.end = end
+        self.reason = reason
+    }
 }
 
 /// One event as stored in a session file's `events` table.
-@MemberwiseInit
 public struct StoredEvent: Codable, Sendable, Equatable {
     /// Storage order within the session.
     public var id: Int64
@@ -164,4 +167,16 @@ public struct StoredEvent: Codable, Sendable, Equatable {
     public var received: Double
     /// The whole event as typed JSON (docs/STORAGE.md).
     public var payload: String
+
+    public init(id: Int64, device: String, seq: Int64?, eventClass: String, timestamp: Double,
+                timestampEstimated: Bool, received: Double, payload: String) {
+        self.id = id
+        self.device = device
+        self.seq = seq
+        self.eventClass = eventClass
+        self.timestamp = timestamp
+        self.timestampEstimated = timestampEstimated
+        self.received = received
+        self.payload = payload
+    }
 }

@@ -1,8 +1,5 @@
-internal import MemberwiseInit
-
 /// A usability study (issue 16, docs/STUDIES.md): an app tested in iterations, each by a few
 /// participants doing the same tasks while being recorded, then answering questionnaires.
-@MemberwiseInit
 public struct Study: Codable, Sendable, Equatable {
     /// The study's key in every command (`momentree`): letters, digits, `-`, `_` and `.`.
     public var name: String
@@ -11,12 +8,25 @@ public struct Study: Codable, Sendable, Equatable {
     public var description: String?
     /// When it was created (seconds since 1970).
     public var created: Double
-    public var iterations: [StudyIteration] = []
+    public var iterations: [StudyIteration]
     /// In the order participants do them.
-    public var tasks: [StudyTask] = []
-    public var participants: [Participant] = []
+    public var tasks: [StudyTask]
+    public var participants: [Participant]
     /// The study's own questions, answered in free text after each iteration.
-    public var questions: [StudyQuestion] = []
+    public var questions: [StudyQuestion]
+
+    public init(name: String, appId: String? = nil, description: String? = nil, created: Double,
+                iterations: [StudyIteration] = [], tasks: [StudyTask] = [], participants: [Participant] = [],
+                questions: [StudyQuestion] = []) {
+        self.name = name
+        self.appId = appId
+        self.description = description
+        self.created = created
+        self.iterations = iterations
+        self.tasks = tasks
+        self.participants = participants
+        self.questions = questions
+    }
 
     public func iteration(_ number: Int) -> StudyIteration? { iterations.first { $0.number == number } }
     public func task(named name: String) -> StudyTask? { tasks.first { $0.name == name } }
@@ -24,17 +34,21 @@ public struct Study: Codable, Sendable, Equatable {
 }
 
 /// One round of the app: a version or a prototype, tested by its own participants.
-@MemberwiseInit
 public struct StudyIteration: Codable, Sendable, Equatable {
     /// 1, 2, 3… in order.
     public var number: Int
     /// What was tested: an app version or a prototype round ("paper prototype", "1.2 beta").
     public var label: String?
     public var created: Double
+
+    public init(number: Int, label: String? = nil, created: Double) {
+        self.number = number
+        self.label = label
+        self.created = created
+    }
 }
 
 /// Something every participant is asked to do.
-@MemberwiseInit
 public struct StudyTask: Codable, Sendable, Equatable {
     /// Unique within the study; the name the app's task begin/end custom events use.
     public var name: String
@@ -42,9 +56,18 @@ public struct StudyTask: Codable, Sendable, Equatable {
     public var instructions: String?
     /// Seconds after which an attempt counts as failed, when set.
     public var timeLimit: Double?
-    public var success: TaskSuccess = .observer
+    public var success: TaskSuccess
     /// The views a participant goes through on the shortest way, in order (none: no path analysis).
-    public var expectedPath: [String] = []
+    public var expectedPath: [String]
+
+    public init(name: String, instructions: String? = nil, timeLimit: Double? = nil,
+                success: TaskSuccess = .observer, expectedPath: [String] = []) {
+        self.name = name
+        self.instructions = instructions
+        self.timeLimit = timeLimit
+        self.success = success
+        self.expectedPath = expectedPath
+    }
 }
 
 /// How an attempt is judged a success.
@@ -87,28 +110,42 @@ public enum TaskSuccess: Codable, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A test user, known by a pseudonymous code only (`P07`): no personal data is needed.
-@MemberwiseInit
 public struct Participant: Codable, Sendable, Equatable {
     public var code: String
     /// Whatever the study groups by (`experience=novice`).
-    public var attributes: [String: String] = [:]
+    public var attributes: [String: String]
     public var created: Double
+
+    public init(code: String, attributes: [String: String] = [:], created: Double) {
+        self.code = code
+        self.attributes = attributes
+        self.created = created
+    }
 }
 
 /// One of the study's own questions, answered in free text.
-@MemberwiseInit
 public struct StudyQuestion: Codable, Sendable, Equatable {
     /// A short key (`q1`, `expectations`), unique within the study.
     public var id: String
     public var text: String
+
+    public init(id: String, text: String) {
+        self.id = id
+        self.text = text
+    }
 }
 
 /// Which study, iteration and participant a session records (`muevalctl start --study …`).
-@MemberwiseInit
 public struct StudyAssignment: Codable, Sendable, Equatable {
     public var study: String
     public var iteration: Int
     public var participant: String
+
+    public init(study: String, iteration: Int, participant: String) {
+        self.study = study
+        self.iteration = iteration
+        self.participant = participant
+    }
 }
 
 /// What a session file carries about its study, written at start, so that a copied file is

@@ -1,8 +1,6 @@
-internal import MemberwiseInit
 
 /// One line of a live tail (thesis 2.4.1, "Live preview for collected events"): a stored event,
 /// a marker in a session's life, or a note that a slow reader missed events.
-@MemberwiseInit
 public struct TailLine: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
         case event
@@ -27,6 +25,18 @@ public struct TailLine: Codable, Sendable, Equatable {
     public var count: Int?
     public var detail: String?
     public var speech: TranscriptSegment?
+
+    public init(kind: Kind, session: Int64? = nil, time: Double, device: String? = nil, event: StoredEvent? = nil,
+                count: Int? = nil, detail: String? = nil, speech: TranscriptSegment? = nil) {
+        self.kind = kind
+        self.session = session
+        self.time = time
+        self.device = device
+        self.event = event
+        self.count = count
+        self.detail = detail
+        self.speech = speech
+    }
 
     public static func event(_ event: StoredEvent, session: Int64) -> TailLine {
         TailLine(kind: .event, session: session, time: event.received, device: event.device, event: event)

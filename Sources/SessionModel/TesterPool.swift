@@ -1,18 +1,21 @@
-internal import MemberwiseInit
-
 /// The tester pool's values (issue 32, docs/STUDIES.md "Recruiting and remote studies"): what
 /// `muevalctl pool …`, the console's enrolment pages and recruiting exchange. The store is
 /// `TesterPool.TesterStore` (DATA/testers.sqlite), apart from recordings.
 
 /// A question of the enrolment form.
-@MemberwiseInit
 public struct PoolField: Codable, Sendable, Equatable {
     /// The key quotas and requirements use (`gender`): letters, digits, `-`, `_` and `.`.
     public var name: String
     /// What the form asks ("Your gender").
     public var label: String
     /// The answers to choose from; empty: free text.
-    public var choices: [String] = []
+    public var choices: [String]
+
+    public init(name: String, label: String, choices: [String] = []) {
+        self.name = name
+        self.label = label
+        self.choices = choices
+    }
 
     /// `NAME=LABEL` or `NAME=LABEL:choice1,choice2` (`muevalctl pool configure --field`).
     public init(parsing text: String) throws(PoolError) {
@@ -37,7 +40,6 @@ public struct PoolField: Codable, Sendable, Equatable {
 }
 
 /// What the lab set: the consent text testers agree to, the profile form, the enrolment link's key.
-@MemberwiseInit
 public struct PoolSettings: Codable, Sendable, Equatable {
     /// Empty until the lab writes one; nobody can enrol before.
     public var consent: String
@@ -48,11 +50,18 @@ public struct PoolSettings: Codable, Sendable, Equatable {
     public var enrolmentKey: String
     public var updated: Double
 
+    public init(consent: String, consentVersion: Int, fields: [PoolField], enrolmentKey: String, updated: Double) {
+        self.consent = consent
+        self.consentVersion = consentVersion
+        self.fields = fields
+        self.enrolmentKey = enrolmentKey
+        self.updated = updated
+    }
+
     public func field(_ name: String) -> PoolField? { fields.first { $0.name == name } }
 }
 
 /// A tester in the pool, known by a pseudonymous code (`T7K2QM`), which becomes their participant code.
-@MemberwiseInit
 public struct Tester: Codable, Sendable, Equatable {
     public var code: String
     /// Field name → answer.
@@ -60,17 +69,27 @@ public struct Tester: Codable, Sendable, Equatable {
     /// The consent text's version the tester agreed to.
     public var consentVersion: Int
     public var enrolled: Double
+
+    public init(code: String, profile: [String: String], consentVersion: Int, enrolled: Double) {
+        self.code = code
+        self.profile = profile
+        self.consentVersion = consentVersion
+        self.enrolled = enrolled
+    }
 }
 
 /// A new tester and their withdrawal secret, which is shown this once: the pool keeps only its hash.
-@MemberwiseInit
 public struct Enrolment: Codable, Sendable, Equatable {
     public var tester: Tester
     public var withdrawalSecret: String
+
+    public init(tester: Tester, withdrawalSecret: String) {
+        self.tester = tester
+        self.withdrawalSecret = withdrawalSecret
+    }
 }
 
 /// What a withdrawal deleted or changed, for the tester and the lab to read.
-@MemberwiseInit
 public struct Withdrawal: Codable, Sendable, Equatable {
     /// The profile as it was, now deleted.
     public var tester: Tester
@@ -79,15 +98,27 @@ public struct Withdrawal: Codable, Sendable, Equatable {
     /// Names of the sessions deleted with their files (only on request).
     public var deletedSessions: [String]
     /// Names of the tester's sessions that were still open and were stopped: nothing more is recorded.
-    public var stoppedSessions: [String] = []
+    public var stoppedSessions: [String]
+
+    public init(tester: Tester, invitations: [Invitation], deletedSessions: [String], stoppedSessions: [String] = []) {
+        self.tester = tester
+        self.invitations = invitations
+        self.deletedSessions = deletedSessions
+        self.stoppedSessions = stoppedSessions
+    }
 }
 
 /// `FIELD=VALUE:N`: exactly N of the selection have that answer, when the pool allows.
-@MemberwiseInit
 public struct Quota: Codable, Sendable, Equatable, CustomStringConvertible {
     public var field: String
     public var value: String
     public var count: Int
+
+    public init(field: String, value: String, count: Int) {
+        self.field = field
+        self.value = value
+        self.count = count
+    }
 
     public init(parsing text: String) throws(PoolError) {
         guard let equals = text.firstIndex(of: "="), let colon = text.lastIndex(of: ":"), equals < colon,
@@ -102,10 +133,14 @@ public struct Quota: Codable, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// `FIELD=VALUE` or `FIELD=A|B`: every selected tester has one of the values.
-@MemberwiseInit
 public struct Requirement: Codable, Sendable, Equatable, CustomStringConvertible {
     public var field: String
     public var values: [String]
+
+    public init(field: String, values: [String]) {
+        self.field = field
+        self.values = values
+    }
 
     public init(parsing text: String) throws(PoolError) {
         guard let equals = text.firstIndex(of: "=") else { throw .badRequirement(text) }
@@ -123,12 +158,17 @@ public struct Requirement: Codable, Sendable, Equatable, CustomStringConvertible
 }
 
 /// A quota, or the count, that the pool could not fill.
-@MemberwiseInit
 public struct Shortfall: Codable, Sendable, Equatable, CustomStringConvertible {
     /// The quota (`gender=female`), or nil for the count.
     public var quota: String?
     public var selected: Int
     public var wanted: Int
+
+    public init(quota: String?, selected: Int, wanted: Int) {
+        self.quota = quota
+        self.selected = selected
+        self.wanted = wanted
+    }
 
     /// "quota gender=female: 17 of 20 (3 short)", "count: 6 of 8 (2 short)".
     public var description: String {

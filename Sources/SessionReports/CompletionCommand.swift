@@ -1,20 +1,22 @@
 internal import Foundation
-internal import MemberwiseInit
 internal import NIOConcurrencyHelpers
 
 /// `studies.completion_command` and its time limit (config/muevald.toml).
-@MemberwiseInit(.package)
 package struct StudyCompletionSettings: Sendable, Equatable {
     /// Run by `/bin/sh -c` when a study completes; nil: none.
     package var command: String?
     /// Seconds the command may run before its process group is killed.
     package var timeout: Double = 60
+
+    package init(command: String? = nil, timeout: Double = 60) {
+        self.command = command
+        self.timeout = timeout
+    }
 }
 
 /// The lab's command run when a study completes (to send a mail, say): in its own process group, with
 /// what completed in its environment, its output discarded, killed when it overruns. Nothing waits on a
 /// thread for it: Foundation's termination handler says when it exited.
-@MemberwiseInit(.package)
 package struct CompletionCommand: Sendable {
     package enum Outcome: Sendable, Equatable {
         case exited(Int32)
@@ -25,6 +27,11 @@ package struct CompletionCommand: Sendable {
 
     package var command: String
     package var timeout: Double
+
+    package init(command: String, timeout: Double) {
+        self.command = command
+        self.timeout = timeout
+    }
 
     /// The variables the command gets besides muevald's own environment.
     package static func environment(_ completion: StudyCompletionEvent) -> [String: String] {

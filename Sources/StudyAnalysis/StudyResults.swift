@@ -2,12 +2,10 @@ public import SessionAnalysis
 public import SessionModel
 public import StudyMetrics
 public import WireProtocol
-internal import MemberwiseInit
 
 /// Everything a study report and export show (docs/STUDIES.md): each participant's attempt at each
 /// task, the numbers per task and iteration, iteration against iteration, and the problems seen
 /// across participants. Made by `StudyAnalyzer` from a `StudyData` and its session files.
-@MemberwiseInit
 public struct StudyResults: Sendable {
     public var study: Study
     /// The iterations analysed, in order (one with `--iteration`).
@@ -27,10 +25,24 @@ public struct StudyResults: Sendable {
     /// Observer notes and quotes, each with the task it was taken during.
     public var notes: [StudyNote]
     public var responses: StudyResponses
+
+    public init(study: Study, iterations: [IterationResult], sessions: [AnalysedSession], attempts: [TaskAttempt],
+                taskMetrics: [TaskMetrics], comparisons: [TaskComparison], problems: [ProblemGroup], heatmaps: [ViewHeatmap],
+                notes: [StudyNote], responses: StudyResponses) {
+        self.study = study
+        self.iterations = iterations
+        self.sessions = sessions
+        self.attempts = attempts
+        self.taskMetrics = taskMetrics
+        self.comparisons = comparisons
+        self.problems = problems
+        self.heatmaps = heatmaps
+        self.notes = notes
+        self.responses = responses
+    }
 }
 
 /// A session of the study as analysed: who, when, and where its file is.
-@MemberwiseInit
 public struct AnalysedSession: Sendable, Equatable {
     public var id: Int64
     public var uuid: String
@@ -43,10 +55,22 @@ public struct AnalysedSession: Sendable, Equatable {
     public var start: Double
     public var duration: Double
     public var events: Int64
+
+    public init(id: Int64, uuid: String, name: String, iteration: Int, participant: String, path: String, start: Double,
+                duration: Double, events: Int64) {
+        self.id = id
+        self.uuid = uuid
+        self.name = name
+        self.iteration = iteration
+        self.participant = participant
+        self.path = path
+        self.start = start
+        self.duration = duration
+        self.events = events
+    }
 }
 
 /// An iteration's participants and its SUS.
-@MemberwiseInit
 public struct IterationResult: Sendable, Equatable {
     public var number: Int
     public var label: String?
@@ -60,12 +84,22 @@ public struct IterationResult: Sendable, Equatable {
     public var grade: SUSGrade?
     /// Mean SUS against the iteration before (B − A, Welch).
     public var susChange: Difference?
+
+    public init(number: Int, label: String?, participants: [String], susScores: [String: Double], sus: Estimate?,
+                grade: SUSGrade?, susChange: Difference?) {
+        self.number = number
+        self.label = label
+        self.participants = participants
+        self.susScores = susScores
+        self.sus = sus
+        self.grade = grade
+        self.susChange = susChange
+    }
 }
 
 /// One participant's attempt at one task in one iteration: the first run of the task in their
 /// session(s) of that iteration, from the app's task events or the observer's task marks.
 /// A task never begun has no attempt.
-@MemberwiseInit
 public struct TaskAttempt: Sendable, Equatable {
     public var session: Int64
     public var iteration: Int
@@ -104,10 +138,33 @@ public struct TaskAttempt: Sendable, Equatable {
     public var quotes: [TranscriptSegment] = []
     /// Whose marks delimit the attempt: the app's task events, the tester's own marks, the observer's; in that order.
     public var markedBy: [TaskMarkSource] = []
+
+    public init(session: Int64, iteration: Int, participant: String, task: String, start: Double, end: Double?,
+                outcome: TaskOutcome, derivedOutcome: TaskOutcome, overridden: Bool, reason: String, seq: Int?,
+                misclicks: Int, unresponsiveTaps: Int, views: [String], extraViews: Int?, backtracks: Int,
+                problems: [String], runs: Int) {
+        self.session = session
+        self.iteration = iteration
+        self.participant = participant
+        self.task = task
+        self.start = start
+        self.end = end
+        self.outcome = outcome
+        self.derivedOutcome = derivedOutcome
+        self.overridden = overridden
+        self.reason = reason
+        self.seq = seq
+        self.misclicks = misclicks
+        self.unresponsiveTaps = unresponsiveTaps
+        self.views = views
+        self.extraViews = extraViews
+        self.backtracks = backtracks
+        self.problems = problems
+        self.runs = runs
+    }
 }
 
 /// The numbers of one task in one iteration.
-@MemberwiseInit
 public struct TaskMetrics: Sendable, Equatable {
     public var task: String
     public var iteration: Int
@@ -126,10 +183,26 @@ public struct TaskMetrics: Sendable, Equatable {
     public var backtracks: Double
     /// Distinct problem groups hit during the task's attempts.
     public var problemsHit: Int
+
+    public init(task: String, iteration: Int, attempts: Int, successes: Int, completion: Estimate?, time: Estimate?,
+                seq: Estimate?, misclicks: Double, unresponsiveTaps: Double, extraViews: Double?, backtracks: Double,
+                problemsHit: Int) {
+        self.task = task
+        self.iteration = iteration
+        self.attempts = attempts
+        self.successes = successes
+        self.completion = completion
+        self.time = time
+        self.seq = seq
+        self.misclicks = misclicks
+        self.unresponsiveTaps = unresponsiveTaps
+        self.extraViews = extraViews
+        self.backtracks = backtracks
+        self.problemsHit = problemsHit
+    }
 }
 
 /// Did the redesign help? One task, iteration `to` against iteration `from`.
-@MemberwiseInit
 public struct TaskComparison: Sendable, Equatable {
     public var task: String
     public var from: Int
@@ -140,10 +213,18 @@ public struct TaskComparison: Sendable, Equatable {
     public var time: Difference?
     /// SEQ difference (to − from).
     public var seq: Difference?
+
+    public init(task: String, from: Int, to: Int, completion: Difference?, time: Difference?, seq: Difference?) {
+        self.task = task
+        self.from = from
+        self.to = to
+        self.completion = completion
+        self.time = time
+        self.seq = seq
+    }
 }
 
 /// One usability problem as several participants met it: the same kind, view and element, within an iteration.
-@MemberwiseInit
 public struct ProblemGroup: Sendable, Equatable {
     /// Stable within the results: `i2-unresponsive-tap-PostsViewController-leaf`.
     public var id: String
@@ -165,9 +246,26 @@ public struct ProblemGroup: Sendable, Equatable {
     public var recommendation: String
     /// Where each participant met it, for links into sessions and replays.
     public var sightings: [ProblemSighting]
+
+    public init(id: String, iteration: Int, kind: UsabilityProblem.Kind, view: String?, element: String?, participants: [String],
+                frequency: Double, severity: Int, priority: Double, occurrences: Int, evidence: String, recommendation: String,
+                sightings: [ProblemSighting]) {
+        self.id = id
+        self.iteration = iteration
+        self.kind = kind
+        self.view = view
+        self.element = element
+        self.participants = participants
+        self.frequency = frequency
+        self.severity = severity
+        self.priority = priority
+        self.occurrences = occurrences
+        self.evidence = evidence
+        self.recommendation = recommendation
+        self.sightings = sightings
+    }
 }
 
-@MemberwiseInit
 public struct ProblemSighting: Sendable, Equatable {
     public var session: Int64
     public var participant: String
@@ -176,19 +274,32 @@ public struct ProblemSighting: Sendable, Equatable {
     public var screenshot: ScreenshotReference?
     public var frame: Rect?
     public var point: Point?
+
+    public init(session: Int64, participant: String, time: Double, screenshot: ScreenshotReference?, frame: Rect?, point: Point?) {
+        self.session = session
+        self.participant = participant
+        self.time = time
+        self.screenshot = screenshot
+        self.frame = frame
+        self.point = point
+    }
 }
 
 /// A screenshot in a session file, read when the report is written.
-@MemberwiseInit
 public struct ScreenshotReference: Sendable, Hashable {
     public var sessionPath: String
     public var sha256: String
     /// The screen in points.
     public var screen: Size?
+
+    public init(sessionPath: String, sha256: String, screen: Size?) {
+        self.sessionPath = sessionPath
+        self.sha256 = sha256
+        self.screen = screen
+    }
 }
 
 /// Touches on one view: of all the iteration's participants (`participant` nil) or of one.
-@MemberwiseInit
 public struct ViewHeatmap: Sendable, Equatable {
     public var iteration: Int
     public var view: String
@@ -196,10 +307,17 @@ public struct ViewHeatmap: Sendable, Equatable {
     /// A screenshot of the view to draw the touches on.
     public var screenshot: ScreenshotReference?
     public var points: [Point]
+
+    public init(iteration: Int, view: String, participant: String?, screenshot: ScreenshotReference?, points: [Point]) {
+        self.iteration = iteration
+        self.view = view
+        self.participant = participant
+        self.screenshot = screenshot
+        self.points = points
+    }
 }
 
 /// An observer's note or quote, placed in the task it was taken during.
-@MemberwiseInit
 public struct StudyNote: Sendable, Equatable {
     public var session: Int64
     public var iteration: Int
@@ -209,4 +327,13 @@ public struct StudyNote: Sendable, Equatable {
     /// Device time.
     public var time: Double
     public var note: ObserverNote
+
+    public init(session: Int64, iteration: Int, participant: String, task: String?, time: Double, note: ObserverNote) {
+        self.session = session
+        self.iteration = iteration
+        self.participant = participant
+        self.task = task
+        self.time = time
+        self.note = note
+    }
 }

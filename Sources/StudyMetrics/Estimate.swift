@@ -1,11 +1,14 @@
 internal import Foundation
-internal import MemberwiseInit
 
 /// A confidence interval.
-@MemberwiseInit
 public struct Interval: Sendable, Equatable, Codable {
     public var low: Double
     public var high: Double
+
+    public init(low: Double, high: Double) {
+        self.low = low
+        self.high = high
+    }
 
     /// Whether `value` lies outside the interval: for a difference (`value` 0) or a ratio (`value` 1), the change is
     /// larger than the uncertainty.
@@ -20,21 +23,31 @@ public struct Interval: Sendable, Equatable, Codable {
 }
 
 /// A point estimate with its interval (nil when the sample is too small for one) and sample size.
-@MemberwiseInit
 public struct Estimate: Sendable, Equatable, Codable {
     public var value: Double
     public var interval: Interval?
     public var n: Int
+
+    public init(value: Double, interval: Interval?, n: Int) {
+        self.value = value
+        self.interval = interval
+        self.n = n
+    }
 }
 
 /// A difference (or ratio) between two iterations, B against A.
-@MemberwiseInit
 public struct Difference: Sendable, Equatable, Codable {
     /// B − A (proportions, means) or B / A (time ratio).
     public var value: Double
     public var interval: Interval?
     /// Whether the interval excludes "no change" (0 for differences, 1 for ratios): the change is larger than the uncertainty.
     public var isSignificant: Bool
+
+    public init(value: Double, interval: Interval?, isSignificant: Bool) {
+        self.value = value
+        self.interval = interval
+        self.isSignificant = isSignificant
+    }
 
     /// `isSignificant` from the interval: whether it excludes `noChange`.
     init(value: Double, interval: Interval, noChange: Double) {

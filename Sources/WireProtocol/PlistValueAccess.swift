@@ -1,13 +1,15 @@
 public import MuEvalWire
-internal import MemberwiseInit
-
 // Typed access to decoded payloads, shared by the analysis, the live tail and the payload summaries.
 
 /// A `data` value of a payload: the blob it names, not its bytes.
-@MemberwiseInit
 public struct BlobReference: Hashable, Sendable {
     public var name: BlobName
     public var size: Int64
+
+    public init(name: BlobName, size: Int64) {
+        self.name = name
+        self.size = size
+    }
 
     /// The name as text: 64 lower-case hex digits, safe in a file name or URL.
     public var sha256: String { name.hex }

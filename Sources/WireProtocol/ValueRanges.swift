@@ -1,6 +1,5 @@
 public import MuEvalWire
 public import OrderedCollections
-internal import MemberwiseInit
 
 /// The ranges of the values muevald gives a meaning to (docs/PROTOCOL.md, "Value ranges"), checked
 /// once where values come in (the wire decoder, every import reader) and again when a stored value is
@@ -16,7 +15,6 @@ internal import MemberwiseInit
 /// Only numbers (`<integer>`, `<real>`) are checked: a string under one of these keys is not a
 /// number to analysis either. A media chunk's `start` is a time, its `duration` a duration, its
 /// `part` a part number; a hello's `screenWidth` and `screenHeight` are sizes, its `screenScale` a scale.
-@MemberwiseInit
 public struct ValueRanges: Sendable, Equatable {
     /// Device times (`timestamp`, a media chunk's `start`), seconds since 1970.
     ///
@@ -25,15 +23,15 @@ public struct ValueRanges: Sendable, Equatable {
     /// clock refuses nothing, and a phone whose clock was lost (it restarts at 1970-01-01, the lower
     /// bound) still records events that are right relative to each other, which is all analysis
     /// uses. Up to 2100 any time in nanoseconds fits an `Int64` (it would up to 2262).
-    public var times: ClosedRange<Double> = earliestTime...latestTime
+    public var times: ClosedRange<Double>
     /// Largest magnitude of a coordinate, and largest size, in points: far beyond any screen or
     /// scrolled content (an 8K display is 7,680 pixels), small enough that times any scale fit an `Int32`.
-    public var maxCoordinate: Double = 1_000_000
+    public var maxCoordinate: Double
     /// Longest duration, in seconds: a year, so that even a duration an app writes in milliseconds
     /// (a custom event's) fits for hours.
-    public var maxDuration: Double = 366 * 86_400
+    public var maxDuration: Double
     /// Highest `part` of a media chunk: ten million one-second chunks are 115 days of one stream.
-    public var maxMediaPart: Int64 = 10_000_000
+    public var maxMediaPart: Int64
 
     /// 1970-01-01T00:00:00Z.
     public static let earliestTime: Double = 0
@@ -42,6 +40,14 @@ public struct ValueRanges: Sendable, Equatable {
 
     /// The ranges muevald uses unless configured (`limits.*`), and analysis uses for stored files.
     public static let `default` = ValueRanges()
+
+    public init(times: ClosedRange<Double> = earliestTime...latestTime, maxCoordinate: Double = 1_000_000,
+                maxDuration: Double = 366 * 86_400, maxMediaPart: Int64 = 10_000_000) {
+        self.times = times
+        self.maxCoordinate = maxCoordinate
+        self.maxDuration = maxDuration
+        self.maxMediaPart = maxMediaPart
+    }
 
     // MARK: Single values
 
@@ -140,7 +146,6 @@ public struct ValueRanges: Sendable, Equatable {
 }
 
 /// A value outside its range: which field, what it was, and what its range is.
-@MemberwiseInit
 public struct ValueRangeProblem: Error, Sendable, Equatable, CustomStringConvertible {
     /// What a value with a range measures.
     public enum Quantity: String, Sendable, CaseIterable {
@@ -153,6 +158,13 @@ public struct ValueRangeProblem: Error, Sendable, Equatable, CustomStringConvert
     public var quantity: Quantity
     /// The range, in words (`ValueRanges.describe`).
     public var range: String
+
+    public init(field: String, value: Double, quantity: Quantity, range: String) {
+        self.field = field
+        self.value = value
+        self.quantity = quantity
+        self.range = range
+    }
 
     /// `"x" is 1e+300, outside its range: a coordinate from -1000000 to 1000000 points`.
     public var description: String {

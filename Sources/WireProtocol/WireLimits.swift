@@ -1,18 +1,24 @@
 public import MuEvalWire
 public import OrderedCollections
-internal import MemberwiseInit
 
 /// Limits the decoder enforces on every message; both are configurable in muevald.
-@MemberwiseInit
 public struct WireLimits: Sendable, Equatable {
     /// Largest message accepted, in bytes, from its `<` to its closing `>` (16 MiB: a screenshot fits).
-    public var maxMessageBytes: Int = 16 << 20
+    public var maxMessageBytes: Int
     /// Deepest nesting of values: an `<event>` with a flat key/value list has depth 1; each `<dict>`/`<array>` adds one.
-    public var maxDepth: Int = 64
+    public var maxDepth: Int
     /// Largest `<data>` of one `<media>` chunk, decoded (2 MiB: a second of phone video fits many times).
-    public var maxMediaChunkBytes: Int = 2 << 20
+    public var maxMediaChunkBytes: Int
     /// An event or media chunk with a value outside these is refused (docs/PROTOCOL.md, "Value ranges").
-    public var valueRanges: ValueRanges = .default
+    public var valueRanges: ValueRanges
+
+    public init(maxMessageBytes: Int = 16 << 20, maxDepth: Int = 64, maxMediaChunkBytes: Int = 2 << 20,
+                valueRanges: ValueRanges = .default) {
+        self.maxMessageBytes = maxMessageBytes
+        self.maxDepth = maxDepth
+        self.maxMediaChunkBytes = maxMediaChunkBytes
+        self.valueRanges = valueRanges
+    }
 }
 
 extension WireEvent {

@@ -1,4 +1,5 @@
 public import ArgumentParser
+internal import BuildInfo
 internal import ControlClient
 internal import ControlProtocol
 internal import Foundation
@@ -15,6 +16,7 @@ struct MuEvalCtl: AsyncParsableCommand {
         commandName: "muevalctl",
         abstract: "Start and stop evaluation sessions on muevald and look at what they recorded.",
         discussion: "--socket PATH and --json go before or after the command: `muevalctl --json sessions` is `muevalctl sessions --json`.",
+        version: BuildInfo.versionLine(program: "muevalctl"),
         subcommands: [Start.self, Stop.self, Status.self, Top.self, Sessions.self, Devices.self, Events.self, Tail.self, Note.self,
                       Export.self, Delete.self, Discover.self, Report.self, ReportConfig.self, Console.self, StudyCommand.self,
                       TaskMarkCommand.self, QuestionnaireCommand.self, MediaCommand.self, TranscribeCommand.self, ImportCommand.self,

@@ -1,4 +1,5 @@
 internal import ArgumentParser
+internal import BuildInfo
 internal import Daemon
 internal import Foundation
 internal import Logging
@@ -9,7 +10,8 @@ struct MuEvalDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "muevald",
         abstract: "The muEval capture server: records usability events streamed by devices under test.",
-        discussion: "Settings come from flags, then MUEVAL_* environment variables, then the config file, then defaults (config/muevald.toml lists them all).")
+        discussion: "Settings come from flags, then MUEVAL_* environment variables, then the config file, then defaults (config/muevald.toml lists them all).",
+        version: BuildInfo.versionLine(program: "muevald"))
 
     @Option(name: .long, help: ArgumentHelp("A TOML config file.", valueName: "FILE"))
     var config: String?

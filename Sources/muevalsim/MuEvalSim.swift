@@ -1,4 +1,5 @@
 internal import ArgumentParser
+internal import BuildInfo
 internal import DeviceSimulator
 internal import Foundation
 internal import MuEvalCapture
@@ -11,7 +12,8 @@ struct MuEvalSim: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "muevalsim",
         abstract: "Simulated phones that stream a usability test's events to muevald, found over Zeroconf or given with --connect.",
-        discussion: "Built-in scenarios: \(BuiltinScenarios.names.joined(separator: ", ")). docs/SIMULATOR.md describes scenario files.")
+        discussion: "Built-in scenarios: \(BuiltinScenarios.names.joined(separator: ", ")). docs/SIMULATOR.md describes scenario files.",
+        version: BuildInfo.versionLine(program: "muevalsim"))
 
     @Option(help: ArgumentHelp("The capture server, instead of finding it over Zeroconf.", valueName: "HOST:PORT"))
     var connect: String?

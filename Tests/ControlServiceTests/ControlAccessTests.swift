@@ -171,9 +171,12 @@ private let gpxTrack = """
     </trkseg></trk></gpx>
     """
 
+/// Close-on-exec: a child another test starts meanwhile must not hold an end open (the hang-up test counts on it).
 private func socketPair() throws -> (CInt, CInt) {
     var pair: [CInt] = [-1, -1]
-    guard socketpair(AF_UNIX, CInt(SOCK_STREAM.rawValue), 0, &pair) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    guard socketpair(AF_UNIX, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+        throw POSIXError(.init(rawValue: errno) ?? .EIO)
+    }
     return (pair[0], pair[1])
 }
 

@@ -1,5 +1,3 @@
-internal import MemberwiseInit
-
 /// Good, warning or critical: Apple's three ratings of hitches (docs/REPORTS.md, "Fluidity").
 public enum FluidityRating: String, Sendable, Comparable, CaseIterable {
     case good, warning, critical
@@ -82,12 +80,15 @@ public struct Fluidity: InterpretationResult, Equatable {
 
 /// Rates each view's fluidity from the frame-timing sensor (docs/REPORTS.md, "Fluidity"); a view or launch
 /// rated critical is a usability problem.
-@MemberwiseInit
 public struct FluidityInterpreter: Interpreter {
     public let name = "Fluidity"
     public let requires: [any InterpretationResult.Type] = [SensorReadings.self, Screenshots.self]
     public let produces: [any InterpretationResult.Type] = [Fluidity.self, ProblemReport.self]
     let options: AnalysisOptions
+
+    public init(options: AnalysisOptions) {
+        self.options = options
+    }
 
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let fluidity = rate(try results.required(SensorReadings.self).frameTiming)

@@ -1,5 +1,3 @@
-internal import MemberwiseInit
-
 /// A time in which the app showed nothing new although the user waited or tried the same element again,
 /// until it finally responded: the thesis's problem scenario (2.3.1), where the app seems to hang.
 public struct Freeze: Equatable, Sendable {
@@ -15,12 +13,15 @@ public struct Freezes: InterpretationResult, Equatable {
     public var freezes: [Freeze]
 }
 
-@MemberwiseInit
 public struct FreezeDetector: Interpreter {
     public let name = "Freezes"
     public let requires: [any InterpretationResult.Type] = [Interactions.self, InputResponses.self, Screenshots.self]
     public let produces: [any InterpretationResult.Type] = [Freezes.self, ProblemReport.self]
     let options: AnalysisOptions
+
+    public init(options: AnalysisOptions) {
+        self.options = options
+    }
 
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let strokes = try results.required(Interactions.self).strokes

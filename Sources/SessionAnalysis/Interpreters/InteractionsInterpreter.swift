@@ -1,7 +1,6 @@
 public import MuEvalWire
 public import SessionModel
 public import WireProtocol
-internal import MemberwiseInit
 
 /// A finger's way across the screen, from touch-down to lift (touch phases began, moved…, ended).
 public struct Stroke: Equatable, Sendable {
@@ -95,12 +94,15 @@ public struct Interactions: InterpretationResult, Equatable {
     public var screenshots: [ScreenshotTake] = []
 }
 
-@MemberwiseInit
 public struct InteractionsInterpreter: Interpreter {
     public let name = "Interactions"
     public let requires: [any InterpretationResult.Type] = []
     public let produces: [any InterpretationResult.Type] = [Interactions.self]
     let options: AnalysisOptions
+
+    public init(options: AnalysisOptions) {
+        self.options = options
+    }
 
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         var result = Interactions()

@@ -1,12 +1,13 @@
-internal import MemberwiseInit
-
 /// Back-and-forth navigation: A → B → A → B…, a user looking for something in two places and finding it in neither.
-@MemberwiseInit
 public struct NavigationLoopDetector: Interpreter {
     public let name = "Navigation loops"
     public let requires: [any InterpretationResult.Type] = [NavigationPath.self]
     public let produces: [any InterpretationResult.Type] = [ProblemReport.self]
     let options: AnalysisOptions
+
+    public init(options: AnalysisOptions) {
+        self.options = options
+    }
 
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let steps = try results.required(NavigationPath.self).steps

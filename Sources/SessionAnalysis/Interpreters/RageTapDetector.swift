@@ -1,12 +1,13 @@
-internal import MemberwiseInit
-
 /// Rage taps: several quick taps at one spot, the user hammering on something that does not react as expected.
-@MemberwiseInit
 public struct RageTapDetector: Interpreter {
     public let name = "Rage taps"
     public let requires: [any InterpretationResult.Type] = [Interactions.self, Screenshots.self]
     public let produces: [any InterpretationResult.Type] = [ProblemReport.self]
     let options: AnalysisOptions
+
+    public init(options: AnalysisOptions) {
+        self.options = options
+    }
 
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let taps = try results.required(Interactions.self).strokes.filter(\.isTap)

@@ -1,5 +1,3 @@
-internal import MemberwiseInit
-
 /// The tester shook the phone: acceleration beyond gravity, back and forth, several times in quick succession.
 public struct Shake: Equatable, Sendable {
     public var start: Double
@@ -22,7 +20,6 @@ public struct Shakes: InterpretationResult, Equatable {
 /// turned to landscape does not read as moved. A sample is strong when it differs from gravity by at least
 /// `shakeThreshold` g; a reversal is a strong sample pointing against the strong sample before it. A run of
 /// strong samples, each within `shakeWindow` of the previous, with at least `shakeReversals` reversals is a shake.
-@MemberwiseInit
 public struct ShakeDetector: Interpreter {
     public let name = "Shakes"
     public let requires: [any InterpretationResult.Type] = [SensorReadings.self, Interactions.self, Screenshots.self]
@@ -31,6 +28,10 @@ public struct ShakeDetector: Interpreter {
 
     /// How far from 1 g a sample may be and still show gravity alone.
     static let calmTolerance = 0.15
+
+    public init(options: AnalysisOptions) {
+        self.options = options
+    }
 
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let appearances = try results.required(Interactions.self).appearances

@@ -1,4 +1,3 @@
-internal import MemberwiseInit
 internal import MuEvalWire
 internal import WireProtocol
 
@@ -6,7 +5,6 @@ internal import WireProtocol
 /// Guidelines (thesis 2.4.2, 5.3 `UIGuidelineChecker`): hit targets of at least 44 × 44 points, a
 /// placeholder in every text field, and text of at least 11 points (an element's `fontSize`, when the
 /// capture library reports it). Each element is reported once, however often its view appeared.
-@MemberwiseInit
 public struct UIGuidelineChecker: Interpreter {
     public let name = "UI guidelines"
     public let requires: [any InterpretationResult.Type] = [Interactions.self, Screenshots.self]
@@ -19,6 +17,10 @@ public struct UIGuidelineChecker: Interpreter {
         "UITextField", "UIPageControl", "UIStepper", "UITabBarButton", "UIToolbarButton", "UISearchBar",
     ]
     static let placeholderClasses: Set<String> = ["UITextField", "UISearchBar"]
+
+    public init(options: AnalysisOptions) {
+        self.options = options
+    }
 
     /// A rule an element breaks, with what the evidence needs.
     private enum Violation {

@@ -1,14 +1,15 @@
-internal import MemberwiseInit
-
 /// Taps after which nothing happened: no UserInterfaceEvent, no screen change within the response window.
 /// Usually taps on something that looks interactive and is not (seed 003's "leaf problem"). Taps during a
 /// freeze are the freeze's. Reported once per element and view, with the number of taps.
-@MemberwiseInit
 public struct UnresponsiveTapDetector: Interpreter {
     public let name = "Unresponsive taps"
     public let requires: [any InterpretationResult.Type] = [Interactions.self, InputResponses.self, Freezes.self, Screenshots.self]
     public let produces: [any InterpretationResult.Type] = [ProblemReport.self]
     let options: AnalysisOptions
+
+    public init(options: AnalysisOptions) {
+        self.options = options
+    }
 
     private struct Place: Hashable {
         var view: String?

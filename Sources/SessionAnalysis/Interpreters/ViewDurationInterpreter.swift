@@ -1,5 +1,3 @@
-internal import MemberwiseInit
-
 /// Time on one view, or on one functionality (a group of views).
 public struct TimeShare: Equatable, Sendable {
     public var name: String
@@ -17,12 +15,15 @@ public struct ViewDurations: InterpretationResult, Equatable {
     public var functionalities: [TimeShare]
 }
 
-@MemberwiseInit
 public struct ViewDurationInterpreter: Interpreter {
     public let name = "View durations"
     public let requires: [any InterpretationResult.Type] = [Overview.self, NavigationPath.self, Interactions.self]
     public let produces: [any InterpretationResult.Type] = [ViewDurations.self]
     let options: AnalysisOptions
+
+    public init(options: AnalysisOptions) {
+        self.options = options
+    }
 
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let steps = try results.required(NavigationPath.self).steps
