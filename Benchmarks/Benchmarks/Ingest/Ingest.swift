@@ -37,14 +37,16 @@ private func decoded(_ bytes: [UInt8]) -> [JournalRecord] {
 /// skipped as already stored.
 private func numbered(_ records: [JournalRecord], iteration: Int) -> [JournalRecord] {
     records.enumerated().map { index, record in
-        var record = record
-        record.event.seq = Int64(iteration * eventsPerIteration + index)
-        record.event.blobs = record.event.blobs.map { blob in
+        guard case .event(var event) = record.content else { return record }
+        event.seq = Int64(iteration * eventsPerIteration + index)
+        event.blobs = event.blobs.map { blob in
             var blob = blob
             blob.sha256 = String(format: "%016x", iteration) + blob.sha256.dropFirst(16)
             return blob
         }
-        return record
+        var numbered = record
+        numbered.content = .event(event)
+        return numbered
     }
 }
 
