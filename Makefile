@@ -40,8 +40,7 @@ ZSHCOMPDIR   ?= $(PREFIX)/share/zsh/site-functions
 BIN          ?=
 
 # The release build that ships, in its own scratch path: the Swift runtime and Foundation linked in. `make deb` packages
-# it, `make bench` measures it, and `make fuzz` links the packages it compiled (uninstrumented): one release build
-# serves the three (docs/DEVELOPMENT.md).
+# it and `make bench` measures it: one release build serves both (docs/DEVELOPMENT.md).
 SHIPPED_BUILD := -c release --static-swift-stdlib --disable-local-rpath
 DEB_SCRATCH  ?= .build-release
 
@@ -109,9 +108,10 @@ test: test-deps
 ## control) and run each FUZZ_SECONDS (docs/FUZZING.md; FUZZ_TARGETS="session media" runs some); fails on a crash or hang
 FUZZ_SECONDS ?= 20
 FUZZ_TARGETS ?= wire session study replay media import console control
+## The packages the fuzzer links uninstrumented come from make test's debug build (.build), compiled once in CI.
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" SWIFT=$(SWIFT) \
-		FUZZ_DEPS_SCRATCH=$(DEB_SCRATCH) FUZZ_DEPS_BUILD="$(SHIPPED_BUILD)" Fuzz/run.sh
+		FUZZ_DEPS_SCRATCH=.build FUZZ_DEPS_BUILD="-c debug" Fuzz/run.sh
 
 ## bench: the shipped release build (make deb's), then the end-to-end, console, micro, report, study report and speech benchmarks;
 ## prints the figures and writes docs/BENCHMARKS.md (loopback only; docs/DEVELOPMENT.md says how long). The benchmark library

@@ -2,10 +2,11 @@
 # Builds the libFuzzer binary of every fuzz target (docs/FUZZING.md) and prints its path.
 #
 # SwiftPM cannot link a libFuzzer executable (it renames the target's main), so:
-#   1. SwiftPM builds the packages our modules depend on (swift-crypto, swift-collections, NIO's lock) in release
-#      mode, without instrumentation, in FUZZ_DEPS_SCRATCH with FUZZ_DEPS_BUILD's flags: `make fuzz` names the
-#      shipped release build's (make deb's), where these targets are already compiled, so that CI compiles
-#      them once (docs/DEVELOPMENT.md); alone, its own scratch directory and plain release;
+#   1. SwiftPM builds the packages our modules depend on (swift-crypto, swift-collections, NIO's lock) without
+#      instrumentation, in FUZZ_DEPS_SCRATCH with FUZZ_DEPS_BUILD's flags: `make fuzz` names make test's debug
+#      build, where these targets are already compiled, so that CI compiles them once (docs/DEVELOPMENT.md);
+#      alone, its own scratch directory in release mode. (Not the shipped release build: its objects ask for the
+#      static Foundation's parts, and LeakSanitizer's suppressions name Foundation's shared libraries.);
 #   2. swiftc compiles each of our modules under test (Sources/<Module>) into a module and an object file with
 #      -sanitize=fuzzer,address, two at a time in dependency order, skipping a module whose sources, and whose
 #      dependencies, have not changed since its object was made;
@@ -20,7 +21,7 @@ SWIFTC=${SWIFTC:-swiftc}
 SCRATCH=${FUZZ_SCRATCH:-.build-fuzz}
 DEPS_SCRATCH=${FUZZ_DEPS_SCRATCH:-$SCRATCH}
 read -r -a deps_build <<< "${FUZZ_DEPS_BUILD:--c release}"
-deps="$DEPS_SCRATCH/release"
+deps=$("$SWIFT" build "${deps_build[@]}" --scratch-path "$DEPS_SCRATCH" --show-bin-path)
 out="$SCRATCH/fuzz"
 OUT="$SCRATCH/mueval-fuzzer"
 mkdir -p "$out/Modules" "$out/objects"
