@@ -82,15 +82,17 @@ face-model:
 build: deps
 	$(SWIFT) build
 
-## release: optimised build of the programs README's quick start uses (not the benchmarks or test support)
+## release: optimised build of the programs README's quick start uses (not the benchmarks or test support), without
+## debug information: a newcomer's first build is shorter by it (docs/DEVELOPMENT.md); the Debian package keeps it
 RUN_PRODUCTS := muevald muevalctl muevalsim plainnote
+RUN_BUILD    := -c release -debug-info-format none
 release: deps
-	for product in $(RUN_PRODUCTS); do $(SWIFT) build -c release --product $$product || exit 1; done
+	for product in $(RUN_PRODUCTS); do $(SWIFT) build $(RUN_BUILD) --product $$product || exit 1; done
 
 ## run: start muevald in the foreground with embedded defaults (data in ./mueval-data)
 run: release
-	@echo "muevald: data in $(DATA_DIR); muevalctl is $$($(SWIFT) build -c release --show-bin-path)/muevalctl"
-	$$($(SWIFT) build -c release --show-bin-path)/muevald --data-dir $(DATA_DIR) $(ARGS)
+	@echo "muevald: data in $(DATA_DIR); muevalctl is $$($(SWIFT) build $(RUN_BUILD) --show-bin-path)/muevalctl"
+	$$($(SWIFT) build $(RUN_BUILD) --show-bin-path)/muevald --data-dir $(DATA_DIR) $(ARGS)
 
 ## test: check that Package.swift declares what each module imports and that no conversion of a number can trap, build, run every test, then
 ## README's deploy steps under a real systemd (as root: it boots a container; docs/SYSTEMD.md)
@@ -164,7 +166,7 @@ clean:
 
 ## install: the release binaries, systemd unit, sysusers snippet, config (kept if present), completions, docs
 install: $(if $(BIN),,release)
-	$(eval BIN := $(or $(BIN),$(shell $(SWIFT) build -c release --show-bin-path)))
+	$(eval BIN := $(or $(BIN),$(shell $(SWIFT) build $(RUN_BUILD) --show-bin-path)))
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(CONFDIR) $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(ZSHCOMPDIR) \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
