@@ -96,9 +96,10 @@ def offline(args, scratch):
         report, elapsed = simulate(args.muevalsim, port, "--events", "1", "--rate", "max", *common)
         device = report["devices"][0]
         stored = 0
-        for directory, _, names in os.walk(os.path.join(scratch, "data")):
+        # Session files only (DATA/sessions/): the catalog and the tester pool are SQLite files too.
+        for directory, _, names in os.walk(os.path.join(scratch, "data", "sessions")):
             for name in names:
-                if name.endswith(".sqlite") and name != "catalog.sqlite":
+                if name.endswith(".sqlite"):
                     with sqlite3.connect(os.path.join(directory, name)) as db:
                         stored += db.execute("select count(distinct seq) from events").fetchone()[0]
         print(f"  then a server: the next start delivered the backlog and its one new event in {elapsed:.1f} s "
@@ -112,7 +113,7 @@ def footprint(args, scratch):
     stripped = os.path.join(scratch, "plainnote")
     shutil.copy(args.plainnote, stripped)
     subprocess.run(["strip", stripped], check=True)
-    library = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "MuEvalCapture")
+    library = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "CaptureLibrary", "Sources", "MuEvalCapture")
     lines = comments = 0
     for name in os.listdir(library):
         with open(os.path.join(library, name)) as f:
