@@ -11,7 +11,7 @@ struct ConsoleContext: RequestContext, WebSocketRequestContext {
     let webSocket: WebSocketHandlerReference<Self>
     var login: ConsoleLogin?
     /// A visitor of the pages without a login: its cookie's value (made by the gate when the request
-    /// brought none) and the address its limits count.
+    /// brought none) and its address (`ConsoleProxies`), which its limits count.
     var visitor: String?
     var address = ""
     /// The connection: a WebSocket to a browser that stopped reading is closed here at shutdown,
@@ -40,13 +40,23 @@ struct ConsoleGate: RouterMiddleware {
     let hosts: ConsoleHosts
     let visitors: ConsoleVisitors
     let quotas: VisitorQuotas
+    let proxies: ConsoleProxies
     /// Cookies marked `Secure` (the console speaks HTTPS).
     let secureCookies: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = hosts.allows(request.head.authority)
-            ? try await gate(request, context: context, next: next)
-            : ConsoleResponse.error(.misdirectedRequest, "this console does not answer to that host name: reach it as its login link says, or add the name to console.allowed_hosts")
+        var response: Response
+        do {
+            response = hosts.allows(request.head.authority)
+                ? try await gate(request, context: context, next: next)
+                : ConsoleResponse.error(.misdirectedRequest, "this console does not answer to that host name: reach it as its login link says, or add the name to console.allowed_hosts")
+        } catch let error as HTTPError {
+            response = ConsoleResponse.error(error.status, error.status == .notFound ? "no such page or call" : error.status.reasonPhrase)
+        } catch let error as any HTTPResponseError {
+            // A thrown error (a 404 of a path no route has, a handler's `ConsoleError`) is answered here,
+            // so that it gets the headers below too; left to the server, it would go out without them.
+            response = try error.response(from: request, context: context)
+        }
         Self.secure(&response.headers, isAPI: request.uri.path.hasPrefix("/api/"))
         return response
     }
@@ -86,7 +96,7 @@ struct ConsoleGate: RouterMiddleware {
     /// the request had none.
     private func visit(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.address = VisitorQuotas.key(context.channel.remoteAddress?.ipAddress ?? "")
+        context.address = proxies.client(peer: context.channel.remoteAddress?.ipAddress ?? "", headers: request.headers)
         do {
             try quotas.use(.request, by: context.address, now: Date().timeIntervalSince1970)
         } catch {

@@ -17,6 +17,9 @@ public struct ConsoleSettings: Sendable, Equatable {
     public var tlsCertificate: String?
     public var tlsKey: String?
     public var access = ConsoleAccessLimits()
+    /// Reverse proxies (addresses or ranges, `10.0.0.0/8`) whose `Forwarded`/`X-Forwarded-For` names the
+    /// visitor the per-address limits count; a request from anywhere else counts by its own address.
+    public var trustedProxies: [String] = []
     /// What one address may do on the pages without a login (enrolment, invitation, withdrawal).
     public var visitors = VisitorLimits()
     /// Live events queued for one browser; beyond, events are skipped and the page says how many.

@@ -47,12 +47,16 @@ public struct VisitorLimits: Sendable, Equatable {
     public var withdrawalsPerHour: Int
     /// Addresses remembered per limit (memory bound); beyond it the one seen longest ago is forgotten.
     public var trackedAddresses: Int
+    /// An IPv6 /48 (a site) may use this many times an address's quota (`server.pairing_network_factor`).
+    public var networkFactor: Int
 
-    public init(requestsPerMinute: Int = 120, enrolmentsPerHour: Int = 20, withdrawalsPerHour: Int = 10, trackedAddresses: Int = 10_000) {
+    public init(requestsPerMinute: Int = 120, enrolmentsPerHour: Int = 20, withdrawalsPerHour: Int = 10, trackedAddresses: Int = 10_000,
+                networkFactor: Int = 16) {
         self.requestsPerMinute = requestsPerMinute
         self.enrolmentsPerHour = enrolmentsPerHour
         self.withdrawalsPerHour = withdrawalsPerHour
         self.trackedAddresses = trackedAddresses
+        self.networkFactor = networkFactor
     }
 }
 
@@ -98,18 +102,22 @@ final class VisitorQuotas: Sendable {
         self.limits = limits
     }
 
-    /// What the limits count by: as for wrong pairing codes, an IPv4 address or an IPv6 address's /64.
-    static func key(_ address: String) -> String { PairingGuard.key(address) }
-
-    /// Counts one use by `address`; throws the refusal a visitor reads (429) when over the limit.
+    /// Counts one use by `address` (an IPv4 address, or an IPv6 address's /64 and /48, as for wrong pairing
+    /// codes); throws the refusal a visitor reads (429) when over the limit.
     func use(_ kind: Kind, by address: String, now: Double) throws(ConsoleError) {
         let (limit, window, what): (Int, Double, String) = switch kind {
         case .request: (limits.requestsPerMinute, 60, "requests")
         case .enrolment: (limits.enrolmentsPerHour, 3600, "enrolments")
         case .withdrawal: (limits.withdrawalsPerHour, 3600, "withdrawal attempts")
         }
-        let decision = quotas.withLockedValue {
-            $0[kind, default: AddressQuota()].use(address, limit: limit, window: window, tracked: limits.trackedAddresses, now: now)
+        let networkLimit = limit.multipliedReportingOverflow(by: limits.networkFactor).overflow ? .max : limit * limits.networkFactor
+        let decision = quotas.withLockedValue { quotas -> AddressQuota.Decision in
+            for key in NetworkAddress.limitKeys(address) {
+                let decision = quotas[kind, default: AddressQuota()].use(key.name, limit: key.isNetwork ? networkLimit : limit, window: window,
+                                                                         tracked: limits.trackedAddresses, now: now)
+                if case .refused = decision { return decision }
+            }
+            return .allowed
         }
         if case .refused(let retryAfter) = decision {
             throw .tooManyRequests("too many \(what) from your address: try again in \(Int(saturating: retryAfter.rounded(.up))) s")

@@ -15,15 +15,27 @@ public struct PairingLimits: Sendable, Equatable {
     public var rotateAfter: Int
     /// Addresses remembered at once (memory bound); beyond it the one with the oldest wrong code is forgotten.
     public var trackedAddresses: Int
+    /// An IPv6 /48 (a site) gets this many times an address's wrong codes before it waits, and before it is locked out.
+    public var networkFactor: Int
 
     public init(backoffAfter: Int = 3, backoffSeconds: Double = 1, lockoutAfter: Int = 10, lockoutSeconds: Double = 900,
-                rotateAfter: Int = 20, trackedAddresses: Int = 10_000) {
+                rotateAfter: Int = 20, trackedAddresses: Int = 10_000, networkFactor: Int = 16) {
         self.backoffAfter = backoffAfter
         self.backoffSeconds = backoffSeconds
         self.lockoutAfter = lockoutAfter
         self.lockoutSeconds = lockoutSeconds
         self.rotateAfter = rotateAfter
         self.trackedAddresses = trackedAddresses
+        self.networkFactor = networkFactor
+    }
+
+    /// The limits a key counts by: a network's thresholds `networkFactor` times an address's (saturating).
+    func scaled(for key: NetworkAddress.LimitKey) -> PairingLimits {
+        guard key.isNetwork else { return self }
+        var network = self
+        network.backoffAfter = backoffAfter.multipliedReportingOverflow(by: networkFactor).overflow ? .max : backoffAfter * networkFactor
+        network.lockoutAfter = lockoutAfter.multipliedReportingOverflow(by: networkFactor).overflow ? .max : lockoutAfter * networkFactor
+        return network
     }
 
     /// How long an address that sent `failures` wrong codes waits after the last one; nil: not at all.
@@ -35,13 +47,25 @@ public struct PairingLimits: Sendable, Equatable {
     }
 }
 
-/// Who may try a pairing code now, and what a wrong one costs: per address, a few attempts, then
+/// Who may try a code now, and what a wrong one costs: per address, a few attempts, then
 /// exponential backoff, then a lockout; per session, a new code after enough wrong ones from
 /// anywhere. No clock and no I/O: the registry passes the time and carries out the decisions.
 ///
-/// Memory is bounded: at most `PairingLimits.trackedAddresses` addresses (IPv6 ones by their /64,
-/// which one host can fill) and one count per open session with a code.
+/// What forgives (docs/SECURITY.md, "Who can record"): only time, and a right *pairing* code, which
+/// forgives that address's wrong pairing codes and nothing else. A right invitation code forgives
+/// nothing: anyone can hold an invitation (the pool's enrolment is public), so a look-up of one's own
+/// must not pay for guesses at others'. An IPv6 address counts by its /64 and by its /48, whose
+/// thresholds are `networkFactor` times larger: a site's 65,536 /64s do not multiply its guesses.
+///
+/// Memory is bounded: at most `PairingLimits.trackedAddresses` keys and one count per open session
+/// with a code.
 package struct PairingGuard {
+    /// What a device or visitor presents to be let in: both kinds count against the same limits.
+    package enum Kind: String, Sendable {
+        case pairingCode = "pairing code"
+        case invitation = "invitation code"
+    }
+
     enum Admission: Equatable {
         /// Compare the code.
         case compare
@@ -76,43 +100,63 @@ package struct PairingGuard {
 
     private struct Entry {
         var failures: Int
+        /// Of `failures`, the wrong pairing codes: the ones a right pairing code forgives.
+        var pairingFailures: Int
         var lastFailure: Double
         /// The hash of the last wrong code (Swift's hashes are seeded per process).
         var lastCode: Int
     }
 
-    private var addresses: [String: Entry] = [:]
+    private var entries: [String: Entry] = [:]
     private var sessionFailures: [Int64: Int] = [:]
     private var logWindowStart = -Double.infinity
     private var loggedInWindow = 0
     private var unlogged = 0
 
-    /// Addresses remembered now.
-    var trackedAddresses: Int { addresses.count }
+    /// Keys (addresses, /64s and /48s) remembered now.
+    var trackedAddresses: Int { entries.count }
 
-    /// Whether `address` may have its code compared at `now`.
+    /// Whether `address` may have its code compared at `now`: the longest wait any of its keys owes.
     mutating func admit(address: String, now: Double, limits: PairingLimits) -> Admission {
-        let key = Self.key(address)
-        guard let entry = current(key, now: now, limits: limits), let wait = limits.wait(after: entry.failures) else { return .compare }
-        let remaining = entry.lastFailure + wait - now
-        guard remaining > 0 else { return .compare }
-        return .refused(retryAfter: remaining, lockedOut: entry.failures >= limits.lockoutAfter)
+        var refusal: Admission = .compare
+        for key in NetworkAddress.limitKeys(address) {
+            let scaled = limits.scaled(for: key)
+            guard let entry = current(key.name, now: now, limits: scaled), let wait = scaled.wait(after: entry.failures) else { continue }
+            let remaining = entry.lastFailure + wait - now
+            guard remaining > 0 else { continue }
+            if case .refused(let longest, _) = refusal, longest >= remaining { continue }
+            refusal = .refused(retryAfter: remaining, lockedOut: entry.failures >= scaled.lockoutAfter)
+        }
+        return refusal
     }
 
-    /// `address` presented `code`, which no open session has; `sessions` are the open sessions with a code.
-    mutating func failed(address: String, code: String, sessions: [Int64], now: Double, limits: PairingLimits) -> Failure {
-        let key = Self.key(address)
+    /// `address` presented `code` of `kind`, which nothing has; `sessions` are the open sessions
+    /// the code could have been meant for (those with a pairing code; none for an invitation code).
+    mutating func failed(address: String, code: String, kind: Kind = .pairingCode, sessions: [Int64], now: Double,
+                         limits: PairingLimits) -> Failure {
+        let keys = NetworkAddress.limitKeys(address)
         let hash = code.hashValue
-        if let entry = current(key, now: now, limits: limits), entry.lastCode == hash {
+        let finest = keys[0]
+        if let entry = current(finest.name, now: now, limits: limits), entry.lastCode == hash {
             return Failure(counted: false, failures: entry.failures, wait: limits.wait(after: entry.failures),
                            lockedOut: entry.failures >= limits.lockoutAfter, rotate: [], log: .quiet)
         }
-        if addresses[key] == nil { makeRoom(for: limits.trackedAddresses) }
-        var entry = addresses[key] ?? Entry(failures: 0, lastFailure: now, lastCode: hash)
-        entry.failures += 1
-        entry.lastFailure = now
-        entry.lastCode = hash
-        addresses[key] = entry
+        // The finest key speaks for the address, unless its network owes a longer wait.
+        var decided: (failures: Int, wait: Double?, lockedOut: Bool) = (0, nil, false)
+        for (index, key) in keys.enumerated() {
+            let scaled = limits.scaled(for: key)
+            if current(key.name, now: now, limits: scaled) == nil { makeRoom(for: limits.trackedAddresses) }
+            var entry = entries[key.name] ?? Entry(failures: 0, pairingFailures: 0, lastFailure: now, lastCode: hash)
+            entry.failures += 1
+            if kind == .pairingCode { entry.pairingFailures += 1 }
+            entry.lastFailure = now
+            entry.lastCode = hash
+            entries[key.name] = entry
+            let wait = scaled.wait(after: entry.failures)
+            if index == 0 || (wait ?? 0) > (decided.wait ?? 0) {
+                decided = (entry.failures, wait, entry.failures >= scaled.lockoutAfter)
+            }
+        }
 
         // A wrong code could have been any open session's: each one counts it.
         sessionFailures = sessionFailures.filter { sessions.contains($0.key) }
@@ -126,30 +170,41 @@ package struct PairingGuard {
                 sessionFailures[session] = count
             }
         }
-        return Failure(counted: true, failures: entry.failures, wait: limits.wait(after: entry.failures),
-                       lockedOut: entry.failures >= limits.lockoutAfter, rotate: rotate, log: logDecision(now: now))
+        return Failure(counted: true, failures: decided.failures, wait: decided.wait, lockedOut: decided.lockedOut, rotate: rotate,
+                       log: logDecision(now: now))
     }
 
-    /// `address` presented a right code: its wrong ones are forgiven.
-    mutating func succeeded(address: String) {
-        addresses[Self.key(address)] = nil
+    /// `address` presented a right code of `kind`. A right pairing code forgives the address's wrong
+    /// pairing codes (its /48 forgets as many); a right invitation code forgives nothing (see above).
+    mutating func succeeded(address: String, kind: Kind) {
+        guard kind == .pairingCode else { return }
+        let keys = NetworkAddress.limitKeys(address)
+        let forgiven = entries[keys[0].name]?.pairingFailures ?? 0
+        guard forgiven > 0 else { return }
+        for key in keys {
+            guard var entry = entries[key.name] else { continue }
+            let count = min(forgiven, entry.pairingFailures)
+            entry.failures -= count
+            entry.pairingFailures -= count
+            entries[key.name] = entry.failures > 0 ? entry : nil
+        }
     }
 
-    /// The address's entry, forgotten once its last wrong code is `lockoutSeconds` old.
+    /// The key's entry, forgotten once its last wrong code is `lockoutSeconds` old.
     private mutating func current(_ key: String, now: Double, limits: PairingLimits) -> Entry? {
-        guard let entry = addresses[key] else { return nil }
+        guard let entry = entries[key] else { return nil }
         guard now - entry.lastFailure < limits.lockoutSeconds else {
-            addresses[key] = nil
+            entries[key] = nil
             return nil
         }
         return entry
     }
 
-    /// Forgets the addresses with the oldest wrong codes until one more fits. A linear scan: it runs
-    /// only for a new address when the table is full, and a full table is a few thousand entries.
+    /// Forgets the keys with the oldest wrong codes until one more fits. A linear scan: it runs
+    /// only for a new key when the table is full, and a full table is a few thousand entries.
     private mutating func makeRoom(for limit: Int) {
-        while addresses.count >= max(limit, 1), let oldest = addresses.min(by: { $0.value.lastFailure < $1.value.lastFailure })?.key {
-            addresses[oldest] = nil
+        while entries.count >= max(limit, 1), let oldest = entries.min(by: { $0.value.lastFailure < $1.value.lastFailure })?.key {
+            entries[oldest] = nil
         }
     }
 
@@ -167,24 +222,8 @@ package struct PairingGuard {
         return .log(unlogged: unlogged)
     }
 
-    /// What the limits count by: an IPv4 address, or an IPv6 address's /64 (one host can use a whole
-    /// /64); an IPv4-mapped IPv6 address is its IPv4 address.
+    /// How an address is named in messages and logs: an IPv4 address, or an IPv6 address's /64.
     package static func key(_ address: String) -> String {
-        guard address.contains(":") else { return address }
-        let bare = address.prefix { $0 != "%" }.lowercased()
-        if bare.hasPrefix("::ffff:"), bare.contains(".") { return String(bare.dropFirst(7)) }
-        let halves = bare.components(separatedBy: "::")
-        func groups(_ text: String) -> [UInt16?] {
-            // A trailing dotted IPv4 part is the last two groups.
-            text.isEmpty ? [] : text.split(separator: ":", omittingEmptySubsequences: false)
-                .flatMap { $0.contains(".") ? [0, 0] : [UInt16($0, radix: 16)] }
-        }
-        let head = groups(halves[0])
-        let tail = halves.count == 2 ? groups(halves[1]) : []
-        let zeros = 8 - head.count - tail.count
-        guard halves.count <= 2, halves.count == 2 ? zeros >= 1 : zeros == 0 else { return address }
-        let network = (head + Array(repeating: 0, count: zeros) + tail).prefix(4).compactMap { $0 }
-        guard network.count == 4 else { return address }
-        return network.map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
+        NetworkAddress.limitKeys(address)[0].name
     }
 }

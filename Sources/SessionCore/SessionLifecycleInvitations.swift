@@ -5,7 +5,8 @@ internal import WireProtocol
 /// invitation's code in `<hello>` and records into a session of the invitation's study, iteration
 /// and participant, opened for it on first use. The invitation is then bound to that phone: it
 /// may reconnect, any other device is refused. Unknown and expired codes count against the
-/// address like wrong pairing codes (`PairingGuard`), so that codes cannot be guessed.
+/// address like wrong pairing codes (`PairingGuard`), so that codes cannot be guessed; a right one
+/// forgives nothing, since anyone may hold an invitation of their own.
 extension SessionLifecycleStateMachine {
     /// A device presents invitation `code`: its open session when it has one, else the catalog is
     /// asked (`.lookUpInvitation`, answered through `invitationFound`).
@@ -16,7 +17,7 @@ extension SessionLifecycleStateMachine {
         guard admitted(address, .invitation, limits: limits, now: now, &actions) else { return actions }
         guard Invitation.isCode(code) else { return unknownInvitation(code, address: address, limits: limits, now: now) }
         if let open = openSession(of: code) {
-            return join(open, code: code, device: device, connection: connection, address: address, now: now)
+            return join(open, code: code, device: device, connection: connection, now: now)
         }
         return [.lookUpInvitation(code)]
     }
@@ -28,7 +29,7 @@ extension SessionLifecycleStateMachine {
         let address = device.address ?? "unknown"
         // Another connection of the device may have opened it meanwhile.
         if let open = openSession(of: code) {
-            return join(open, code: code, device: device, connection: connection, address: address, now: now)
+            return join(open, code: code, device: device, connection: connection, now: now)
         }
         guard let invitation, invitation.status != .expired, invitation.status != .invited || invitation.expires > now else {
             var actions = unknownInvitation(code, address: address, limits: limits, now: now)
@@ -46,7 +47,6 @@ extension SessionLifecycleStateMachine {
                 // Bound to this device, but its session is no longer open (it was stopped or deleted).
                 return [.reject(reason: "this invitation's session has ended; ask the study's organiser for a new one", logged: false)]
             }
-            pairingGuard.succeeded(address: address)
             return [.openInvitedSession(invitation)]
         }
     }
@@ -84,10 +84,9 @@ extension SessionLifecycleStateMachine {
     }
 
     /// The invitation's open session: its own device records into it, another is refused.
-    private mutating func join(_ session: OpenSession, code: String, device: ConnectingDevice, connection: UInt64, address: String,
+    private mutating func join(_ session: OpenSession, code: String, device: ConnectingDevice, connection: UInt64,
                                now: Double) -> [Action] {
         guard session.record.boundDevice == device.id else { return inUse(code, by: device) }
-        pairingGuard.succeeded(address: address)
         return recording(session.record.id, device: device, connection: connection, now: now)
     }
 

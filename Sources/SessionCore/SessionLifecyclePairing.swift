@@ -27,7 +27,7 @@ extension SessionLifecycleStateMachine {
         }
         guard admitted(address, .pairingCode, limits: limits, now: now, &actions) else { return .refused }
         if let session = candidates.first(where: { $0.pairingCode.map { constantTimeEqual($0, code) } == true }) {
-            pairingGuard.succeeded(address: address)
+            pairingGuard.succeeded(address: address, kind: .pairingCode)
             return .paired(session.id)
         }
         let failure = wrongCode(code, .pairingCode, address: address, sessions: candidates.map(\.id), limits: limits, now: now, &actions)
@@ -38,14 +38,8 @@ extension SessionLifecycleStateMachine {
         return .refused
     }
 
-    /// What a device presents to be let in: both kinds count against the same per-address limits.
-    enum Code: String {
-        case pairingCode = "pairing code"
-        case invitation = "invitation code"
-    }
-
     /// Whether `address` may have its code compared now; when not, the actions refuse it.
-    mutating func admitted(_ address: String, _ kind: Code, limits: PairingLimits, now: Double, _ actions: inout [Action]) -> Bool {
+    mutating func admitted(_ address: String, _ kind: PairingGuard.Kind, limits: PairingLimits, now: Double, _ actions: inout [Action]) -> Bool {
         guard case .refused(let retryAfter, _) = pairingGuard.admit(address: address, now: now, limits: limits) else { return true }
         actions += [.count(.pairingRefused),
                     .reject(reason: "too many wrong \(kind.rawValue)s from \(PairingGuard.key(address)): try again in \(Self.seconds(retryAfter)) s",
@@ -54,10 +48,10 @@ extension SessionLifecycleStateMachine {
     }
 
     /// `address` presented a wrong code: counted, and logged as `PairingGuard` rations it.
-    mutating func wrongCode(_ code: String, _ kind: Code, address: String, sessions: [Int64], limits: PairingLimits, now: Double,
+    mutating func wrongCode(_ code: String, _ kind: PairingGuard.Kind, address: String, sessions: [Int64], limits: PairingLimits, now: Double,
                             _ actions: inout [Action]) -> PairingGuard.Failure {
         actions.append(.count(.authenticationFailure))
-        let failure = pairingGuard.failed(address: address, code: code, sessions: sessions, now: now, limits: limits)
+        let failure = pairingGuard.failed(address: address, code: code, kind: kind, sessions: sessions, now: now, limits: limits)
         if let line = Self.logLine(failure, kind, address: PairingGuard.key(address)) { actions.append(.log(.warning, line)) }
         return failure
     }
@@ -83,7 +77,7 @@ extension SessionLifecycleStateMachine {
     }
 
     /// One line per counted wrong code, as `PairingGuard` rations them; nil: not logged.
-    private static func logLine(_ failure: PairingGuard.Failure, _ kind: Code, address: String) -> String? {
+    private static func logLine(_ failure: PairingGuard.Failure, _ kind: PairingGuard.Kind, address: String) -> String? {
         guard failure.counted, case .log(let unlogged) = failure.log else { return nil }
         var line = "wrong \(kind.rawValue) from \(address) (\(failure.failures) from this address)"
         if let wait = failure.wait { line += failure.lockedOut ? ": refused for \(seconds(wait)) s" : ": next attempt in \(seconds(wait)) s" }

@@ -20,10 +20,8 @@ extension SessionRegistry {
             counters.pairingRefused.add(1)
             return .refused(retryAfter: retryAfter)
         }
-        if Invitation.isCode(code), let invitation = try catalog.invitation(code: code) {
-            lock.withLock { machine.pairingGuard.succeeded(address: address) }
-            return .found(invitation)
-        }
+        // Found forgives nothing (`PairingGuard`): the visitor's own invitation must not pay for guesses at others'.
+        if Invitation.isCode(code), let invitation = try catalog.invitation(code: code) { return .found(invitation) }
         _ = decide { machine in
             var actions: [Machine.Action] = []
             _ = machine.wrongCode(code, .invitation, address: address, sessions: [], limits: limits, now: now, &actions)

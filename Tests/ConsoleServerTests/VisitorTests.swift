@@ -1,5 +1,6 @@
 @testable import ConsoleServer
 import Foundation
+import HTTPTypes
 import NIOCore
 import Testing
 
@@ -44,6 +45,38 @@ import Testing
             try quotas.use(.enrolment, by: "192.0.2.9", now: 0)
         }
         #expect(throws: Never.self) { try quotas.use(.withdrawal, by: "192.0.2.9", now: 0) }
+    }
+
+    @Test func anIPv6SiteSharesItsQuotaTimesTheNetworkFactor() {
+        let quotas = VisitorQuotas(limits: VisitorLimits(enrolmentsPerHour: 1, networkFactor: 3))
+        // Each host of 2001:db8:5::/48 in a /64 of its own: one enrolment each, three for the site.
+        for host in 0..<3 {
+            #expect(throws: Never.self) { try quotas.use(.enrolment, by: "2001:db8:5:\(host)::1", now: 0) }
+        }
+        #expect(throws: ConsoleError.self) { try quotas.use(.enrolment, by: "2001:db8:5:99::1", now: 0) }
+        #expect(throws: Never.self) { try quotas.use(.enrolment, by: "2001:db8:6::1", now: 0) }
+    }
+
+    /// Issue 38: behind a reverse proxy every tester had the proxy's address.
+    @Test func aTrustedProxyNamesTheClientAndNobodyElseCan() {
+        let proxies = ConsoleProxies(["10.0.0.0/8", "fd00::1"])
+        func client(_ peer: String, _ fields: [(String, String)]) -> String {
+            var headers = HTTPFields()
+            for (name, value) in fields { headers.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
+            return proxies.client(peer: peer, headers: headers)
+        }
+        #expect(client("10.1.2.3", [("X-Forwarded-For", "192.0.2.7")]) == "192.0.2.7")
+        #expect(client("10.1.2.3", [("X-Forwarded-For", "203.0.113.1, 192.0.2.7, 10.9.9.9")]) == "192.0.2.7",
+                "the right-most address that is no trusted proxy: what the client wrote left of it may be forged")
+        #expect(client("192.0.2.50", [("X-Forwarded-For", "192.0.2.7")]) == "192.0.2.50", "not a trusted proxy: its headers are not believed")
+        #expect(client("10.1.2.3", [("Forwarded", #"for=192.0.2.60;proto=https, For="[2001:db8:cafe::17]:4711""#),
+                                    ("X-Forwarded-For", "192.0.2.7")]) == "2001:db8:cafe::17", "Forwarded before X-Forwarded-For")
+        #expect(client("10.1.2.3", [("Forwarded", "for=\"192.0.2.43:47011\"")]) == "192.0.2.43")
+        #expect(client("10.1.2.3", [("Forwarded", "for=unknown")]) == "10.1.2.3", "an unknown client: the proxy stands for it")
+        #expect(client("10.1.2.3", []) == "10.1.2.3")
+        #expect(client("fd00::1", [("X-Forwarded-For", "10.2.2.2, garbage")]) == "fd00::1")
+        #expect(client("10.1.2.3", [("X-Forwarded-For", "10.4.4.4")]) == "10.4.4.4", "only proxies: the left-most of them")
+        #expect(ConsoleProxies([]).client(peer: "10.1.2.3", headers: [HTTPField.Name("X-Forwarded-For")!: "192.0.2.7"]) == "10.1.2.3")
     }
 
     @Test func thePagesForPhonesHaveNoNavigationAndCarryTheirToken() throws {

@@ -61,12 +61,37 @@ import Testing
         #expect(later?.wait == nil)
     }
 
-    @Test func aRightCodeForgivesTheWrongOnes() {
+    @Test func aRightPairingCodeForgivesTheWrongPairingCodes() {
         var guardian = PairingGuard()
         _ = fail(&guardian, "10.0.0.7", count: 5, now: 0)
-        guardian.succeeded(address: "10.0.0.7")
+        guardian.succeeded(address: "10.0.0.7", kind: .pairingCode)
         #expect(guardian.admit(address: "10.0.0.7", now: 0, limits: limits) == .compare)
         #expect(fail(&guardian, "10.0.0.7", count: 1, now: 0, first: 9)?.failures == 1)
+    }
+
+    /// Issue 38: an invitation page of one's own, opened between guesses, reset the count.
+    @Test func aRightInvitationForgivesNothing() {
+        var guardian = PairingGuard()
+        var compared = 0
+        for round in 0..<40 {
+            if guardian.admit(address: "10.0.0.66", now: Double(round), limits: limits) == .compare {
+                compared += 1
+                _ = guardian.failed(address: "10.0.0.66", code: String(round), sessions: [1], now: Double(round), limits: limits)
+            }
+            guardian.succeeded(address: "10.0.0.66", kind: .invitation)
+        }
+        #expect(compared == 8, "at 0, 1, 2, then after waits of 1, 2, 4, 8, 16 s: the look-ups changed nothing (40 before issue 38)")
+    }
+
+    @Test func aRightPairingCodeDoesNotForgiveWrongInvitationCodes() {
+        var guardian = PairingGuard()
+        for guess in 0..<4 {
+            _ = guardian.failed(address: "10.0.0.7", code: "i\(guess)", kind: .invitation, sessions: [], now: 0, limits: limits)
+        }
+        _ = guardian.failed(address: "10.0.0.7", code: "p", kind: .pairingCode, sessions: [1], now: 0, limits: limits)
+        guardian.succeeded(address: "10.0.0.7", kind: .pairingCode)
+        let next = guardian.failed(address: "10.0.0.7", code: "i9", kind: .invitation, sessions: [], now: 10, limits: limits)
+        #expect(next.failures == 5, "the four wrong invitation codes stay, the wrong pairing code is forgiven")
     }
 
     @Test func theSameWrongCodeAgainIsNoNewGuess() {
@@ -131,11 +156,11 @@ import Testing
         #expect(PairingGuard.key("10.0.0.7") == "10.0.0.7")
         #expect(PairingGuard.key("2001:db8:1:2:3:4:5:6") == "2001:db8:1:2::/64")
         #expect(PairingGuard.key("2001:DB8:1:2::7") == "2001:db8:1:2::/64")
-        #expect(PairingGuard.key("2001:db8::1") == "2001:db8:0:0::/64")
-        #expect(PairingGuard.key("fe80::1%eth0") == "fe80:0:0:0::/64")
-        #expect(PairingGuard.key("::1") == "0:0:0:0::/64")
+        #expect(PairingGuard.key("2001:db8::1") == "2001:db8::/64")
+        #expect(PairingGuard.key("fe80::1%eth0") == "fe80::/64")
+        #expect(PairingGuard.key("[::1]") == "::/64")
         #expect(PairingGuard.key("::ffff:10.0.0.5") == "10.0.0.5")
-        #expect(PairingGuard.key("64:ff9b::192.0.2.1") == "64:ff9b:0:0::/64")
+        #expect(PairingGuard.key("64:ff9b::192.0.2.1") == "64:ff9b::/64")
         #expect(PairingGuard.key("not:an:address:::") == "not:an:address:::", "kept as it is")
         var guardian = PairingGuard()
         _ = fail(&guardian, "2001:db8:1:2::a", count: 3, now: 0)
@@ -143,6 +168,25 @@ import Testing
             Issue.record("another address of the same /64 waits too"); return
         }
         #expect(guardian.admit(address: "2001:db8:1:3::a", now: 0, limits: limits) == .compare)
+    }
+
+    /// Issue 38: a /48 holds 65,536 /64s; together they get `networkFactor` times one address's guesses.
+    @Test func anIPv6SiteCountsByItsSlash48Too() {
+        var guardian = PairingGuard()
+        let factor = PairingLimits(networkFactor: 2)
+        var compared = 0
+        var now = 0.0
+        // A new /64 of the same /48 for every guess, for a simulated day.
+        for host in 0..<5_000 where now < 86_400 {
+            let address = "2001:db8:7:\(String(host, radix: 16))::1"
+            while case .refused(let retryAfter, _) = guardian.admit(address: address, now: now, limits: factor) { now += retryAfter }
+            compared += 1
+            _ = guardian.failed(address: address, code: String(host), sessions: [], now: now, limits: factor)
+        }
+        #expect(compared > 0 && now >= 86_400, "the /48 was made to wait")
+        // Twice one address's schedule: 20 guesses per 1,027 s cycle at most, so about 1,700 a day.
+        #expect(compared <= 2 * 850 + 20)
+        #expect(guardian.admit(address: "2001:db8:8::1", now: now, limits: factor) == .compare, "another site is not held up")
     }
 
     /// The figure docs/SECURITY.md gives: an attacker who guesses again the moment the defaults
