@@ -140,6 +140,11 @@ let package = Package(
         .target(name: "SpeechRecognition", dependencies: [
             "CAudioDecode", "CPocketSphinx",
         ]),
+        // The face video (H.264 in MP4) to grey frames for the face scan, over the same libraries: the mov demuxer and
+        // H.264 decoder alone, no protocol (docs/SECURITY.md, "Names and media from files and devices").
+        .target(name: "CVideoDecode", linkerSettings: [
+            .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
+        ]),
         // muevald's background transcription of stopped sessions' audio.
         .target(name: "TranscriptionService", dependencies: [
             "JournalStorage", "SessionModel", "SpeechRecognition",
@@ -277,7 +282,7 @@ let package = Package(
         ]),
         // Critique: the static HTML report written from the analysis results.
         .target(name: "ReportCritique", dependencies: [
-            "JournalStorage", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+            "CVideoDecode", "JournalStorage", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // Study metrics: completion rates, time on task, SUS and the comparison of iterations, with small-sample intervals (docs/STUDIES.md).

