@@ -19,6 +19,9 @@ public struct CaptureConfiguration: Sendable {
     public var maxPartialBytes: Int
     /// A connection that sends nothing for this long is closed (seconds; 0 disables).
     public var idleTimeout: Double
+    /// A connection that has not sent one whole message (a hello, or an event from a device that
+    /// sends none) this long after it opened, TLS handshake included, is closed (seconds; 0 disables).
+    public var helloTimeout: Double
     public var unknownDevicePolicy: UnknownDevicePolicy
     public var journal: JournalWriterLimits
     /// When set, a device must present it in `<hello>` (`token`); a session with a pairing code
@@ -47,7 +50,7 @@ public struct CaptureConfiguration: Sendable {
 
     public init(host: String = "0.0.0.0", port: Int = CaptureConfiguration.defaultPort,
                 wireLimits: WireLimits = WireLimits(), maxConnections: Int = 4096, maxConnectionsPerAddress: Int = 256,
-                maxPartialBytes: Int = 64 << 20, idleTimeout: Double = 1800, unknownDevicePolicy: UnknownDevicePolicy = .reject,
+                maxPartialBytes: Int = 64 << 20, idleTimeout: Double = 1800, helloTimeout: Double = 30, unknownDevicePolicy: UnknownDevicePolicy = .reject,
                 journal: JournalWriterLimits = JournalWriterLimits(), tailBuffer: Int = 10_000,
                 deviceToken: String? = nil, pairing: PairingLimits = PairingLimits(), maxMediaBytes: Int = EvaluationSession.defaultMaxMediaBytes,
                 tls: CaptureTLSFiles? = nil, tlsListen: (host: String, port: Int)? = nil) {
@@ -61,6 +64,7 @@ public struct CaptureConfiguration: Sendable {
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.maxPartialBytes = maxPartialBytes
         self.idleTimeout = idleTimeout
+        self.helloTimeout = helloTimeout
         self.unknownDevicePolicy = unknownDevicePolicy
         self.journal = journal
         self.tailBuffer = tailBuffer

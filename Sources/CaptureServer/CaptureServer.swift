@@ -12,6 +12,7 @@ public final class CaptureServer: Service {
     private let settings: CaptureSettings
     private let registry: SessionRegistry
     private let connections: ConnectionTable
+    private let ledger: ConnectionLedger
     private let counters: CaptureCounters
     private let partialBudget: PartialMessageBudget
     private let group: EventLoopGroup
@@ -20,13 +21,15 @@ public final class CaptureServer: Service {
     private let onListening: @Sendable (SocketAddress, CaptureListener) -> Void
 
     /// `tls` is the certificate of the configuration's TLS listener (`CaptureConfiguration.listeners`).
-    public init(settings: CaptureSettings, registry: SessionRegistry, connections: ConnectionTable,
+    /// `ledger` admits each connection against the daemon's descriptor budget.
+    public init(settings: CaptureSettings, registry: SessionRegistry, connections: ConnectionTable, ledger: ConnectionLedger,
                 counters: CaptureCounters, group: EventLoopGroup, logger: Logger, tls: CaptureTLS? = nil,
                 onListening: @escaping @Sendable (SocketAddress, CaptureListener) -> Void) {
         self.tls = tls
         self.settings = settings
         self.registry = registry
         self.connections = connections
+        self.ledger = ledger
         self.counters = counters
         partialBudget = PartialMessageBudget(limit: settings.current.maxPartialBytes)
         self.group = group
@@ -43,6 +46,7 @@ public final class CaptureServer: Service {
         let settings = settings
         let registry = registry
         let connections = connections
+        let ledger = ledger
         let counters = counters
         let partialBudget = partialBudget
         let logger = logger
@@ -72,7 +76,7 @@ public final class CaptureServer: Service {
                         try sync.addHandler(IdleStateHandler(readTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
                     }
                     try sync.addHandler(DeviceConnectionHandler(
-                        registry: registry, connections: connections, counters: counters,
+                        registry: registry, connections: connections, ledger: ledger, counters: counters,
                         configuration: configuration, partialBudget: partialBudget, logger: logger))
                 }
             }

@@ -14,6 +14,10 @@ enum ConnectionSignal: Sendable {
     case partialBudgetAvailable
     /// The session being opened for this connection (policy `auto`) is open, or could not be.
     case sessionOpened(AttachOutcome)
+    /// `server.hello_timeout` passed since the connection opened.
+    case helloTimeout
+    /// The descriptor budget is nearly spent and this connection has said nothing for longest.
+    case evicted
 }
 
 /// The open device connections, by origin id, so that commits can reach the connection that sent

@@ -21,6 +21,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
 
     let registry: SessionRegistry
     let connections: ConnectionTable
+    let ledger: ConnectionLedger
     let counters: CaptureCounters
     let configuration: CaptureConfiguration
     let partialBudget: PartialMessageBudget
@@ -41,11 +42,15 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     /// Events decoded in the current read, added to the shared counter once per read: a per-event
     /// atomic add on a counter every event loop writes costs more than the rest of the bookkeeping.
     var eventsInRead = 0
+    /// This connection in the descriptor budget, once admitted.
+    var admission: ConnectionAdmission.ID?
+    var helloTimer: Scheduled<Void>?
 
-    init(registry: SessionRegistry, connections: ConnectionTable, counters: CaptureCounters,
+    init(registry: SessionRegistry, connections: ConnectionTable, ledger: ConnectionLedger, counters: CaptureCounters,
          configuration: CaptureConfiguration, partialBudget: PartialMessageBudget, logger: Logger) {
         self.registry = registry
         self.connections = connections
+        self.ledger = ledger
         self.counters = counters
         self.configuration = configuration
         self.partialBudget = partialBudget
@@ -58,10 +63,15 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     func channelActive(context: ChannelHandlerContext) {
         let address = context.remoteAddress?.ipAddress ?? "unknown"
         logger[metadataKey: "peer"] = "\(context.remoteAddress.map { "\($0)" } ?? "unknown")"
-        let open = counters.connectionsOpen.wrappingAdd(1, ordering: .relaxed).newValue
-        guard open <= configuration.maxConnections else {
-            refuse(context, "the server has reached its limit of \(configuration.maxConnections) device connections")
+        counters.connectionsOpen.add(1)
+        let channel = context.channel
+        // Chosen to make room: told why on its own event loop, then closed.
+        switch ledger.admit(.capture, close: { channel.pipeline.fireUserInboundEventTriggered(ConnectionSignal.evicted) }) {
+        case .refused(let reason):
+            refuse(context, reason)
             return
+        case .admitted(let id):
+            admission = id
         }
         guard let origin = connections.register(context.channel, address: address,
                                                 limit: configuration.maxConnectionsPerAddress) else {
@@ -69,7 +79,11 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
             return
         }
         state.opened(origin: origin, address: address)
-        let channel = context.channel
+        if configuration.helloTimeout > 0 {
+            helloTimer = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(configuration.helloTimeout * 1e9))) {
+                channel.pipeline.fireUserInboundEventTriggered(ConnectionSignal.helloTimeout)
+            }
+        }
         // Through the event loop, never synchronously inside the budget's caller.
         wakeForBudget = { channel.eventLoop.execute { channel.pipeline.fireUserInboundEventTriggered(ConnectionSignal.partialBudgetAvailable) } }
         counters.connectionsAccepted.add(1)
@@ -86,6 +100,8 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         counters.connectionsOpen.add(-1)
+        helloTimer?.cancel()
+        if let admission { ledger.closed(admission) }
         if let origin = state.origin {
             if !state.isWaitingForSession, let error = decoder.finish() { reject(context, error) }
             appendBatch(context)
@@ -123,7 +139,9 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         while !state.isWaitingForSession, let result = decoder.next() {
             completedMessage = true
             switch result {
-            case .success(let message): handle(message, context: context, now: now)
+            case .success(let message):
+                if state.spoke() { proven() }
+                handle(message, context: context, now: now)
             case .failure(let error): reject(context, error)
             }
             if !context.channel.isActive { return }
@@ -238,6 +256,12 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
                 if state.release(.partialBudget) { context.read() }
             case .sessionOpened(let outcome):
                 sessionOpened(outcome, context: context)
+            case .helloTimeout:
+                guard !state.hasSpoken else { return }
+                ledger.timedOut()
+                closeSilent(context, "no hello within \(Int(configuration.helloTimeout)) s (server.hello_timeout): closing")
+            case .evicted:
+                closeSilent(context, "the server is near its connection budget and this connection has sent nothing: closing")
             }
         case ChannelEvent.inputClosed:
             // The device closed its side (`nc -N`): what it sent is handled first, even when a
@@ -250,6 +274,19 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         default:
             context.fireUserInboundEventTriggered(event)
         }
+    }
+
+    /// The first whole message: the connection is a device's from now on, and no hello timeout applies.
+    func proven() {
+        helloTimer?.cancel()
+        helloTimer = nil
+        if let admission { ledger.became(admission, .captureDevice) }
+    }
+
+    func closeSilent(_ context: ChannelHandlerContext, _ reason: String) {
+        logger.info("\(reason)")
+        reply(context, WireEncoder.error(WireReplyError(reason: reason)))
+        context.close(promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {

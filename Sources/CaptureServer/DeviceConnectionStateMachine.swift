@@ -76,6 +76,8 @@ struct DeviceConnectionStateMachine {
     private(set) var deviceID = "address:unknown"
     private(set) var address = "unknown"
     private var saidGoodbye = false
+    /// A whole message arrived (a hello, or an event of a device that sends none): no hello timeout from then on.
+    private(set) var hasSpoken = false
     private var malformedCount = 0
     private(set) var holds = ReadHolds()
     private var readHeldBack = false
@@ -118,6 +120,12 @@ struct DeviceConnectionStateMachine {
     }
 
     // MARK: Messages
+
+    /// A whole message was decoded; true the first time, when the connection stops being pending.
+    mutating func spoke() -> Bool {
+        defer { hasSpoken = true }
+        return !hasSpoken
+    }
 
     /// The device introduced itself: from now on it is `hello.deviceId`. Returns the session to
     /// leave first when the device changed its id (a new session is attached after).

@@ -22,8 +22,15 @@ final class ConsoleMetrics: Sendable {
     private let replicationUp: Metrics.Gauge
     private let replicationPending: Metrics.Gauge
     private let replicationLag: Metrics.Gauge
+    /// Open files against the limit, and connections by kind against the budget (docs/SECURITY.md, "Descriptors").
+    private let descriptorsOpen: Metrics.Gauge
+    private let descriptorsLimit: Metrics.Gauge
+    private let connectionBudget: Metrics.Gauge
+    private let connectionsByKind: [(metric: Metrics.Gauge, value: @Sendable (DescriptorStatus) -> Int)]
+    private let budgetCounters: [(metric: Metrics.Counter, value: @Sendable (DescriptorStatus) -> Int)]
     /// What the counters had at the previous scrape.
     private let previous = NIOLockedValueBox(CounterSnapshot())
+    private let previousBudget = NIOLockedValueBox<DescriptorStatus?>(nil)
 
     init() {
         let factory = PrometheusMetricsFactory(registry: registry)
@@ -54,6 +61,22 @@ final class ConsoleMetrics: Sendable {
         replicationUp = Metrics.Gauge(label: "mueval_replication_up", dimensions: [], factory: factory)
         replicationPending = Metrics.Gauge(label: "mueval_replication_pending_events", dimensions: [], factory: factory)
         replicationLag = Metrics.Gauge(label: "mueval_replication_lag_seconds", dimensions: [], factory: factory)
+        descriptorsOpen = Metrics.Gauge(label: "mueval_descriptors_open", dimensions: [], factory: factory)
+        descriptorsLimit = Metrics.Gauge(label: "mueval_descriptors_limit", dimensions: [], factory: factory)
+        connectionBudget = Metrics.Gauge(label: "mueval_connection_budget", dimensions: [], factory: factory)
+        func kind(_ name: String, _ value: @escaping @Sendable (DescriptorStatus) -> Int) -> (metric: Metrics.Gauge, value: @Sendable (DescriptorStatus) -> Int) {
+            (Metrics.Gauge(label: "mueval_connections", dimensions: [("kind", name)], factory: factory), value)
+        }
+        connectionsByKind = [
+            kind("capture_device", \.captureDevices), kind("capture_pending", \.capturePending),
+            kind("console_http", \.consoleHTTP), kind("console_pending", \.consolePending),
+            kind("console_websocket", \.consoleWebSockets), kind("control", \.control),
+        ]
+        budgetCounters = [
+            (Metrics.Counter(label: "mueval_connections_budget_refused_total", dimensions: [], factory: factory), \.refused),
+            (Metrics.Counter(label: "mueval_connections_evicted_total", dimensions: [], factory: factory), \.evicted),
+            (Metrics.Counter(label: "mueval_connections_timed_out_total", dimensions: [], factory: factory), \.timedOut),
+        ]
     }
 
     /// The exposition text for the state `status` describes now.
@@ -76,6 +99,20 @@ final class ConsoleMetrics: Sendable {
             replicationUp.record(replication.state == "replicating" ? 1 : 0)
             replicationPending.record(replication.pendingEvents)
             replicationLag.record(replication.lagSeconds ?? 0)
+        }
+        if let descriptors = status.descriptors {
+            let before = previousBudget.withLockedValue { previous in
+                defer { previous = descriptors }
+                return previous
+            }
+            descriptorsOpen.record(descriptors.open)
+            descriptorsLimit.record(descriptors.limit)
+            connectionBudget.record(descriptors.connectionLimit)
+            for kind in connectionsByKind { kind.metric.record(kind.value(descriptors)) }
+            for counter in budgetCounters {
+                let growth = counter.value(descriptors) - (before.map(counter.value) ?? 0)
+                if growth > 0 { counter.metric.increment(by: growth) }
+            }
         }
         return registry.emitToBuffer()
     }

@@ -1,5 +1,5 @@
 internal import MuEvalWire
-internal import SessionCore
+public import SessionCore
 public import ControlProtocol
 internal import Foundation
 internal import HTTPTypes
@@ -10,6 +10,7 @@ internal import HummingbirdWebSocket
 public import Logging
 internal import NIOConcurrencyHelpers
 public import NIOCore
+internal import NIOSSL
 public import ServiceLifecycle
 internal import SessionModel
 internal import SessionReports
@@ -39,9 +40,13 @@ public final class ConsoleServer: Service, Sendable {
     private let failure = NIOLockedValueBox<String?>(nil)
     /// The certificate and key, once the console serves HTTPS.
     private let tls = NIOLockedValueBox<ConsoleTLS?>(nil)
+    /// Admission against the descriptor budget, and the timeouts before a first request.
+    private let connections: ConsoleConnections
 
     public init(settings: ConsoleSettings, environment: ConsoleEnvironment, group: any EventLoopGroup, logger: Logger,
+                ledger: ConnectionLedger, limits: ConsoleConnectionLimits = ConsoleConnectionLimits(),
                 onReady: @escaping @Sendable () -> Void = {}) {
+        connections = ConsoleConnections(ledger: ledger, limits: limits, logger: logger)
         self.settings = settings
         self.environment = environment
         self.group = group
@@ -126,13 +131,13 @@ public final class ConsoleServer: Service, Sendable {
         webSockets.add(middleware: gate)
         registerWebSockets(on: webSockets)
 
-        var server: HTTPServerBuilder = .http1WebSocketUpgrade(webSocketRouter: webSockets)
         if (settings.tlsCertificate == nil) != (settings.tlsKey == nil) {
             throw ConsoleError.misconfigured("console.tls_certificate and console.tls_key go together: set both, or neither")
         }
+        var sslContext: NIOSSLContext?
         if let certificate = settings.tlsCertificate, let key = settings.tlsKey {
             let tls = try ConsoleTLS(certificate: certificate, key: key)
-            server = try .tls(server, tlsConfiguration: tls.configuration)
+            sslContext = try NIOSSLContext(configuration: tls.configuration)
             self.tls.withLockedValue { $0 = tls }
         } else if !settings.isLoopbackOnly {
             guard settings.allowPlaintext else {
@@ -140,6 +145,7 @@ public final class ConsoleServer: Service, Sendable {
             }
             logger.warning("the web console listens on \(settings.host), beyond this machine, without TLS (console.allow_plaintext): anyone on the network can read what passes, login links included")
         }
+        let server = Self.serverBuilder(webSockets: webSockets, tls: sslContext, connections: connections)
         let application = Application(
             router: router, server: server,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
@@ -236,6 +242,22 @@ public final class ConsoleServer: Service, Sendable {
         }
     }
 
+    /// HTTP/1 with the WebSocket upgrade, behind the connection guard: keep-alive connections close
+    /// after `console.idle_timeout`, WebSockets whose peer answers no ping after `console.websocket_ping`
+    /// (Hummingbird sets neither by default before a first request, nor an idle limit at all).
+    private static func serverBuilder(webSockets: Router<ConsoleContext>, tls: NIOSSLContext?, connections: ConsoleConnections) -> HTTPServerBuilder {
+        let limits = connections.limits
+        let webSocketResponder = webSockets.buildResponder()
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: HTTP1Channel.Configuration(idleTimeout: limits.idleTimeout > 0 ? .nanoseconds(Int64(limits.idleTimeout * 1e9)) : nil),
+            ws: WebSocketServerConfiguration(autoPing: limits.webSocketPing > 0 ? .enabled(timePeriod: .nanoseconds(Int64(limits.webSocketPing * 1e9))) : .disabled))
+        return HTTPServerBuilder { responder in
+            GuardedConsoleChannel(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),
+                tls: tls, connections: connections)
+        }
+    }
+
     private static func loginCookie(_ value: String, maxAge: Int, settings: ConsoleSettings) -> Cookie {
         Cookie(name: ConsoleGate.cookieName, value: value, maxAge: maxAge, path: "/", secure: settings.usesTLS, httpOnly: true, sameSite: .strict)
     }
@@ -269,7 +291,8 @@ public final class ConsoleServer: Service, Sendable {
     // MARK: WebSockets
 
     private func registerWebSockets(on router: Router<ConsoleContext>) {
-        router.ws("/api/updates") { [updates, shutdown] inbound, outbound, context in
+        router.ws("/api/updates") { [updates, shutdown, connections] inbound, outbound, context in
+            connections.upgraded(context.requestContext.channel)
             let (id, messages) = updates.subscribe()
             defer { updates.unsubscribe(id) }
             try await LiveStream.send([ConsoleUpdates.sessionsChanged], to: outbound)
@@ -283,7 +306,8 @@ public final class ConsoleServer: Service, Sendable {
             guard let key = context.parameters.get("session", as: String.self),
                   (try? await blocking({ try environment.registry.find(key) })) != nil else { return .dontUpgrade }
             return .upgrade([:])
-        }) { [environment, settings, shutdown] inbound, outbound, context in
+        }) { [environment, settings, shutdown, connections] inbound, outbound, context in
+            connections.upgraded(context.requestContext.channel)
             let key = context.requestContext.parameters.get("session", as: String.self) ?? ""
             let record = try await blocking { try environment.registry.find(key) }
             // Subscribed before the hello is read, so that nothing falls between them; the hello's

@@ -1,5 +1,6 @@
 public import ControlProtocol
 public import SessionModel
+public import SessionCore
 internal import Foundation
 public import Logging
 internal import NIOConcurrencyHelpers
@@ -20,14 +21,18 @@ public final class ControlServer: Service {
     private let logger: Logger
     private let onListening: @Sendable () -> Void
     private let maxRequestBytes: Int
+    /// Counts the connections for `status`'s descriptors; they are served from the budget's reserve.
+    private let ledger: ConnectionLedger?
     /// The listener in use; replaced when the socket file was removed and is made anew.
     private let listener = NIOLockedValueBox<UnixListener?>(nil)
     private let rebinds: AsyncStream<Void>
     private let rebindRequests: AsyncStream<Void>.Continuation
 
     public init(path: String, access: ControlAccess, commands: ControlCommands, group: EventLoopGroup, logger: Logger,
-                maxRequestBytes: Int = ControlLimits.maxRequestBytes, onListening: @escaping @Sendable () -> Void = {}) {
+                maxRequestBytes: Int = ControlLimits.maxRequestBytes, ledger: ConnectionLedger? = nil,
+                onListening: @escaping @Sendable () -> Void = {}) {
         self.maxRequestBytes = maxRequestBytes
+        self.ledger = ledger
         self.path = path
         self.access = access
         self.commands = commands
@@ -104,6 +109,8 @@ public final class ControlServer: Service {
     /// Serves the connection `socket`: its peer's credentials first, read from the descriptor, then
     /// requests through NIO (which owns and closes the descriptor from then on).
     private func serve(_ socket: CInt) async {
+        ledger?.controlOpened()
+        defer { ledger?.controlClosed() }
         let peer: PeerCredentials
         do {
             peer = try PeerCredentials(socket: socket)

@@ -30,6 +30,10 @@ public struct DaemonConfiguration: Sendable {
     public var logQueueLines = 10_000
     /// Lifecycle events (`SessionEvent`) each of the daemon's followers may leave unread; beyond, they are dropped and it reconciles.
     public var lifecycleBuffer = SessionEvents.defaultCapacity
+    /// `limits.descriptor_reserve`: open files kept back from connections for everything else (docs/SECURITY.md, "Descriptors").
+    public var descriptorReserve = 256
+    /// `console.max_connections` and the console's timeouts.
+    public var consoleConnections = ConsoleConnectionLimits()
     public var zeroconf = ZeroconfSettings()
     public var console = ConsoleSettings()
     public var transcription = TranscriptionConfiguration()
@@ -122,6 +126,8 @@ extension ConfigurationOption {
         .positive("server.pairing_tracked_addresses", \.capture.pairing.trackedAddresses, reloadable: true),
         // At most a day: `inf` or 1e300 would overflow the idle timer's nanoseconds.
         .number("server.idle_timeout", \.capture.idleTimeout, reloadable: true) { $0 >= 0 && $0 <= 86_400 },
+        .number("server.hello_timeout", \.capture.helloTimeout, reloadable: true) { $0 >= 0 && $0 <= 86_400 },
+        .positive("limits.descriptor_reserve", \.descriptorReserve),
         .positive("limits.max_message_bytes", \.capture.wireLimits.maxMessageBytes, reloadable: true),
         .positive("limits.max_nesting_depth", \.capture.wireLimits.maxDepth, reloadable: true),
         .positive("limits.max_media_chunk_bytes", \.capture.wireLimits.maxMediaChunkBytes, reloadable: true),
@@ -235,6 +241,11 @@ extension ConfigurationOption {
         },
         .positive("console.live_buffer", \.console.liveBuffer),
         .positive("console.max_body_bytes", \.console.maxBodyBytes),
+        .positive("console.max_connections", \.consoleConnections.maxConnections, reloadable: true),
+        .number("console.header_timeout", \.consoleConnections.headerTimeout) { $0 >= 0 && $0 <= 86_400 },
+        .number("console.tls_handshake_timeout", \.consoleConnections.tlsHandshakeTimeout) { $0 >= 0 && $0 <= 86_400 },
+        .number("console.idle_timeout", \.consoleConnections.idleTimeout) { $0 >= 0 && $0 <= 86_400 },
+        .number("console.websocket_ping", \.consoleConnections.webSocketPing) { $0 >= 0 && $0 <= 86_400 },
         .optionalText("console.report_configurations", \.console.reportConfigurations),
         .positive("console.public_requests_per_minute", \.console.visitors.requestsPerMinute),
         .positive("pool.enrolments_per_hour", \.console.visitors.enrolmentsPerHour),

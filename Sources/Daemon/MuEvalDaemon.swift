@@ -45,6 +45,11 @@ public struct MuEvalDaemon {
         // A password others may read stops muevald here, with what to change.
         try configuration.postgres?.checkPasswordFile()
         let started = Date().timeIntervalSince1970
+        let files = OpenFileLimit.raise()
+        let ledger = ConnectionLedger(budget: DescriptorBudget(
+            limit: files.soft, reserve: configuration.descriptorReserve, capture: configuration.capture.maxConnections,
+            console: configuration.console.enabled ? configuration.consoleConnections.maxConnections : 0))
+        Self.logBudget(ledger.budget, files: files, logger: logger)
         let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path
         // One writer per data directory: a second muevald, or an offline import, is told who has it.
         let lock = try DataDirectoryLock(directory: dataDirectory)
@@ -87,6 +92,7 @@ public struct MuEvalDaemon {
             dataDirectory: dataDirectory, unknownDevicePolicy: configuration.capture.unknownDevicePolicy),
                                 registry: registry, counters: counters, liveTail: liveTail, health: health)
         board.postTranscriptions { transcription.progress(now: $0) }
+        board.postDescriptors { ledger.status() }
         let group = MultiThreadedEventLoopGroup.singleton
         let zeroconf = configuration.zeroconf.enabled
             ? ZeroconfService(settings: configuration.zeroconf, registry: registry, capture: settings, logger: logger) : nil
@@ -102,14 +108,15 @@ public struct MuEvalDaemon {
             environment: ConsoleEnvironment(registry: registry, liveTail: liveTail, counters: counters, board: board,
                                             dataDirectory: dataDirectory, studies: studies, testers: testers, reports: reports,
                                             pairingLimits: { settings.current.pairing }),
-            group: group, logger: logger, onReady: { readiness.ready(.console) }) : nil
+            group: group, logger: logger, ledger: ledger, limits: configuration.consoleConnections,
+            onReady: { readiness.ready(.console) }) : nil
         let commands = ControlCommands(ControlCollaborators(
             registry: registry, studies: studies, liveTail: liveTail, board: board,
             importer: SessionImporter(catalog: catalog, limits: configuration.importLimits, lab: configuration.replication.lab),
             tailBuffer: { settings.current.tailBuffer }, transcription: transcription, console: console))
         let control = ControlServer(path: socketPath, access: try ControlAccess(groupName: configuration.controlGroup),
                                     commands: commands, group: group, logger: logger,
-                                    maxRequestBytes: configuration.controlMaxRequestBytes, onListening: { readiness.ready(.controlSocket) })
+                                    maxRequestBytes: configuration.controlMaxRequestBytes, ledger: ledger, onListening: { readiness.ready(.controlSocket) })
         let tls = try configuration.capture.tls.map { files in
             guard !files.certificate.isEmpty, !files.key.isEmpty else {
                 throw CaptureTLSError(description: "TLS needs both server.tls_certificate and server.tls_key (PEM files)")
@@ -122,7 +129,7 @@ public struct MuEvalDaemon {
         let listeners = configuration.capture.listeners
         let listening = NIOLockedValueBox(0)
         let capture = CaptureServer(
-            settings: settings, registry: registry, connections: connections, counters: counters,
+            settings: settings, registry: registry, connections: connections, ledger: ledger, counters: counters,
             group: group, logger: logger, tls: tls,
             onListening: { address, listener in
                 board.listening(on: ListenAddress(host: address.ipAddress ?? "", port: address.port ?? 0, tls: listener.tls))
@@ -135,6 +142,8 @@ public struct MuEvalDaemon {
             logLevel.level = reloaded.logLevel
             StderrLogHandler.setQueueLimit(reloaded.logQueueLines)
             settings.update(reloaded.capture)
+            ledger.update(capture: reloaded.capture.maxConnections, console: console == nil ? 0 : reloaded.consoleConnections.maxConnections)
+            for clamp in ledger.budget.clamped { logger.warning("reload: \(clamp), the descriptor budget") }
             // A renewed certificate in the same files serves the next handshake; open connections keep theirs.
             if let tls {
                 if let error = tls.reload() {
@@ -195,6 +204,17 @@ struct JournalService: Service {
 }
 
 extension MuEvalDaemon {
+    /// The limit, the budget and each cap it lowered, once at start (docs/SECURITY.md, "Descriptors").
+    static func logBudget(_ budget: DescriptorBudget, files: OpenFileLimit, logger: Logger) {
+        logger.notice("\(files); \(budget.reserve) kept for session files, SQLite, the control socket and reports (limits.descriptor_reserve), \(budget.connections) for connections: devices up to \(budget.capture), console up to \(budget.console)")
+        for clamp in budget.clamped {
+            logger.warning("\(clamp), the descriptor budget: raise the open-file limit (LimitNOFILE= in the unit) to allow more")
+        }
+        if budget.connections < 64 {
+            logger.error("only \(budget.connections) connections fit in the open-file limit \(budget.limit) with \(budget.reserve) reserved: raise the limit or lower limits.descriptor_reserve")
+        }
+    }
+
     /// Where the recogniser's copy of a stream is written while it runs: inside the data directory,
     /// which only muevald can read, since it is a participant's voice (docs/SECURITY.md).
     static func scratchDirectory(in dataDirectory: String) throws -> String {

@@ -38,6 +38,7 @@ public final class StatusBoard: Sendable {
         var zeroconf: (@Sendable () -> String)?
         var transcriptions: (@Sendable (Double) -> [SessionTranscription])?
         var replication: (@Sendable () -> ReplicationStatus)?
+        var descriptors: (@Sendable () -> DescriptorStatus)?
     }
 
     public init(daemon: DaemonDescription, registry: SessionRegistry, counters: CaptureCounters, liveTail: LiveTail,
@@ -72,6 +73,11 @@ public final class StatusBoard: Sendable {
         posted.withLockedValue { $0.replication = status }
     }
 
+    /// Where open files and connections by kind are read (the `ConnectionLedger`).
+    public func postDescriptors(_ status: @escaping @Sendable () -> DescriptorStatus) {
+        posted.withLockedValue { $0.descriptors = status }
+    }
+
     /// The daemon at a glance now (`muevalctl status`, the console's Server page and /metrics).
     public func status() -> StatusReport {
         status(now: Date().timeIntervalSince1970)
@@ -85,6 +91,7 @@ public final class StatusBoard: Sendable {
             listenTLS: posted.listenTLS, zeroconf: posted.zeroconf?() ?? "off", socket: daemon.socket,
             dataDirectory: daemon.dataDirectory, unknownDevicePolicy: daemon.unknownDevicePolicy,
             sessions: registry.openSessions().map(\.snapshot), counters: counters.snapshot(), tails: liveTail.followers,
-            storageProblem: health.problem, transcriptions: posted.transcriptions?(now) ?? [], replication: posted.replication?())
+            storageProblem: health.problem, transcriptions: posted.transcriptions?(now) ?? [], replication: posted.replication?(),
+            descriptors: posted.descriptors?())
     }
 }

@@ -23,11 +23,14 @@ public struct StatusReport: Codable, Sendable {
     public var transcriptions: [SessionTranscription]
     /// Replication into PostgreSQL (`storage.postgres.url`); nil when muevald replicates nowhere.
     public var replication: ReplicationStatus?
+    /// Open files against the limit, and connections by kind against their budget; nil from a muevald before issue 38.
+    public var descriptors: DescriptorStatus?
 
     public init(version: String, pid: Int32, started: Double, listen: ListenAddress?, listenTLS: ListenAddress? = nil, zeroconf: String, socket: String,
                 dataDirectory: String, unknownDevicePolicy: UnknownDevicePolicy, sessions: [SessionRecord],
                 counters: CounterSnapshot, tails: Int, storageProblem: StorageProblem?, transcriptions: [SessionTranscription] = [],
-                replication: ReplicationStatus? = nil) {
+                replication: ReplicationStatus? = nil, descriptors: DescriptorStatus? = nil) {
+        self.descriptors = descriptors
         self.transcriptions = transcriptions
         self.replication = replication
         self.version = version

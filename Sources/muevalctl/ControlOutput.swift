@@ -29,6 +29,7 @@ enum ControlOutput {
             credentials         \(c.authenticationFailures) wrong token or pairing code, \(c.pairingRefused) pairing attempts held back (too many wrong codes)
 
             """
+        if let descriptors = status.descriptors { text += "descriptors         " + Self.descriptors(descriptors) + "\n" }
         // A code changes after too many wrong ones (docs/SECURITY.md): this is where the developer reads the new one.
         let codes = status.sessions.compactMap { session in session.pairingCode.map { "session \(session.id) \($0)" } }
         if !codes.isEmpty { text += "pairing codes       \(codes.joined(separator: ", "))\n" }
@@ -45,6 +46,15 @@ enum ControlOutput {
         }
         text += status.sessions.isEmpty ? "no open session: start one with `muevalctl start`\n" : "\n" + sessions(status.sessions)
         return text
+    }
+
+    /// Open files against the limit and connections by kind against the budget:
+    /// `312 of 1024 open; connections 250 of 768: devices 200 + 12 before hello, …`.
+    static func descriptors(_ d: DescriptorStatus) -> String {
+        "\(d.open) of \(d.limit) open; connections \(d.connections) of \(d.connectionLimit): "
+            + "devices \(d.captureDevices) + \(d.capturePending) before hello (up to \(d.captureLimit)), "
+            + "console \(d.consoleHTTP) + \(d.consolePending) before a request + \(d.consoleWebSockets) WebSockets (up to \(d.consoleLimit)), "
+            + "control \(d.control); \(d.refused) refused, \(d.evicted) silent ones closed to make room, \(d.timedOut) timed out"
     }
 
     /// What is transcribed now and what waits: `transcribing  session 3 voice-1 42 % (1 more waits)`.

@@ -22,7 +22,7 @@ import WireProtocol
         let channel = try await NIOAsyncTestingChannel { channel in
             try channel.pipeline.syncOperations.addHandler(reads)
             try channel.pipeline.syncOperations.addHandler(DeviceConnectionHandler(
-                registry: temporary.registry, connections: temporary.connections, counters: temporary.counters,
+                registry: temporary.registry, connections: temporary.connections, ledger: temporary.ledger, counters: temporary.counters,
                 configuration: configuration, partialBudget: budget, logger: Logger(label: "test")))
         }
         try await channel.connect(to: Self.address).get()

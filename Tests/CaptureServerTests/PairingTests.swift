@@ -137,7 +137,7 @@ import WireProtocol
         let (session, code) = try await pairedSession(temporary)
         let channel = try await NIOAsyncTestingChannel { channel in
             try channel.pipeline.syncOperations.addHandler(DeviceConnectionHandler(
-                registry: temporary.registry, connections: temporary.connections, counters: temporary.counters,
+                registry: temporary.registry, connections: temporary.connections, ledger: temporary.ledger, counters: temporary.counters,
                 configuration: CaptureConfiguration(), partialBudget: PartialMessageBudget(limit: 1 << 20), logger: Logger(label: "test")))
         }
         try await channel.connect(to: try SocketAddress(ipAddress: "10.0.0.66", port: 40000)).get()

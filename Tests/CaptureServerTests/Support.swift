@@ -15,6 +15,8 @@ final class TemporaryRegistry: Sendable {
     let registry: SessionRegistry
     let counters = CaptureCounters()
     let connections = ConnectionTable()
+    /// A budget no test reaches unless it says so.
+    let ledger = ConnectionLedger(budget: DescriptorBudget(limit: 1 << 20, reserve: 0, capture: 4096, console: 0))
     let tail = LiveTail()
 
     init(policy: UnknownDevicePolicy = .reject) throws {
