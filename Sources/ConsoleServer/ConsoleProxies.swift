@@ -1,6 +1,6 @@
 internal import Foundation
 internal import HTTPTypes
-internal import SessionCore
+internal import WireProtocol
 
 /// Who a visitor is when the console sits behind reverse proxies (`console.trusted_proxies`): without
 /// them every tester would have the proxy's address, and ten wrong codes from one tester would lock

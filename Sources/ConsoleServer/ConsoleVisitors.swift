@@ -1,7 +1,6 @@
 internal import Crypto
 internal import Foundation
 internal import NIOConcurrencyHelpers
-internal import SessionCore
 internal import WireProtocol
 
 /// The pages a tester's phone opens without a console login (`/enrol/KEY`, `/withdraw`, `/i/CODE`

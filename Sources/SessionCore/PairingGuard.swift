@@ -1,4 +1,5 @@
 internal import Foundation
+internal import WireProtocol
 
 /// How hard guessing a session's six-digit pairing code is made (docs/SECURITY.md, "Who can record").
 /// Reloadable: each attach reads the limits in effect.

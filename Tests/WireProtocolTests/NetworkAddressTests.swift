@@ -1,4 +1,4 @@
-@testable import SessionCore
+@testable import WireProtocol
 import Testing
 
 /// Addresses and ranges as the per-address limits and `console.trusted_proxies` read them.
