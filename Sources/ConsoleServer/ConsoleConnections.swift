@@ -198,6 +198,9 @@ final class ConsoleConnectionHandler: ChannelInboundHandler, RemovableChannelHan
             connections.ledger.timedOut()
             connections.logger.debug("closing a console connection from \(context.remoteAddress.map { "\($0)" } ?? "?"): \(reason)")
             context.close(promise: nil)
+        case is ChannelShouldQuiesceEvent where watch.phase != .requested:
+            // Shutdown: Hummingbird closes idle HTTP connections, but its handler is not in place before a first request.
+            context.close(promise: nil)
         case TLSUserEvent.handshakeCompleted:
             if watch.handshakeCompleted() { schedule(context) }
             context.fireUserInboundEventTriggered(event)

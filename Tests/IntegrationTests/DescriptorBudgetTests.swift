@@ -64,8 +64,8 @@ final class DescriptorBudgetTests: XCTestCase {
         XCTAssertTrue(human.stdout.contains("descriptors         "), human.stdout)
         let json = try daemon.muevalctl(["status", "--json"])
         XCTAssertTrue(json.stdout.contains("\"connectionLimit\" : \(descriptors.connectionLimit)"), json.stdout)
-        flood.closeAll()
-        let exit = try await daemon.stop(timeout: 30)
+        // Shutdown does not wait for the silent connections (the console's before their first request included).
+        let exit = try await daemon.stop(timeout: 10)
         XCTAssertEqual(exit, 0, daemon.log.suffix(2000).description)
     }
 
