@@ -333,6 +333,7 @@ let package = Package(
         // The session core without the capture server: its state machine, the pairing limiter, the lifecycle stream.
         .testTarget(name: "TesterPoolTests", dependencies: [
             "SessionModel", "TesterPool",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .testTarget(name: "SessionCoreTests", dependencies: [
             "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "TesterPool",
@@ -397,6 +398,7 @@ let package = Package(
         .testTarget(name: "SessionReportsTests", dependencies: [
             "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "SessionReports", "TesterPool",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .testTarget(name: "QRCodeTests", dependencies: [
             "QRCode",

@@ -233,20 +233,29 @@ struct WithdrawalRequest: Decodable {
     var deleteRecordings: Bool?
 }
 
-/// What a withdrawal deleted (and kept), one line each, for the tester to read.
+/// What a withdrawal deleted (and kept), and what is still to be done, one line each, for the tester to read.
 struct Withdrawn: Encodable {
     var code: String
+    /// Everything done, the profile deleted; false: `pending` is left, which a retry with the same code and
+    /// secret, or muevald's next start, carries out.
+    var withdrawn: Bool
     var deleted: [String]
     var kept: [String] = []
+    /// The steps left, without their errors (which name the lab's files): muevalctl and the log say those.
+    var pending: [String] = []
 
     init(_ withdrawal: Withdrawal, recordingsAsked: Bool) {
         code = withdrawal.tester.code
+        withdrawn = withdrawal.withdrawn
         let answers = withdrawal.tester.profile.keys.sorted()
-        deleted = ["your profile as tester \(withdrawal.tester.code)" + (answers.isEmpty ? "" : " (your answers to: \(answers.joined(separator: ", ")))")]
+        let profile = "your profile as tester \(withdrawal.tester.code)" + (answers.isEmpty ? "" : " (your answers to: \(answers.joined(separator: ", ")))")
+        deleted = withdrawal.withdrawn ? [profile] : []
         deleted += withdrawal.invitations.map { "your invitation to study \($0.study): now withdrawn" }
         deleted += withdrawal.deletedSessions.map { "the recording \($0), with its files" }
         if !recordingsAsked, withdrawal.invitations.contains(where: { $0.sessionId != nil }) {
             kept.append("your recordings: you did not ask to delete them")
         }
+        pending = withdrawal.pending.map(\.step)
+        if !withdrawal.withdrawn { pending.append("delete \(profile), once the rest is done") }
     }
 }

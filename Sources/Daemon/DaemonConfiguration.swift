@@ -39,6 +39,8 @@ public struct DaemonConfiguration: Sendable {
     public var transcription = TranscriptionConfiguration()
     /// `studies.completion_command*`: what runs when a recruited study completes.
     package var studyCompletion = StudyCompletionSettings()
+    /// `reports.max_concurrent`, `reports.max_queued`: how many reports are written at once, and wait.
+    package var reports = ReportLimits()
     /// `studies.invitation_lifetime`: seconds a recruited tester's invitation stays usable.
     public var invitationLifetime = Studies.defaultInvitationLifetime
     /// `studies.invited_session_idle`: seconds an invited session waits for its phone to come back before it stops.
@@ -189,6 +191,8 @@ extension ConfigurationOption {
         },
         .positive("transcription.workers", \.transcription.speech.workers),
         .positive("transcription.max_queued", \.transcription.maxQueued),
+        .positive("reports.max_concurrent", \.reports.maxConcurrent),
+        .positive("reports.max_queued", \.reports.maxQueued),
         .optionalText("studies.completion_command", \.studyCompletion.command),
         .number("studies.completion_command_timeout", \.studyCompletion.timeout) { $0 > 0 && $0 <= 86_400 },
         .number("studies.invitation_lifetime", \.invitationLifetime) { $0 >= 60 && $0 <= 366 * 86_400 },

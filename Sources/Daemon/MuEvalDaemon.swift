@@ -85,7 +85,8 @@ public struct MuEvalDaemon {
 
         let socketPath = configuration.controlSocket ?? ControlSocketPath.daemonDefault(dataDirectory: dataDirectory)
         // The tester pool's profiles, in their own file apart from the recordings.
-        let testers = try TesterStore(directory: dataDirectory, limits: configuration.pool)
+        let testers = try TesterStore(directory: dataDirectory, limits: configuration.pool,
+                                      codeTakenElsewhere: { try catalog.isParticipantCode($0) })
         let studies = Studies(catalog: catalog, registry: registry, pool: testers, invitationLifetime: configuration.invitationLifetime)
         let board = StatusBoard(daemon: DaemonDescription(
             pid: ProcessInfo.processInfo.processIdentifier, started: started, socket: socketPath,
@@ -98,11 +99,13 @@ public struct MuEvalDaemon {
             ? ZeroconfService(settings: configuration.zeroconf, registry: registry, capture: settings, logger: logger) : nil
         board.postZeroconf { zeroconf?.state?.description ?? "off" }
         // Every stopped session's default report is the daemon's, console or not.
-        let reports = SessionReports(dataDirectory: dataDirectory, logger: logger)
+        // At most reports.max_concurrent reports (and their face scans) at once, session or study.
+        let reportSlots = ReportSlots(limits: configuration.reports)
+        let reports = SessionReports(dataDirectory: dataDirectory, logger: logger, slots: reportSlots)
         let automaticReports = AutomaticReports(reports: reports, registry: registry)
         // Recruited studies complete themselves: their report, the lifecycle event, the lab's command.
         let studyCompletion = StudyCompletionService(catalog: catalog, studies: studies, registry: registry, dataDirectory: dataDirectory,
-                                                     settings: configuration.studyCompletion, logger: logger)
+                                                     settings: configuration.studyCompletion, logger: logger, slots: reportSlots)
         let console = configuration.console.enabled ? ConsoleServer(
             settings: configuration.console,
             environment: ConsoleEnvironment(registry: registry, liveTail: liveTail, counters: counters, board: board,
@@ -174,7 +177,8 @@ public struct MuEvalDaemon {
         // Shutdown runs from the last to the first.
         var services: [any Service] = [JournalService(registry: registry),
                                        transcriptionWorker, automaticReports, studyCompletion, control, capture,
-                                       InvitedSessionTimer(registry: registry, idleAfter: configuration.invitedSessionIdle)]
+                                       InvitedSessionTimer(registry: registry, idleAfter: configuration.invitedSessionIdle),
+                                       PendingWithdrawals(studies: studies, logger: logger)]
         if let replicator {
             board.postReplication { replicator.current }
             services.append(replicator)

@@ -132,6 +132,24 @@ extension Catalog {
         }
     }
 
+    /// Whether `code` was ever a participant's in the catalog: of a study, a session or an invitation
+    /// (a study's participant or session deleted since still counts while any of the others names it).
+    /// The tester pool draws no such code for a new tester: a later withdrawal with deletion, which finds
+    /// sessions by participant code, would delete someone else's.
+    public func isParticipantCode(_ code: String) throws -> Bool {
+        try lock.withLock {
+            let statement = try database.prepare("""
+                SELECT EXISTS (SELECT 1 FROM study_participants WHERE code = ?1)
+                    OR EXISTS (SELECT 1 FROM sessions WHERE participant = ?1)
+                    OR EXISTS (SELECT 1 FROM invitations WHERE participant = ?1)
+                """)
+            defer { statement.reset() }
+            statement.bind(1, code)
+            _ = try statement.step()
+            return statement.int64(0) != 0
+        }
+    }
+
     /// Empties a withdrawn tester's participant attributes (the profile answers recruiting copied) in every study.
     public func forgetParticipantAttributes(code: String) throws {
         try lock.withLock {

@@ -1,8 +1,8 @@
 public import SessionModel
 internal import TesterPool
 
-/// Recruiting a study's participants from the tester pool, their invitations, and a tester's
-/// withdrawal (issue 32, docs/STUDIES.md "Recruiting and remote studies").
+/// Recruiting a study's participants from the tester pool and their invitations (issue 32, docs/STUDIES.md
+/// "Recruiting and remote studies"); a tester's withdrawal is in Studies+Withdrawal.swift.
 extension Studies {
     /// Chooses `count` testers by quota sampling and makes each a participant of `study` with an invitation.
     ///
@@ -68,31 +68,6 @@ extension Studies {
     public func status(study: String, now: Double) throws -> RecruitmentStatus {
         let invitations = try invitations(study: study, now: now)
         return RecruitmentStatus(study: study, recruitment: try catalog.recruitment(study: study), invitations: invitations)
-    }
-
-    /// A tester leaves the pool: their profile is deleted, their invitations become `withdrawn`, and their
-    /// sessions still open in those studies are stopped (nothing more is recorded). With `deleteRecordings`
-    /// their sessions in those studies are deleted with their files, and the profile answers their participant
-    /// entries carried are emptied. With `secret`, the tester's own request (the withdrawal page): it must
-    /// match the one shown at enrolment.
-    public func withdraw(tester code: String, secret: String? = nil, deleteRecordings: Bool, now: Double) async throws -> Withdrawal {
-        let tester = try secret.map { try pool.withdraw(code, secret: $0) } ?? pool.withdraw(code)
-        var invitations = try catalog.invitations(participant: code)
-        for index in invitations.indices where invitations[index].status != .withdrawn {
-            invitations[index] = try catalog.updateInvitation(code: invitations[index].code, status: .withdrawn)
-        }
-        let studies = Set(invitations.map(\.study))
-        let opened = Set(invitations.compactMap(\.sessionId))
-        let open = Set(registry.openSessions().map(\.id))
-        var stopped: [String] = []
-        var deleted: [String] = []
-        for session in try catalog.sessions()
-        where opened.contains(session.id) || (session.participant == code && session.study.map(studies.contains) == true) {
-            if open.contains(session.id) { stopped.append(try await registry.stop(String(session.id), now: now).name) }
-            if deleteRecordings { deleted.append(try registry.delete(String(session.id)).name) }
-        }
-        if deleteRecordings { try catalog.forgetParticipantAttributes(code: code) }
-        return Withdrawal(tester: tester, invitations: invitations, deletedSessions: deleted, stoppedSessions: stopped)
     }
 
     /// Quotas and requirements name the pool's fields, and choices among a field's.

@@ -89,9 +89,10 @@ public struct Enrolment: Codable, Sendable, Equatable {
     }
 }
 
-/// What a withdrawal deleted or changed, for the tester and the lab to read.
+/// What a withdrawal deleted or changed, for the tester and the lab to read, and what it still has to do.
 public struct Withdrawal: Codable, Sendable, Equatable {
-    /// The profile as it was, now deleted.
+    /// The profile as it was: deleted once `withdrawn`, until then still in the pool. Empty answers when
+    /// the withdrawal had finished before this request (a retry after it).
     public var tester: Tester
     /// Their invitations, now `withdrawn` (those already done keep their session unless deleted).
     public var invitations: [Invitation]
@@ -99,12 +100,32 @@ public struct Withdrawal: Codable, Sendable, Equatable {
     public var deletedSessions: [String]
     /// Names of the tester's sessions that were still open and were stopped: nothing more is recorded.
     public var stoppedSessions: [String]
+    /// Every step done and the profile deleted; false: `pending` says what is left, which a retry or
+    /// muevald's next start carries out.
+    public var withdrawn: Bool
+    public var pending: [PendingStep]
 
-    public init(tester: Tester, invitations: [Invitation], deletedSessions: [String], stoppedSessions: [String] = []) {
+    public init(tester: Tester, invitations: [Invitation], deletedSessions: [String], stoppedSessions: [String] = [],
+                withdrawn: Bool = true, pending: [PendingStep] = []) {
         self.tester = tester
         self.invitations = invitations
         self.deletedSessions = deletedSessions
         self.stoppedSessions = stoppedSessions
+        self.withdrawn = withdrawn
+        self.pending = pending
+    }
+
+    /// A step of a withdrawal that failed this time: what it is ("delete session remote-3") and why.
+    public struct PendingStep: Codable, Sendable, Equatable, CustomStringConvertible {
+        public var step: String
+        public var error: String
+
+        public init(step: String, error: String) {
+            self.step = step
+            self.error = error
+        }
+
+        public var description: String { "\(step): \(error)" }
     }
 }
 
@@ -185,9 +206,13 @@ public enum PoolError: Error, Equatable, Sendable, CustomStringConvertible {
     case notAChoice(field: String, value: String, choices: [String])
     case tooLong(what: String, limit: Int)
     case controlCharacters(what: String)
+    /// A character that changes the text's direction or breaks its line, named by its code point (`U+202E`).
+    case layoutCharacter(what: String, scalar: String)
     case tooMany(what: String, limit: Int)
     case duplicateField(String)
     case poolFull(limit: Int)
+    /// A thousand codes drawn in a row were all taken.
+    case noFreeCode
     case noTester(String)
     case wrongSecret
     case wrongEnrolmentKey
@@ -212,12 +237,16 @@ public enum PoolError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(what) is too long: at most \(limit) bytes"
         case .controlCharacters(let what):
             "\(what) has control characters (such as a line break): give one line of text"
+        case .layoutCharacter(let what, let scalar):
+            "\(what) has the invisible character \(scalar), which breaks the line or reverses the text around it: give one line of plain text"
         case .tooMany(let what, let limit):
             "too many \(what): at most \(limit)"
         case .duplicateField(let name):
             "the profile field \"\(name)\" is given twice"
         case .poolFull(let limit):
             "the pool is full (\(limit) testers, pool.max_testers)"
+        case .noFreeCode:
+            "no free tester code was found (a thousand drawn were all taken): try again"
         case .noTester(let code):
             "no tester \"\(code)\" in the pool (see `muevalctl pool list`)"
         case .wrongSecret:

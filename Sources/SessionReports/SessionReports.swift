@@ -29,7 +29,8 @@ package struct FinishedReport: Sendable, Equatable {
 }
 
 /// The reports of sessions: directories under `<data>/reports/<session>/<name>/`, written in the
-/// background, one at a time per report (a second request for one waits for the same task). The
+/// background, one at a time per report (a second request for one waits for the same task), at most
+/// `reports.max_concurrent` at once (`ReportSlots`; a report waiting its turn says `running`). The
 /// daemon's automatic report (`AutomaticReports`) and the console's reports on request both write
 /// here; the console serves the directories as they are.
 package final class SessionReports: Sendable {
@@ -38,15 +39,18 @@ package final class SessionReports: Sendable {
 
     private let root: String
     private let logger: Logger
+    /// Shared with the study reports written at a study's completion.
+    package let slots: ReportSlots
     private let running = NIOLockedValueBox<[String: Task<ReportState, Never>]>([:])
     private let problemMarks = NIOLockedValueBox<[Int64: [ProblemMark]]>([:])
     /// The last failure of each report, until it is written again: the console says why there is none.
     private let failures = NIOLockedValueBox<[String: ReportState]>([:])
     private let listeners = NIOLockedValueBox<(next: UInt64, all: [UInt64: AsyncStream<FinishedReport>.Continuation])>((0, [:]))
 
-    package init(dataDirectory: String, logger: Logger) {
+    package init(dataDirectory: String, logger: Logger, slots: ReportSlots = ReportSlots(limits: ReportLimits())) {
         root = dataDirectory + "/reports"
         self.logger = logger
+        self.slots = slots
     }
 
     /// Each report written or failed from now on, until the stream is dropped.
@@ -131,14 +135,14 @@ package final class SessionReports: Sendable {
         do {
             // Analysis reads the whole session file and the face scan waits for its subprocess (minutes for an
             // hour of video): on the report threads of their own, never NIO's pool, which the console's SQLite
-            // calls share, nor the cooperative one.
-            let marks = try await BlockingWork.run {
+            // calls share, nor the cooperative one; and only as many at once as `reports.max_concurrent` allows.
+            let marks = try await slots.run { try await BlockingWork.run {
                 let analysis = try AnalyzedSession(path: record.path, options: configuration.options)
                 _ = try ReportWriter(configuration: configuration).write([analysis], to: output)
                 let marks = analysis.problems.map { ProblemMark(t: $0.time, title: $0.kind.rawValue + ($0.view.map { " in " + $0 } ?? "")) }
                 try JSONEncoder().encode(marks).write(to: URL(fileURLWithPath: output + "/problems.json"), options: .atomic)
                 return marks
-            }
+            } }
             if name == Self.defaultName { problemMarks.withLockedValue { $0[record.id] = marks } }
             logger.info("report of session \(record.id) (\(name)) written in \(String(format: "%.2f", Date().timeIntervalSince(started))) s: \(output)")
             return .ready(url: "/sessions/\(record.id)/reports/\(name)/index.html", generated: Date().timeIntervalSince1970)

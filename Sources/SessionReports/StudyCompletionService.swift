@@ -21,6 +21,8 @@ package struct StudyCompletionService: Service {
     private let settings: StudyCompletionSettings
     private let dataDirectory: String
     private let logger: Logger
+    /// The session reports' turns: a study's report takes one too.
+    private let slots: ReportSlots
     /// Taken when the service is made, before the daemon's services run, so that no stop is missed.
     private let events: SessionEventSubscription
     /// Set at shutdown: a report finished after it records nothing, the next start completes the study.
@@ -33,7 +35,8 @@ package struct StudyCompletionService: Service {
     }
 
     package init(catalog: Catalog, studies: Studies, registry: SessionRegistry, dataDirectory: String,
-                 settings: StudyCompletionSettings, logger: Logger) {
+                 settings: StudyCompletionSettings, logger: Logger, slots: ReportSlots = ReportSlots(limits: ReportLimits())) {
+        self.slots = slots
         self.catalog = catalog
         self.studies = studies
         self.registry = registry
@@ -131,9 +134,12 @@ package struct StudyCompletionService: Service {
         var report = ""
         do {
             // The cumulative report of every session of the study; analysis and writing run off the cooperative threads.
-            report = try await StudyReportGenerator.generate(try studies.data(study), iteration: nil,
-                                                             output: Self.directory(dataDirectory: dataDirectory, study: study),
-                                                             options: AnalysisOptions(), links: StudyReportLinks(), sessionReports: false)
+            // It waits its turn however many wait: at most one per study, and refused it would be lost.
+            report = try await slots.run(unbounded: true) {
+                try await StudyReportGenerator.generate(try studies.data(study), iteration: nil,
+                                                        output: Self.directory(dataDirectory: dataDirectory, study: study),
+                                                        options: AnalysisOptions(), links: StudyReportLinks(), sessionReports: false)
+            }
             logger.info("report of study \(study) written in \(String(format: "%.2f", Date().timeIntervalSince(started))) s: \(report)")
         } catch {
             logger.error("study \(study) completes without its report, which failed: \(error)")

@@ -3,7 +3,7 @@ internal import JournalStorage
 /// testers.sqlite's tables. Kept apart from the catalog and the recordings, so that a tester's profile
 /// is deleted by deleting rows of one small file, and a copy of the recordings carries no profiles.
 enum PoolSchema {
-    static let version = 1
+    static let version = 2
 
     static func create(_ database: SQLiteDatabase) throws {
         let statement = try database.prepare("PRAGMA user_version")
@@ -13,24 +13,37 @@ enum PoolSchema {
         guard found <= version else { throw PoolStoreError.newerPool(path: database.path, version: found) }
         guard found < version else { return }
         try database.transaction {
+            if found < 1 {
+                try database.execute("""
+                    CREATE TABLE consents (
+                        version INTEGER PRIMARY KEY,
+                        text TEXT NOT NULL,
+                        created REAL NOT NULL
+                    );
+                    CREATE TABLE settings (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        fields TEXT NOT NULL,
+                        enrolment_key TEXT NOT NULL,
+                        updated REAL NOT NULL
+                    );
+                    CREATE TABLE testers (
+                        code TEXT PRIMARY KEY,
+                        profile TEXT NOT NULL,
+                        consent_version INTEGER NOT NULL,
+                        enrolled REAL NOT NULL,
+                        secret_sha256 TEXT NOT NULL
+                    );
+                    """)
+            }
+            // Version 2 (issue 38): a withdrawal is recorded before it is carried out, and its row stays once
+            // it finished: its code is never drawn again, and the tester's retry hears that it is done.
             try database.execute("""
-                CREATE TABLE consents (
-                    version INTEGER PRIMARY KEY,
-                    text TEXT NOT NULL,
-                    created REAL NOT NULL
-                );
-                CREATE TABLE settings (
-                    id INTEGER PRIMARY KEY CHECK (id = 1),
-                    fields TEXT NOT NULL,
-                    enrolment_key TEXT NOT NULL,
-                    updated REAL NOT NULL
-                );
-                CREATE TABLE testers (
+                CREATE TABLE withdrawals (
                     code TEXT PRIMARY KEY,
-                    profile TEXT NOT NULL,
-                    consent_version INTEGER NOT NULL,
-                    enrolled REAL NOT NULL,
-                    secret_sha256 TEXT NOT NULL
+                    secret_sha256 TEXT NOT NULL,
+                    delete_recordings INTEGER NOT NULL,
+                    requested REAL NOT NULL,
+                    finished REAL
                 );
                 PRAGMA user_version = \(version);
                 """)

@@ -15,10 +15,18 @@ public final class TesterStore: @unchecked Sendable {
     public let limits: PoolLimits
     private let database: SQLiteDatabase
     private let lock = NIOLock()
+    private let codes: TesterCodeSource
+    private let codeTakenElsewhere: @Sendable (String) throws -> Bool
 
     /// Opens (creating when needed) `directory`/testers.sqlite, readable by the daemon's user only.
-    public init(directory: String, limits: PoolLimits = PoolLimits()) throws {
+    /// `codeTakenElsewhere` says whether a code was ever a participant's outside the pool (the catalog's
+    /// studies, sessions and invitations): a new tester never gets one, since withdrawing them could
+    /// then delete another person's sessions.
+    public init(directory: String, limits: PoolLimits = PoolLimits(), codes: TesterCodeSource = .random,
+                codeTakenElsewhere: @escaping @Sendable (String) throws -> Bool = { _ in false }) throws {
         self.limits = limits
+        self.codes = codes
+        self.codeTakenElsewhere = codeTakenElsewhere
         try DataDirectory.prepare(directory)
         let path = directory + "/" + Self.fileName
         database = try SQLiteDatabase(path: path)
@@ -88,8 +96,7 @@ public final class TesterStore: @unchecked Sendable {
             }
             let profile = try ProfileCheck(fields: settings.fields, limits: limits).checked(profile)
             guard try count() < limits.maxTesters else { throw PoolError.poolFull(limit: limits.maxTesters) }
-            var code = PoolCode.tester()
-            while try load(code) != nil { code = PoolCode.tester() }
+            let code = try freeCode()
             let secret = PoolCode.withdrawalSecret()
             let tester = Tester(code: code, profile: profile, consentVersion: consentVersion, enrolled: now)
             let statement = try database.prepare("""
@@ -101,10 +108,13 @@ public final class TesterStore: @unchecked Sendable {
         }
     }
 
-    /// Every tester, by code.
+    /// Every tester, by code; not those leaving (their withdrawal is recorded, not finished), whom
+    /// nobody recruits any more.
     public func testers() throws -> [Tester] {
         try lock.withLock {
-            let statement = try database.prepare("SELECT code, profile, consent_version, enrolled FROM testers ORDER BY code")
+            let statement = try database.prepare("""
+                SELECT code, profile, consent_version, enrolled FROM testers WHERE code NOT IN (SELECT code FROM withdrawals) ORDER BY code
+                """)
             var testers: [Tester] = []
             try statement.forEachRow { testers.append(Self.tester(from: $0)) }
             return testers
@@ -118,34 +128,106 @@ public final class TesterStore: @unchecked Sendable {
         }
     }
 
-    /// Deletes the tester's profile and returns it as it was (the lab's `muevalctl pool withdraw`).
-    public func withdraw(_ code: String) throws -> Tester {
-        try lock.withLock { try delete(code) }
+    // MARK: Withdrawal
+
+    /// Records that the tester asked to leave, before anything is deleted (`Studies.withdraw` carries it
+    /// out, each step safe to repeat, and deletes the profile last with `finishWithdrawal`). With `secret`,
+    /// the tester's own request: the secret shown at enrolment, which stays valid until the withdrawal
+    /// finished, and after that answers that it did. Without, the lab's: the tester must still be in the pool.
+    /// Asked again while pending, deleting the recordings too is added, never taken back.
+    public func requestWithdrawal(_ code: String, secret: String?, deleteRecordings: Bool, now: Double) throws -> WithdrawalRecord {
+        try lock.withLock {
+            let tester = try load(code)
+            let earlier = try withdrawal(code)
+            if let secret {
+                // One answer for an unknown code and a wrong secret: the page does not reveal which codes exist.
+                let stored = try tester == nil ? earlier?.secretHash : secretHash(code)
+                guard let stored, constantTimeEqual(PoolCode.hash(secret), stored) else { throw PoolError.wrongSecret }
+            } else if tester == nil {
+                throw PoolError.noTester(code)
+            }
+            var record: WithdrawalRecord
+            if let earlier {
+                record = earlier
+                if earlier.finished == nil, deleteRecordings, !earlier.deleteRecordings {
+                    let statement = try database.prepare("UPDATE withdrawals SET delete_recordings = 1 WHERE code = ?")
+                    statement.bind(1, code)
+                    try statement.run()
+                    record.deleteRecordings = true
+                }
+            } else {
+                record = WithdrawalRecord(code: code, secretHash: try secretHash(code), deleteRecordings: deleteRecordings, requested: now)
+                let statement = try database.prepare("""
+                    INSERT INTO withdrawals (code, secret_sha256, delete_recordings, requested) VALUES (?, ?, ?, ?)
+                    """)
+                statement.bind([.text(code), .text(record.secretHash), .integer(deleteRecordings ? 1 : 0), .real(now)])
+                try statement.run()
+            }
+            record.tester = tester
+            return record
+        }
     }
 
-    /// The tester's own withdrawal: the code with the secret shown at enrolment.
-    public func withdraw(_ code: String, secret: String) throws -> Tester {
+    /// The withdrawals recorded and not finished, oldest first (muevald finishes them at start).
+    public func pendingWithdrawals() throws -> [WithdrawalRecord] {
         try lock.withLock {
-            let statement = try database.prepare("SELECT secret_sha256 FROM testers WHERE code = ?")
-            defer { statement.reset() }
-            statement.bind(1, code)
-            // One answer for an unknown code and a wrong secret: the page does not reveal which codes exist.
-            guard try statement.step(), constantTimeEqual(PoolCode.hash(secret), statement.string(0) ?? "") else { throw PoolError.wrongSecret }
-            statement.reset()
-            return try delete(code)
+            var records = try withdrawals(where: "finished IS NULL")
+            for index in records.indices { records[index].tester = try load(records[index].code) }
+            return records
+        }
+    }
+
+    /// The last step of a withdrawal: deletes the profile and marks the withdrawal finished, both or
+    /// neither. Repeating it changes nothing.
+    public func finishWithdrawal(_ code: String, now: Double) throws {
+        try lock.withLock {
+            try database.transaction {
+                let delete = try database.prepare("DELETE FROM testers WHERE code = ?")
+                delete.bind(1, code)
+                try delete.run()
+                let finish = try database.prepare("UPDATE withdrawals SET finished = ? WHERE code = ? AND finished IS NULL")
+                finish.bind([.real(now), .text(code)])
+                try finish.run()
+            }
+            // The deleted pages are zeroed (secure_delete); the log's copy goes with the checkpoint.
+            try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
     }
 
     // MARK: Under the lock
 
-    private func delete(_ code: String) throws -> Tester {
-        guard let tester = try load(code) else { throw PoolError.noTester(code) }
-        let statement = try database.prepare("DELETE FROM testers WHERE code = ?")
+    /// A code no tester, withdrawn tester or participant outside the pool ever had.
+    private func freeCode() throws -> String {
+        // Bounded: a code source that keeps repeating itself (or a pool grown near the codes' number) is an error, not a hang.
+        for _ in 0..<1000 {
+            let code = codes.next()
+            if try load(code) == nil, try withdrawal(code) == nil, try !codeTakenElsewhere(code) { return code }
+        }
+        throw PoolError.noFreeCode
+    }
+
+    private func secretHash(_ code: String) throws -> String {
+        let statement = try database.prepare("SELECT secret_sha256 FROM testers WHERE code = ?")
+        defer { statement.reset() }
         statement.bind(1, code)
-        try statement.run()
-        // The deleted pages are zeroed (secure_delete); the log's copy goes with the checkpoint.
-        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        return tester
+        return try statement.step() ? statement.string(0) ?? "" : ""
+    }
+
+    private func withdrawal(_ code: String) throws -> WithdrawalRecord? {
+        try withdrawals(where: "code = ?", [.text(code)]).first
+    }
+
+    private func withdrawals(where condition: String, _ values: [SQLiteValue] = []) throws -> [WithdrawalRecord] {
+        let statement = try database.prepare("""
+            SELECT code, secret_sha256, delete_recordings, requested, finished FROM withdrawals WHERE \(condition) ORDER BY requested, code
+            """)
+        statement.bind(values)
+        var records: [WithdrawalRecord] = []
+        try statement.forEachRow { row in
+            records.append(WithdrawalRecord(code: row.string(0) ?? "", secretHash: row.string(1) ?? "", deleteRecordings: row.int64(2) != 0,
+                                            requested: row.double(3), finished: row.isNull(4) ? nil : row.double(4)))
+        }
+        return records
     }
 
     private func count() throws -> Int {
@@ -238,11 +320,57 @@ struct ProfileCheck {
     }
 
     /// One line of at most `limits.maxProfileText` bytes: no control characters, which a terminal
-    /// listing the pool would obey.
+    /// listing the pool would obey, and none of the characters that break a line or reorder what follows
+    /// them, with which an answer could make `pool list` show another tester's answers.
     func text(_ text: String, what: String) throws(PoolError) {
         guard text.utf8.count <= limits.maxProfileText else { throw .tooLong(what: what, limit: limits.maxProfileText) }
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { throw .controlCharacters(what: what) }
+        if let scalar = text.unicodeScalars.first(where: Self.isLayoutControl) {
+            throw .layoutCharacter(what: what, scalar: "U+" + String(scalar.value, radix: 16, uppercase: true))
+        }
     }
+
+    /// The bidirectional embeddings, overrides, isolates and marks (U+202A–202E, U+2066–2069, U+200E,
+    /// U+200F, U+061C) and the line and paragraph separators (U+2028, U+2029).
+    static func isLayoutControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C, 0x2028, 0x2029: true
+        default: false
+        }
+    }
+}
+
+/// A withdrawal as testers.sqlite records it: asked for at `requested`, carried out until `finished`.
+public struct WithdrawalRecord: Sendable, Equatable {
+    public var code: String
+    /// The tester's secret's hash, kept after the profile is gone: their retry hears that it finished.
+    var secretHash: String
+    public var deleteRecordings: Bool
+    public var requested: Double
+    /// nil: pending.
+    public var finished: Double?
+    /// The profile while it is still there (until the withdrawal finishes).
+    public var tester: Tester?
+
+    init(code: String, secretHash: String, deleteRecordings: Bool, requested: Double, finished: Double? = nil) {
+        self.code = code
+        self.secretHash = secretHash
+        self.deleteRecordings = deleteRecordings
+        self.requested = requested
+        self.finished = finished
+    }
+}
+
+/// Where new tester codes come from: at random, or in a test a sequence of its own.
+public struct TesterCodeSource: Sendable {
+    let next: @Sendable () -> String
+
+    public init(_ next: @escaping @Sendable () -> String) {
+        self.next = next
+    }
+
+    /// `T` and five of `PoolCode.testerAlphabet`, at random (about 28.6 million codes).
+    public static let random = TesterCodeSource { PoolCode.tester() }
 }
 
 /// The pool's random strings: tester codes, withdrawal secrets, enrolment keys.

@@ -104,14 +104,21 @@ struct PoolCommand: ParsableCommand {
 
     struct Withdraw: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Withdraw a tester: delete their profile and withdraw their invitations; says what was deleted.",
-            discussion: "With --delete-recordings, the sessions they recorded in the studies that invited them are deleted too, files included.")
+            abstract: "Withdraw a tester: delete their profile and withdraw their invitations; says what was deleted and what is pending.",
+            discussion: """
+                With --delete-recordings, the sessions they recorded in the studies that invited them are deleted too, files included. \
+                The withdrawal is recorded first; a step that fails (a session stopping meanwhile) leaves it pending, \
+                the profile kept: running this again, or muevald's next start, finishes it. Exits 1 while anything is pending.
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The tester's code, such as T7K2QM.") var code: String
         @Flag(help: "Also delete their recorded sessions.") var deleteRecordings = false
 
         func run() async throws {
-            try await global.call(ControlRequest.WithdrawTester(tester: code, deleteRecordings: deleteRecordings), human: PoolOutput.withdrawal)
+            let withdrawal = try await global.client.call(ControlRequest.WithdrawTester(tester: code, deleteRecordings: deleteRecordings))
+            try global.show(withdrawal, human: PoolOutput.withdrawal)
+            // A script sees that something is left to do; the lines above said what.
+            if !withdrawal.withdrawn { throw ExitCode.failure }
         }
     }
 }
@@ -149,12 +156,15 @@ enum PoolOutput {
     }
 
     static func withdrawal(_ withdrawal: Withdrawal) -> String {
-        var text = "withdrew tester \(withdrawal.tester.code)\n"
-        text += "  deleted profile: \(profile(withdrawal.tester.profile))\n"
+        var text = withdrawal.withdrawn ? "withdrew tester \(withdrawal.tester.code)\n"
+            : "withdrawal of tester \(withdrawal.tester.code) recorded, not finished: run `muevalctl pool withdraw \(withdrawal.tester.code)` again (muevald also finishes it at its next start)\n"
+        text += withdrawal.withdrawn ? "  deleted profile: \(profile(withdrawal.tester.profile))\n"
+            : "  profile kept until the rest is done: \(profile(withdrawal.tester.profile))\n"
         text += "  invitations withdrawn: " + (withdrawal.invitations.isEmpty ? "none"
             : withdrawal.invitations.map { "\($0.code) (study \($0.study))" }.joined(separator: ", ")) + "\n"
         if !withdrawal.stoppedSessions.isEmpty { text += "  sessions stopped: \(withdrawal.stoppedSessions.joined(separator: ", "))\n" }
         text += "  sessions deleted: " + (withdrawal.deletedSessions.isEmpty ? "none" : withdrawal.deletedSessions.joined(separator: ", ")) + "\n"
+        text += withdrawal.pending.map { "  pending: \($0)\n" }.joined()
         return text
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import SessionModel
 import TesterPool
 import Testing
@@ -67,22 +68,85 @@ import Testing
         #expect(throws: PoolError.poolFull(limit: 2)) { try store.enrol(profile: ["gender": "male", "language": "de"], consentVersion: 1, now: 7) }
     }
 
-    @Test func withdrawalDeletesTheProfileAndNeedsTheSecretFromTheTester() throws {
+    @Test func withdrawalIsRecordedFirstAndDeletesTheProfileLast() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try store()
         let enrolment = try store.enrol(profile: ["gender": "diverse", "language": "Esperanto"], consentVersion: 1, now: 5)
+        let staying = try store.enrol(profile: ["gender": "male", "language": "de"], consentVersion: 1, now: 5)
         let code = enrolment.tester.code
-        #expect(throws: PoolError.wrongSecret) { try store.withdraw(code, secret: "not-the-secret") }
-        #expect(throws: PoolError.wrongSecret) { try store.withdraw("TZZZZZ", secret: enrolment.withdrawalSecret) }
+        #expect(throws: PoolError.wrongSecret) { try store.requestWithdrawal(code, secret: "not-the-secret", deleteRecordings: false, now: 6) }
+        #expect(throws: PoolError.wrongSecret) { try store.requestWithdrawal("TZZZZZ", secret: enrolment.withdrawalSecret, deleteRecordings: false, now: 6) }
+        #expect(throws: PoolError.noTester("TZZZZZ")) { try store.requestWithdrawal("TZZZZZ", secret: nil, deleteRecordings: false, now: 6) }
         let file = try Data(contentsOf: URL(fileURLWithPath: directory + "/testers.sqlite"))
         #expect(file.range(of: Data(enrolment.withdrawalSecret.utf8)) == nil, "only the secret's hash is stored")
-        #expect(try store.withdraw(code, secret: enrolment.withdrawalSecret) == enrolment.tester)
-        #expect(throws: PoolError.noTester(code)) { try store.tester(code) }
-        #expect(throws: PoolError.noTester(code)) { try store.withdraw(code) }
+
+        // Recorded: pending, the profile kept (not recruited any more), the secret still valid; asking again
+        // adds the deletion of the recordings and keeps the first request's time.
+        let request = try store.requestWithdrawal(code, secret: enrolment.withdrawalSecret, deleteRecordings: false, now: 6)
+        #expect(request.tester == enrolment.tester && request.finished == nil && !request.deleteRecordings)
+        #expect(try store.testers() == [staying.tester], "a leaving tester is recruited no more")
+        let again = try store.requestWithdrawal(code, secret: enrolment.withdrawalSecret, deleteRecordings: true, now: 7)
+        #expect(again.deleteRecordings && again.requested == 6)
+        #expect(try store.requestWithdrawal(code, secret: nil, deleteRecordings: false, now: 8).deleteRecordings, "never taken back")
+
+        // A reopened store (muevald's next start) still has it pending.
+        let reopened = try TesterStore(directory: directory)
+        #expect(try reopened.pendingWithdrawals().map(\.code) == [code])
+        #expect(try reopened.pendingWithdrawals().first?.tester == enrolment.tester)
+        try reopened.finishWithdrawal(code, now: 9)
+        try reopened.finishWithdrawal(code, now: 10)
+        #expect(try reopened.pendingWithdrawals().isEmpty)
+        #expect(throws: PoolError.noTester(code)) { try reopened.tester(code) }
+        #expect(throws: PoolError.noTester(code)) { try reopened.requestWithdrawal(code, secret: nil, deleteRecordings: false, now: 11) }
+        // The tester's retry after the end hears that it finished; a wrong secret still hears nothing.
+        let finished = try reopened.requestWithdrawal(code, secret: enrolment.withdrawalSecret, deleteRecordings: true, now: 11)
+        #expect(finished.finished == 9 && finished.tester == nil)
+        #expect(throws: PoolError.wrongSecret) { try reopened.requestWithdrawal(code, secret: "not-the-secret", deleteRecordings: false, now: 11) }
         for name in ["testers.sqlite", "testers.sqlite-wal"] {
             let bytes = (try? Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))) ?? Data()
             #expect(bytes.range(of: Data("Esperanto".utf8)) == nil, "\(name) keeps no trace of the withdrawn profile")
         }
+    }
+
+    @Test func newCodesAvoidTestersWithdrawnTestersAndTheCatalogsParticipants() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The codes drawn, in this order, over and over.
+        let drawn = NIOLockedValueBox(0)
+        let sequence = ["T22222", "T33333", "T22222", "T33333", "T44444", "T55555"]
+        let codes = TesterCodeSource { drawn.withLockedValue { count in defer { count += 1 }; return sequence[count % sequence.count] } }
+        let store = try TesterStore(directory: directory, codes: codes, codeTakenElsewhere: { $0 == "T44444" })
+        _ = try store.configure(consent: "We record the screen.", fields: fields, now: 1)
+        let profile = ["gender": "female", "language": "en"]
+        #expect(try store.enrol(profile: profile, consentVersion: 1, now: 2).tester.code == "T22222")
+        #expect(try store.enrol(profile: profile, consentVersion: 1, now: 2).tester.code == "T33333")
+        _ = try store.requestWithdrawal("T33333", secret: nil, deleteRecordings: true, now: 3)
+        try store.finishWithdrawal("T33333", now: 3)
+        // T22222 is a tester, T33333 a withdrawn one, T44444 a participant of a study: T55555 it is.
+        #expect(try store.enrol(profile: profile, consentVersion: 1, now: 4).tester.code == "T55555")
+        // Every code taken: refused after a bounded number of draws, not a hang.
+        #expect(throws: PoolError.noFreeCode) { try store.enrol(profile: profile, consentVersion: 1, now: 5) }
+    }
+
+    @Test func answersRefuseDirectionAndLineSeparatorCharacters() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try store()
+        for (scalar, name) in [(0x202E, "U+202E"), (0x202A, "U+202A"), (0x2066, "U+2066"), (0x2069, "U+2069"), (0x200E, "U+200E"),
+                               (0x200F, "U+200F"), (0x061C, "U+61C"), (0x2028, "U+2028"), (0x2029, "U+2029")] {
+            let answer = "de" + String(Unicode.Scalar(scalar)!) + "nalg"
+            #expect(throws: PoolError.layoutCharacter(what: "the answer to \"First language\"", scalar: name)) {
+                try store.enrol(profile: ["gender": "male", "language": answer], consentVersion: 1, now: 5)
+            }
+        }
+        #expect(throws: PoolError.controlCharacters(what: "the answer to \"First language\"")) {
+            try store.enrol(profile: ["gender": "male", "language": "de\u{85}x"], consentVersion: 1, now: 5)
+        }
+        #expect(PoolError.layoutCharacter(what: "the answer to \"First language\"", scalar: "U+202E").description
+                == "the answer to \"First language\" has the invisible character U+202E, which breaks the line or reverses the text around it: give one line of plain text")
+        #expect(throws: PoolError.layoutCharacter(what: "the label of nick", scalar: "U+2067")) {
+            try store.configure(consent: nil, fields: [PoolField(name: "nick", label: "Nick\u{2067}name")], now: 2)
+        }
+        // Right-to-left text itself is an answer like any other.
+        #expect(try store.enrol(profile: ["gender": "male", "language": "עברית"], consentVersion: 1, now: 5).tester.profile["language"] == "עברית")
     }
 
     @Test func fieldsAreParsedAndChecked() throws {

@@ -2,7 +2,7 @@
 // too, then the list of what was deleted, as muevald reports it.
 //
 // Test hooks: #withdraw-code, #withdraw-secret, #withdraw-recordings, #withdraw-submit,
-// #withdraw-status, #withdrawn with #deleted > li.
+// #withdraw-status, #withdrawn with #deleted > li and, while not finished, #pending > li.
 
 import { APIError, api, el, setChildren, showError } from "./common.js";
 
@@ -20,6 +20,10 @@ document.getElementById("withdraw-form").addEventListener("submit", (event) => {
       setChildren(document.getElementById("deleted"), reply.deleted.map((line) => el("li", {}, line)));
       setChildren(document.getElementById("kept"), reply.kept.map((line) => el("li", {}, line)));
       document.getElementById("kept-line").classList.toggle("hidden", reply.kept.length === 0);
+      // Recorded but not finished: the same code and secret finish it (so does the lab's server when it restarts).
+      setChildren(document.getElementById("pending"), reply.pending.map((line) => el("li", {}, line)));
+      document.getElementById("pending-part").classList.toggle("hidden", reply.withdrawn);
+      document.getElementById("withdrawn-title").textContent = reply.withdrawn ? "You have withdrawn" : "Your withdrawal is recorded";
       document.getElementById("withdraw-form").classList.add("hidden");
       document.getElementById("withdrawn").classList.remove("hidden");
     })
