@@ -396,6 +396,10 @@ def deploy_and_check(box, checks, timings):
     checks.expect("MESSAGE=muevald" in journal and "starting: data in /var/lib/mueval" in journal
                   and "PRIORITY=5" in journal and "SYSLOG_IDENTIFIER=muevald" in journal,
                   "journalctl -u muevald shows its lines, with priorities", journal[-2000:])
+    # LimitNOFILE=8192 reaches muevald, whose budget then clamps none of the default caps (docs/SECURITY.md, "Descriptors").
+    checks.expect("open-file limit 8192" in journal and "for connections: devices up to 4096, console up to 512" in journal,
+                  "muevald runs with the unit's 8192 open files and its default caps unclamped",
+                  "\n".join(line for line in journal.splitlines() if "open-file" in line or "max_connections" in line))
 
     # systemctl reload: a changed, reloadable setting is applied and the journal says so.
     box.run("sed -i 's/^#level = \"info\"/level = \"debug\"/' /etc/mueval/muevald.toml && grep -q '^level = \"debug\"' /etc/mueval/muevald.toml")
