@@ -7,6 +7,7 @@ public import Logging
 internal import MuEvalWire
 internal import SessionCore
 internal import SessionModel
+package import ReportCritique
 package import SessionReports
 internal import SpeechRecognition
 public import TesterPool
@@ -41,6 +42,8 @@ public struct DaemonConfiguration: Sendable {
     package var studyCompletion = StudyCompletionSettings()
     /// `reports.max_concurrent`, `reports.max_queued`: how many reports are written at once, and wait.
     package var reports = ReportLimits()
+    /// `reports.face_*`: the face scan's frame size, address space and CPU time.
+    package var faceScanner = FaceScanner()
     /// `studies.invitation_lifetime`: seconds a recruited tester's invitation stays usable.
     public var invitationLifetime = Studies.defaultInvitationLifetime
     /// `studies.invited_session_idle`: seconds an invited session waits for its phone to come back before it stops.
@@ -193,6 +196,10 @@ extension ConfigurationOption {
         .positive("transcription.max_queued", \.transcription.maxQueued),
         .positive("reports.max_concurrent", \.reports.maxConcurrent),
         .positive("reports.max_queued", \.reports.maxQueued),
+        .positive("reports.face_max_width", \.faceScanner.maxFrameWidth),
+        .positive("reports.face_max_height", \.faceScanner.maxFrameHeight),
+        .positive("reports.face_memory_mib", \.faceScanner.memoryMiB),
+        .positive("reports.face_cpu_seconds", \.faceScanner.cpuSeconds),
         .optionalText("studies.completion_command", \.studyCompletion.command),
         .number("studies.completion_command_timeout", \.studyCompletion.timeout) { $0 > 0 && $0 <= 86_400 },
         .number("studies.invitation_lifetime", \.invitationLifetime) { $0 >= 60 && $0 <= 366 * 86_400 },
