@@ -406,6 +406,7 @@ let package = Package(
         .testTarget(name: "ConsoleServerTests", dependencies: [
             "ConsoleServer", "ControlProtocol", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // Depends on the executables so that `swift test` builds the binaries it starts.

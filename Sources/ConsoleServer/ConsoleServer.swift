@@ -117,7 +117,7 @@ public final class ConsoleServer: Service, Sendable {
         let visitors = ConsoleVisitors()
         let quotas = VisitorQuotas(limits: settings.visitors)
         let gate = ConsoleGate(access: access, loginPage: loginPage, hosts: ConsoleHosts(settings: settings),
-                               visitors: visitors, quotas: quotas, secureCookies: settings.usesTLS)
+                               visitors: visitors, quotas: quotas, proxies: ConsoleProxies(settings.trustedProxies), secureCookies: settings.usesTLS)
 
         let router = Router(context: ConsoleContext.self)
         router.add(middleware: gate)

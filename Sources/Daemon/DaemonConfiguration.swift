@@ -129,6 +129,13 @@ extension ConfigurationOption {
             return true
         },
         .positive("server.pairing_tracked_addresses", \.capture.pairing.trackedAddresses, reloadable: true),
+        .init(key: "server.pairing_network_factor", kind: .integer, current: { String($0.capture.pairing.networkFactor) }) { value, config in
+            // One factor for the pairing guard and the visitor quotas: a /48 is one site for both.
+            guard let factor = Int(value), factor > 0 else { return false }
+            config.capture.pairing.networkFactor = factor
+            config.console.visitors.networkFactor = factor
+            return true
+        },
         // At most a day: `inf` or 1e300 would overflow the idle timer's nanoseconds.
         .number("server.idle_timeout", \.capture.idleTimeout, reloadable: true) { $0 >= 0 && $0 <= 86_400 },
         .number("server.hello_timeout", \.capture.helloTimeout, reloadable: true) { $0 >= 0 && $0 <= 86_400 },
@@ -239,6 +246,12 @@ extension ConfigurationOption {
             let names = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard names.allSatisfy({ !$0.contains("/") && !$0.contains("@") && !$0.contains(" ") }) else { return false }
             config.console.allowedHosts = names
+            return true
+        },
+        .init(key: "console.trusted_proxies", kind: .stringList, current: { $0.console.trustedProxies.joined(separator: ",") }) { value, config in
+            let ranges = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard ranges.allSatisfy({ NetworkRange($0) != nil }) else { return false }
+            config.console.trustedProxies = ranges
             return true
         },
         .flag("console.allow_plaintext", \.console.allowPlaintext),
