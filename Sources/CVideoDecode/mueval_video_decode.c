@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { INPUT_BLOCK = 65536 };
@@ -204,6 +205,12 @@ failed:
     return NULL;
 }
 
+static double monotonic_seconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
 /// Decodes the next frame into `video->frame`: 1 a frame, 0 the end, -1 an error.
 static int decode(mueval_video *video, char *error, size_t error_size) {
     for (;;) {
@@ -242,6 +249,13 @@ int mueval_video_next(mueval_video *video, double *time, int *width, int *height
             return got;
         }
         AVFrame *frame = video->frame;
+        // Frames that are decoded but never kept (a video of a million frames at one timestamp) still take time.
+        if (video->limits.deadline > 0 && monotonic_seconds() > video->limits.deadline) {
+            av_frame_unref(frame);
+            fail(error, error_size, "the face video took longer to decode than the scan may run", 0);
+            video->ended = 1;
+            return -1;
+        }
         int64_t timestamp = frame->best_effort_timestamp;
         double t;
         if (timestamp == AV_NOPTS_VALUE) {

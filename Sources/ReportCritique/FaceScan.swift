@@ -57,8 +57,8 @@ public struct FaceScanner: Sendable {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             return .unavailable("no face scan: \(python) is missing (apt install python3-opencv opencv-data)")
         }
-        guard samplesPerSecond.isFinite, samplesPerSecond > 0, maxSamples > 0, maxFrameWidth > 0, maxFrameHeight > 0,
-              memoryMiB > 0, cpuSeconds > 0 else {
+        guard samplesPerSecond.isFinite, samplesPerSecond > 0, timeout.isFinite, timeout > 0, maxSamples > 0, maxFrameWidth > 0,
+              maxFrameHeight > 0, memoryMiB > 0, cpuSeconds > 0 else {
             return .failed("the face scan's limits must be positive")
         }
         // The frames go over a socket (sends that never raise SIGPIPE), ours close-on-exec so that the script sees its end.
@@ -125,8 +125,12 @@ public struct FaceScanner: Sendable {
     private func feed(video: String, to socket: Int32) -> String? {
         var error = [CChar](repeating: 0, count: 256)
         func reason() -> String { String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        // Decoding runs here, not in the script's process: the timeout bounds it too.
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
         let limits = mueval_video_limits(samples_per_second: samplesPerSecond, max_samples: Int64(maxSamples),
-                                         max_width: Int32(clamping: maxFrameWidth), max_height: Int32(clamping: maxFrameHeight))
+                                         max_width: Int32(clamping: maxFrameWidth), max_height: Int32(clamping: maxFrameHeight),
+                                         deadline: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + timeout)
         guard let decoder = mueval_video_open(video, limits, &error, error.count) else { return reason() }
         defer { mueval_video_close(decoder) }
         var time = 0.0, width: Int32 = 0, height: Int32 = 0
@@ -162,9 +166,9 @@ public struct FaceScanner: Sendable {
     }
 
     /// The scan itself, run by `python3 -I` (no PYTHONPATH, no user site, no working directory on sys.path) with
-    /// the cascades' directory, the model's directory and the sample limit and memory limit (MiB, for messages) as arguments, and the frames on its
-    /// standard input (`feed(video:to:)`). It writes nothing before its input ends, so that the frames never wait
-    /// on a full output pipe. Its output is one JSON object: `unavailable` (a reason), or `error`, or `samples`:
+    /// the cascades' directory, the model's directory, the sample limit and the memory limit (MiB, for messages) as
+    /// arguments, and the frames on its standard input (`feed(video:to:)`). It writes nothing before its input ends,
+    /// so that the frames never wait on a full output pipe. Its output is one JSON object: `unavailable` (a reason), or `error`, or `samples`:
     /// `[t, kind, x, y, w, h]` with `t` in seconds of video, kind `frontal`, `profile` or `none`, and the
     /// largest face's box as fractions of the frame; a frontal face's sample ends with its most probable expression
     /// and that probability unless `emotionsUnavailable` says why there are none.

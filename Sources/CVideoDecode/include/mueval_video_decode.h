@@ -16,6 +16,8 @@ typedef struct {
     /// A frame wider or taller than this is refused before the decoder allocates for it.
     int max_width;
     int max_height;
+    /// CLOCK_MONOTONIC seconds after which decoding stops with an error, however few frames are kept (0: none).
+    double deadline;
 } mueval_video_limits;
 
 /// Opens the regular file at `path` (a FIFO or device is refused, never waited on) as MP4 and the first video
@@ -25,7 +27,7 @@ mueval_video *mueval_video_open(const char *path, mueval_video_limits limits, ch
 
 /// The next frame kept: 1 with `time` (seconds from the first frame, never decreasing), `width`, `height` and
 /// `pixels` (width × height bytes of 8-bit full-range grey, valid until the next call); 0 at the end (or after
-/// `max_samples`); -1 on an error described in `error`.
+/// `max_samples`); -1 on an error described in `error`, the deadline passed included.
 int mueval_video_next(mueval_video *video, double *time, int *width, int *height, const uint8_t **pixels,
                       char *error, size_t error_size);
 
