@@ -142,6 +142,30 @@ import WireProtocol
         await temporary.cleanUp()
     }
 
+    @Test func aConnectionWithoutAWholeMessageIsClosedAtTheHelloTimeoutAndOneThatSpokeStays() async throws {
+        let temporary = try TemporaryRegistry()
+        _ = try await temporary.start("hello")
+        var configuration = CaptureConfiguration()
+        configuration.helloTimeout = 5
+        let silent = try await channel(temporary, configuration: configuration)
+        let prompt = try await channel(temporary, configuration: configuration)
+        try await send(silent, String(eventXML(seq: 1).prefix(30)))
+        try await send(prompt, String(decoding: WireEncoder.hello(DeviceHello(deviceId: "prompt")), as: UTF8.self))
+        #expect(temporary.ledger.status().capturePending == 1)
+        #expect(temporary.ledger.status().captureDevices == 1)
+        await silent.testingEventLoop.advanceTime(by: .seconds(6))
+        await prompt.testingEventLoop.advanceTime(by: .seconds(6))
+        let said = try await output(silent)
+        // First the reason; the half message the device left is reported after it, as at any close.
+        #expect(errors(said).first?.reason.contains("server.hello_timeout") == true, "\(said)")
+        #expect(!silent.isActive, "closed at the hello timeout")
+        #expect(prompt.isActive, "a device that said hello stays")
+        #expect(temporary.ledger.status().timedOut == 1)
+        #expect(temporary.ledger.status().capturePending == 0)
+        _ = try await prompt.finish()
+        await temporary.cleanUp()
+    }
+
     @Test func underTheAutoPolicyEventsWaitForTheirSessionInOrder() async throws {
         let temporary = try TemporaryRegistry(policy: .auto)
         let reads = ReadCounter()
