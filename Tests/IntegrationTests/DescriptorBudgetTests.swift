@@ -112,6 +112,30 @@ final class DescriptorBudgetTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(status.descriptors?.timedOut ?? 0, 1)
     }
 
+    func testTheTLSHandshakeTimeoutClosesAConsoleConnectionThatNeverShakesHands() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-tls-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let made = try runProcess("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                                                       "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let config = directory + "/muevald.toml"
+        try "[console]\ntls_certificate = \"\(directory)/cert.pem\"\ntls_key = \"\(directory)/key.pem\"\ntls_handshake_timeout = 1\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try await TestDaemon.start(arguments: ["--config", config])
+        defer { daemon.cleanUp() }
+        let link = try await daemon.consoleLink()
+        let consolePort = try XCTUnwrap(URL(string: link.url)?.port)
+        let sockets = IdleSockets()
+        defer { sockets.closeAll() }
+        sockets.open(port: consolePort, source: "127.0.0.1")
+        let opened = Date()
+        _ = try await sockets.readUntilClosed(0, timeout: 15)
+        XCTAssertLessThan(Date().timeIntervalSince(opened), 10, "closed by the 1 s handshake timeout, not a later one")
+        let status = try await daemon.ctl.call(ControlRequest.Status())
+        XCTAssertGreaterThanOrEqual(status.descriptors?.timedOut ?? 0, 1)
+    }
+
     private func withDeadline<T: Sendable>(_ seconds: Double, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }
