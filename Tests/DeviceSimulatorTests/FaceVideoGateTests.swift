@@ -106,7 +106,8 @@ import Testing
     }
 
     /// The frames muEval decodes give what OpenCV's reader gave: the same samples at the same times, the same kind of
-    /// face in each, boxes within a pixel or two (the grey differs only by rounding: luma here, BGR then grey there).
+    /// face in each, boxes within a pixel or two (the grey differs by about a level: luma here, BGR then grey there).
+    /// Expressions are not compared: a level of grey flips fer's class on a drawn face (docs/REPORTS.md, "Face").
     @Test(.enabled(if: openCVInstalled, "CANNOT RUN HERE: python3-opencv or opencv-data is missing (make test-deps)"))
     func anH264VideoGivesTheSameSamplesAsOpenCVsReaderGave() throws {
         let directory = try directory()
