@@ -229,6 +229,25 @@ import Testing
         #expect(try read("frame-bytes") == String(4 * (16 + 160 * 120)))
     }
 
+    /// A scan that spins is stopped by its CPU limit (SIGXCPU), long before its wall-clock timeout, and says so.
+    @Test func aScanThatSpinsIsStoppedByItsCPULimit() throws {
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let video = directory + "/face.mp4"
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=160x120:rate=10", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-f", "mp4", video])
+        let python = directory + "/python3"
+        try Data("#!/bin/sh\nwhile :; do :; done\n".utf8).write(to: URL(fileURLWithPath: python))
+        #expect(chmod(python, 0o700) == 0)
+        var scanner = FaceScanner()
+        scanner.python = python
+        scanner.cpuSeconds = 1
+        guard case .failed(let reason) = scanner.scan(video: video) else {
+            Issue.record("a spinning scan was not stopped")
+            return
+        }
+        #expect(reason.contains("1 CPU seconds"), "\(reason)")
+    }
+
     /// The real scan of frames as large as allowed fits the default address space with OpenCV (and the model, where
     /// installed) loaded; an address space too small for OpenCV is a failure that names the setting.
     @Test(.enabled(if: openCVInstalled, "CANNOT RUN HERE: python3-opencv or opencv-data is missing (make test-deps)"))
