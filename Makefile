@@ -106,10 +106,10 @@ test: test-deps
 	scripts/timed "make test: tests" $(SWIFT) test --skip-build --parallel --num-workers $(TEST_WORKERS)
 	scripts/timed "make test: unit under systemd" $(SUDO) python3 Tests/Systemd/unit_under_systemd.py --bin "$$($(SWIFT) build --show-bin-path)"
 
-## fuzz: build the libFuzzer targets (wire decoder, analysis and report, study, replay, media, import, console,
+## fuzz: build the libFuzzer targets (wire decoder, analysis and report, study, replay, media, import, console, the pages without a login,
 ## control) and run each FUZZ_SECONDS (docs/FUZZING.md; FUZZ_TARGETS="session media" runs some); fails on a crash or hang
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS ?= wire session study replay media import console control
+FUZZ_TARGETS ?= wire session study replay media import console visitor control
 ## The packages the fuzzer links uninstrumented come from make test's debug build (.build), compiled once in CI.
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" SWIFT=$(SWIFT) \

@@ -7,9 +7,10 @@ internal import Foundation
 internal import SessionModel
 internal import WireProtocol
 
-/// The console's error as ConsoleInput throws it (the real one also turns into an HTTP response).
+/// The console's error as ConsoleInput and the visitor quotas throw it (the real one also turns into an HTTP response).
 enum ConsoleError: Error {
     case badRequest(String)
+    case tooManyRequests(String)
 }
 
 enum ConsoleFuzz {

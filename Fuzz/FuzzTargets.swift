@@ -13,7 +13,7 @@ internal import StudyAnalysis
 internal import WireProtocol
 
 enum FuzzTarget: String, CaseIterable {
-    case wire, session, study, replay, media, `import`, console, control
+    case wire, session, study, replay, media, `import`, console, visitor, control
 
     func run(_ bytes: [UInt8]) throws {
         switch self {
@@ -24,6 +24,7 @@ enum FuzzTarget: String, CaseIterable {
         case .media: try MediaFuzz.run(bytes)
         case .import: try ImportFuzz.run(bytes)
         case .console: ConsoleFuzz.run(bytes)
+        case .visitor: try VisitorFuzz.run(bytes)
         case .control: ControlFuzz.run(bytes)
         }
     }

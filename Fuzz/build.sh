@@ -11,7 +11,8 @@
 #      -sanitize=fuzzer,address, two at a time in dependency order, skipping a module whose sources, and whose
 #      dependencies, have not changed since its object was made;
 #   3. swiftc compiles Fuzz/*.swift, with the console's pure files (its module needs Hummingbird, which is not
-#      built here), and links everything into one binary.
+#      built here), and links everything into one binary; clang compiles the C module the face scan decodes
+#      video with (CVideoDecode), instrumented too.
 # Only our modules are instrumented: coverage guides the fuzzer through the code under test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,12 +27,12 @@ out="$SCRATCH/fuzz"
 OUT="$SCRATCH/mueval-fuzzer"
 mkdir -p "$out/Modules" "$out/objects"
 
-for target in Crypto OrderedCollections NIOConcurrencyHelpers; do
+for target in Crypto OrderedCollections NIOConcurrencyHelpers HTTPTypes; do
     "$SWIFT" build "${deps_build[@]}" --scratch-path "$DEPS_SCRATCH" --target "$target" >&2
 done
 
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name mueval
-       -I "$out/Modules" -I "$deps/Modules" -I Sources/CSQLite
+       -I "$out/Modules" -I "$deps/Modules" -I Sources/CSQLite -I Sources/CVideoDecode/include
        -Xcc -fmodule-map-file="$deps/CNIOAtomics.build/module.modulemap")
 
 # compile MODULE DEPENDENCY...: Sources/MODULE (or the capture library's, CaptureLibrary/Sources/MODULE) into
@@ -58,18 +59,28 @@ compile JournalStorage "$(module WireProtocol)" "$(module SessionModel)" & first
 compile ControlProtocol "$(module WireProtocol)" "$(module SessionModel)"; wait $first
 compile SessionAnalysis "$(module JournalStorage)" & first=$!
 compile SessionImport "$(module JournalStorage)"; wait $first
-compile StudyAnalysis "$(module SessionAnalysis)" "$(module StudyMetrics)"
-compile ReportCritique "$(module StudyAnalysis)"
+compile StudyAnalysis "$(module SessionAnalysis)" "$(module StudyMetrics)" & first=$!
+compile TesterPool "$(module JournalStorage)"; wait $first
+compile ReportCritique "$(module StudyAnalysis)" Sources/CVideoDecode
+video="$out/objects/CVideoDecode.c.o"
+if [ ! -e "$video" ] || [ -n "$(find Sources/CVideoDecode -newer "$video" -print -quit)" ]; then
+    echo "fuzz build: CVideoDecode" >&2
+    clang -c -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CVideoDecode/include Sources/CVideoDecode/*.c -o "$video" >&2
+fi
 
 # The object files of every module the fuzzer links, C (BoringSSL, NIO's atomics) included.
 objects=("$out"/objects/*.o)
 for module in Crypto CryptoBoringWrapper CCryptoBoringSSL CCryptoBoringSSLShims OrderedCollections \
-              InternalCollectionsUtilities NIOConcurrencyHelpers CNIOAtomics; do
+              InternalCollectionsUtilities NIOConcurrencyHelpers CNIOAtomics HTTPTypes; do
     while IFS= read -r -d '' object; do objects+=("$object"); done < <(find "$deps/$module.build" -name '*.o' -print0)
 done
 
 echo "fuzz build: the fuzzer" >&2
-"$SWIFTC" "${flags[@]}" -module-name MuEvalFuzz -use-ld=lld -lsqlite3 \
-    Fuzz/*.swift Sources/ConsoleServer/ReplayIndex.swift Sources/ConsoleServer/ByteRangeRequest.swift \
-    Sources/ConsoleServer/ConsoleInput.swift "${objects[@]}" -o "$OUT" >&2
+console=()
+for name in ReplayIndex ByteRangeRequest ConsoleInput ConsoleAccess ConsoleHosts ConsoleProxies ConsoleSettings ConsoleVisitors \
+            ConsoleVisitorForms; do
+    console+=("Sources/ConsoleServer/$name.swift")
+done
+"$SWIFTC" "${flags[@]}" -module-name MuEvalFuzz -use-ld=lld -lsqlite3 -lavformat -lavcodec -lavutil \
+    Fuzz/*.swift "${console[@]}" "${objects[@]}" -o "$OUT" >&2
 echo "$OUT"

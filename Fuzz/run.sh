@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-20}
-targets=${FUZZ_TARGETS:-wire session study replay media import console control}
+targets=${FUZZ_TARGETS:-wire session study replay media import console visitor control}
 scratch=${FUZZ_SCRATCH:-.build-fuzz}
 fuzzer=$(FUZZ_SCRATCH="$scratch" scripts/timed "make fuzz: build" Fuzz/build.sh)
 mkdir -p "$scratch/artifacts"
@@ -35,7 +35,7 @@ for target in $targets; do
         session|replay|media) seeds+=(Fuzz/corpus/session) ;;
         study) options=(-max_len=16384) ;;
         import) options=(-max_len=16384 -dict="$scratch/import.dict") ;;
-        control) options+=(-dict=Fuzz/json.dict) ;;
+        control|visitor) options+=(-dict=Fuzz/json.dict) ;;
     esac
     # Inputs the fuzzer found interesting are kept between runs, apart from the checked-in seeds.
     mkdir -p "$scratch/corpus/$target" "${seeds[@]}"

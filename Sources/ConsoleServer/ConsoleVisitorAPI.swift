@@ -213,24 +213,10 @@ struct EnrolmentForm: Encodable {
     var fields: [PoolField]
 }
 
-/// `POST /api/public/enrol/KEY`: explicit consent to the version shown, and the profile.
-struct EnrolmentRequest: Decodable {
-    var consent: Bool?
-    var consentVersion: Int?
-    var profile: [String: String]?
-}
-
 /// The answer to an enrolment: shown once, never stored in the clear (the secret's hash is).
 struct Enrolled: Encodable {
     var code: String
     var secret: String
-}
-
-/// `POST /api/public/withdraw`: the tester's code and the secret shown at enrolment.
-struct WithdrawalRequest: Decodable {
-    var code: String?
-    var secret: String?
-    var deleteRecordings: Bool?
 }
 
 /// What a withdrawal deleted (and kept), and what is still to be done, one line each, for the tester to read.
