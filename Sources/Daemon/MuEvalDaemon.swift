@@ -101,7 +101,7 @@ public struct MuEvalDaemon {
         // Every stopped session's default report is the daemon's, console or not.
         // At most reports.max_concurrent reports (and their face scans) at once, session or study.
         let reportSlots = ReportSlots(limits: configuration.reports)
-        let reports = SessionReports(dataDirectory: dataDirectory, logger: logger, slots: reportSlots)
+        let reports = SessionReports(dataDirectory: dataDirectory, logger: logger, slots: reportSlots, faceScanner: configuration.faceScanner)
         let automaticReports = AutomaticReports(reports: reports, registry: registry)
         // Recruited studies complete themselves: their report, the lifecycle event, the lab's command.
         let studyCompletion = StudyCompletionService(catalog: catalog, studies: studies, registry: registry, dataDirectory: dataDirectory,

@@ -47,10 +47,15 @@ package final class SessionReports: Sendable {
     private let failures = NIOLockedValueBox<[String: ReportState]>([:])
     private let listeners = NIOLockedValueBox<(next: UInt64, all: [UInt64: AsyncStream<FinishedReport>.Continuation])>((0, [:]))
 
-    package init(dataDirectory: String, logger: Logger, slots: ReportSlots = ReportSlots(limits: ReportLimits())) {
+    /// The face scan's limits (`reports.face_*`).
+    private let faceScanner: FaceScanner
+
+    package init(dataDirectory: String, logger: Logger, slots: ReportSlots = ReportSlots(limits: ReportLimits()),
+                 faceScanner: FaceScanner = FaceScanner()) {
         root = dataDirectory + "/reports"
         self.logger = logger
         self.slots = slots
+        self.faceScanner = faceScanner
     }
 
     /// Each report written or failed from now on, until the stream is dropped.
@@ -136,9 +141,11 @@ package final class SessionReports: Sendable {
             // Analysis reads the whole session file and the face scan waits for its subprocess (minutes for an
             // hour of video): on the report threads of their own, never NIO's pool, which the console's SQLite
             // calls share, nor the cooperative one; and only as many at once as `reports.max_concurrent` allows.
-            let marks = try await slots.run { try await BlockingWork.run {
+            let marks = try await slots.run { try await BlockingWork.run { [faceScanner] in
                 let analysis = try AnalyzedSession(path: record.path, options: configuration.options)
-                _ = try ReportWriter(configuration: configuration).write([analysis], to: output)
+                var writer = ReportWriter(configuration: configuration)
+                writer.faceScanner = faceScanner
+                _ = try writer.write([analysis], to: output)
                 let marks = analysis.problems.map { ProblemMark(t: $0.time, title: $0.kind.rawValue + ($0.view.map { " in " + $0 } ?? "")) }
                 try JSONEncoder().encode(marks).write(to: URL(fileURLWithPath: output + "/problems.json"), options: .atomic)
                 return marks

@@ -109,6 +109,29 @@ final class FaceVideoGateIntegrationTests: XCTestCase {
         XCTAssertTrue(watch.wasOpened, "OpenCV's reader opened the FIFO")
     }
 
+    /// `reports.face_*` reach the automatic report's scan: frames wider than `face_max_width` are refused.
+    func testTheConfiguredFrameLimitReachesTheAutomaticReport() async throws {
+        for tool in ["/usr/bin/ffmpeg", "/usr/bin/python3"] where !FileManager.default.fileExists(atPath: tool) {
+            throw XCTSkip("CANNOT RUN HERE: \(tool) is missing (make test-deps installs ffmpeg and python3-opencv)")
+        }
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("face-\(UUID().uuidString.prefix(8)).toml").path
+        try "[reports]\nface_max_width = 100\n".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let daemon = try await TestDaemon.start(arguments: ["--config", config])
+        defer { daemon.cleanUp() }
+        let video = daemon.directory + "/face.mp4"
+        let encode = try runProcess("/usr/bin/ffmpeg", ["-y", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=10",
+                                                        "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                                                        "-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", video])
+        XCTAssertEqual(encode.status, 0, encode.stderr)
+        let session = try await recordFaceVideo(Array(try Data(contentsOf: URL(fileURLWithPath: video))), named: "wide", on: daemon)
+        try await eventually(timeout: 300, "the automatic report of session \(session) (log: \(daemon.log))") {
+            daemon.log.contains("report of session \(session) (default) written") ? true : nil
+        }
+        let html = try String(contentsOfFile: daemon.dataDirectory + "/reports/\(session)/default/index.html", encoding: .utf8)
+        XCTAssertTrue(html.contains("reports.face_max_width"), "the report does not say the configured limit refused the frames")
+    }
+
     private static func pythonLiteral(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
     }
