@@ -134,7 +134,9 @@ let package = Package(
         // Offline speech recognition of think-aloud audio (PocketSphinx): transcripts and exclamations.
         .systemLibrary(name: "CPocketSphinx", pkgConfig: "pocketsphinx", providers: [.apt(["libpocketsphinx-dev"])]),
         // Any audio file to 16 kHz mono for the recogniser, over Debian's libavformat/libavcodec/libswresample.
-        .target(name: "CAudioDecode", linkerSettings: [
+        // What both decoders share: libavformat reads a phone's file through descriptor callbacks and opens nothing else.
+        .target(name: "CMediaInput", linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avutil")]),
+        .target(name: "CAudioDecode", dependencies: ["CMediaInput"], linkerSettings: [
             .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swresample"), .linkedLibrary("avutil"),
         ]),
         .target(name: "SpeechRecognition", dependencies: [
@@ -142,7 +144,7 @@ let package = Package(
         ]),
         // The face video (H.264 in MP4) to grey frames for the face scan, over the same libraries: the mov demuxer and
         // H.264 decoder alone, no protocol (docs/SECURITY.md, "Names and media from files and devices").
-        .target(name: "CVideoDecode", linkerSettings: [
+        .target(name: "CVideoDecode", dependencies: ["CMediaInput"], linkerSettings: [
             .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
         ]),
         // muevald's background transcription of stopped sessions' audio.
@@ -202,9 +204,9 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOTLS", package: "swift-nio"),
             .product(name: "NIOWebSocket", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "NIOTLS", package: "swift-nio"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], resources: [.copy("Resources")],
@@ -332,7 +334,7 @@ let package = Package(
         ]),
         // The session core without the capture server: its state machine, the pairing limiter, the lifecycle stream.
         .testTarget(name: "TesterPoolTests", dependencies: [
-            "SessionModel", "TesterPool",
+            "JournalStorage", "SessionModel", "TesterPool",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .testTarget(name: "SessionCoreTests", dependencies: [
@@ -347,7 +349,7 @@ let package = Package(
             "CaptureServer", "Daemon", "JournalStorage", "WireProtocol",
         ]),
         .testTarget(name: "DeviceSimulatorTests", dependencies: [
-            "DeviceSimulator", "ReportCritique", "WireProtocol",
+            "DaemonTestSupport", "DeviceSimulator", "ReportCritique", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),

@@ -12,7 +12,7 @@
 #      dependencies, have not changed since its object was made;
 #   3. swiftc compiles Fuzz/*.swift, with the console's pure files (its module needs Hummingbird, which is not
 #      built here), and links everything into one binary; clang compiles the C module the face scan decodes
-#      video with (CVideoDecode), instrumented too.
+#      video with (CVideoDecode, and CMediaInput, which it shares with the audio decoder), instrumented too.
 # Only our modules are instrumented: coverage guides the fuzzer through the code under test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,12 +61,15 @@ compile SessionAnalysis "$(module JournalStorage)" & first=$!
 compile SessionImport "$(module JournalStorage)"; wait $first
 compile StudyAnalysis "$(module SessionAnalysis)" "$(module StudyMetrics)" & first=$!
 compile TesterPool "$(module JournalStorage)"; wait $first
-compile ReportCritique "$(module StudyAnalysis)" Sources/CVideoDecode
-video="$out/objects/CVideoDecode.c.o"
-if [ ! -e "$video" ] || [ -n "$(find Sources/CVideoDecode -newer "$video" -print -quit)" ]; then
-    echo "fuzz build: CVideoDecode" >&2
-    clang -c -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CVideoDecode/include Sources/CVideoDecode/*.c -o "$video" >&2
-fi
+compile ReportCritique "$(module StudyAnalysis)" Sources/CVideoDecode Sources/CMediaInput
+for module in CVideoDecode CMediaInput; do
+    object="$out/objects/$module.c.o"
+    if [ ! -e "$object" ] || [ -n "$(find Sources/$module Sources/CMediaInput -newer "$object" -print -quit)" ]; then
+        echo "fuzz build: $module" >&2
+        clang -c -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CVideoDecode/include -I Sources/CMediaInput/include \
+            Sources/$module/*.c -o "$object" >&2
+    fi
+done
 
 # The object files of every module the fuzzer links, C (BoringSSL, NIO's atomics) included.
 objects=("$out"/objects/*.o)

@@ -3,6 +3,8 @@
 // libav's API is macros and pointer-heavy structs that Swift calls badly; this file is only glue.
 #include "mueval_audio_decode.h"
 
+#include "mueval_media_input.h"
+
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/channel_layout.h>
@@ -28,37 +30,6 @@ static const char *demuxer(mueval_audio_container container) {
     case MUEVAL_AUDIO_MP4: return "mov";
     }
     return NULL;
-}
-
-/// The file is read through descriptor callbacks, not a URL: libavformat opens no protocol at all.
-static int read_input(void *opaque, uint8_t *buffer, int size) {
-    ssize_t got;
-    do { got = read(*(int *)opaque, buffer, (size_t)size); } while (got < 0 && errno == EINTR);
-    if (got < 0) return AVERROR(errno);
-    return got == 0 ? AVERROR_EOF : (int)got;
-}
-
-static int64_t seek_input(void *opaque, int64_t offset, int whence) {
-    int descriptor = *(int *)opaque;
-    if (whence == AVSEEK_SIZE) {
-        struct stat info;
-        return fstat(descriptor, &info) == 0 ? (int64_t)info.st_size : AVERROR(errno);
-    }
-    off_t position = lseek(descriptor, (off_t)offset, whence & ~AVSEEK_FORCE);
-    return position < 0 ? AVERROR(errno) : (int64_t)position;
-}
-
-/// What a demuxer would open besides the file (a playlist's segments, an MP4's data references): refused.
-static int refuse_open(AVFormatContext *format, AVIOContext **pb, const char *url, int flags, AVDictionary **options) {
-    (void)format; (void)pb; (void)url; (void)flags; (void)options;
-    return AVERROR(EPERM);
-}
-
-static int fail(char *error, size_t size, const char *what, int code) {
-    char reason[128] = "";
-    if (code < 0) av_strerror(code, reason, sizeof reason);
-    snprintf(error, size, "%s%s%s", what, reason[0] ? ": " : "", reason);
-    return -1;
 }
 
 /// Converts and delivers what `frame` holds (NULL: what the resampler still buffers).
@@ -90,25 +61,25 @@ int mueval_decode_audio(const char *path, mueval_audio_container container, muev
     int descriptor = -1;
     int result = 0, code;
     *duration = 0;
-    if (!packet || !frame || !out) { result = fail(error, error_size, "out of memory", 0); goto done; }
+    if (!packet || !frame || !out) { result = mueval_media_fail(error, error_size, "out of memory", 0); goto done; }
 
     const char *name = demuxer(container);
     const AVInputFormat *input_format = name ? av_find_input_format(name) : NULL;
-    if (!input_format) { result = fail(error, error_size, "no demuxer for this container", 0); goto done; }
+    if (!input_format) { result = mueval_media_fail(error, error_size, "no demuxer for this container", 0); goto done; }
     if ((descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
-        result = fail(error, error_size, "cannot open the audio", AVERROR(errno));
+        result = mueval_media_fail(error, error_size, "cannot open the audio", AVERROR(errno));
         goto done;
     }
     uint8_t *buffer = av_malloc(INPUT_BLOCK);
-    if (!buffer || !(input = avio_alloc_context(buffer, INPUT_BLOCK, 0, &descriptor, read_input, NULL, seek_input))) {
+    if (!buffer || !(input = avio_alloc_context(buffer, INPUT_BLOCK, 0, &descriptor, mueval_media_read, NULL, mueval_media_seek))) {
         av_free(buffer);
-        result = fail(error, error_size, "out of memory", 0);
+        result = mueval_media_fail(error, error_size, "out of memory", 0);
         goto done;
     }
-    if (!(format = avformat_alloc_context())) { result = fail(error, error_size, "out of memory", 0); goto done; }
+    if (!(format = avformat_alloc_context())) { result = mueval_media_fail(error, error_size, "out of memory", 0); goto done; }
     format->pb = input;
     format->flags |= AVFMT_FLAG_CUSTOM_IO;
-    format->io_open = refuse_open;
+    format->io_open = mueval_media_refuse_open;
     av_dict_set(&options, "format_whitelist", name, 0);
     av_dict_set(&options, "protocol_whitelist", "", 0);  // none at all
     av_dict_set(&options, "codec_whitelist", DECODERS, 0);
@@ -116,21 +87,21 @@ int mueval_decode_audio(const char *path, mueval_audio_container container, muev
     code = avformat_open_input(&format, NULL, input_format, &options);
     av_dict_free(&options);
     if (code < 0) {
-        result = fail(error, error_size, container == MUEVAL_AUDIO_WAV ? "cannot open the audio as WAV" : "cannot open the audio as MP4", code);
+        result = mueval_media_fail(error, error_size, container == MUEVAL_AUDIO_WAV ? "cannot open the audio as WAV" : "cannot open the audio as MP4", code);
         goto done;
     }
-    if ((code = avformat_find_stream_info(format, NULL)) < 0) { result = fail(error, error_size, "cannot read the audio's format", code); goto done; }
+    if ((code = avformat_find_stream_info(format, NULL)) < 0) { result = mueval_media_fail(error, error_size, "cannot read the audio's format", code); goto done; }
     const AVCodec *decoder = NULL;
     int stream = av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0);
-    if (stream < 0 || !decoder) { result = fail(error, error_size, "the file holds no audio muEval can decode", stream); goto done; }
+    if (stream < 0 || !decoder) { result = mueval_media_fail(error, error_size, "the file holds no audio muEval can decode", stream); goto done; }
     if (format->duration > 0) *duration = (double)format->duration / AV_TIME_BASE;
 
     codec = avcodec_alloc_context3(decoder);
-    if (!codec) { result = fail(error, error_size, "out of memory", 0); goto done; }
+    if (!codec) { result = mueval_media_fail(error, error_size, "out of memory", 0); goto done; }
     av_dict_set(&options, "codec_whitelist", DECODERS, 0);
     if ((code = avcodec_parameters_to_context(codec, format->streams[stream]->codecpar)) < 0
         || (code = avcodec_open2(codec, decoder, &options)) < 0) {
-        result = fail(error, error_size, "cannot start the audio decoder (muEval decodes PCM and AAC)", code);
+        result = mueval_media_fail(error, error_size, "cannot start the audio decoder (muEval decodes PCM and AAC)", code);
         goto done;
     }
 
@@ -138,34 +109,34 @@ int mueval_decode_audio(const char *path, mueval_audio_container container, muev
     if (codec->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC) av_channel_layout_default(&codec->ch_layout, codec->ch_layout.nb_channels);
     if ((code = swr_alloc_set_opts2(&resampler, &mono, AV_SAMPLE_FMT_S16, OUTPUT_RATE,
                                     &codec->ch_layout, codec->sample_fmt, codec->sample_rate, 0, NULL)) < 0
-        || (code = swr_init(resampler)) < 0) { result = fail(error, error_size, "cannot convert the audio to 16 kHz mono", code); goto done; }
+        || (code = swr_init(resampler)) < 0) { result = mueval_media_fail(error, error_size, "cannot convert the audio to 16 kHz mono", code); goto done; }
 
     int flushing = 0;
     while (result == 0) {
         if (!flushing) {
             code = av_read_frame(format, packet);
             if (code == AVERROR_EOF) { flushing = 1; code = avcodec_send_packet(codec, NULL); }
-            else if (code < 0) { result = fail(error, error_size, "cannot read the audio", code); break; }
+            else if (code < 0) { result = mueval_media_fail(error, error_size, "cannot read the audio", code); break; }
             else if (packet->stream_index != stream) { av_packet_unref(packet); continue; }
             else { code = avcodec_send_packet(codec, packet); av_packet_unref(packet); }
             // A damaged packet (a lost chunk's neighbour) is skipped, not fatal: the rest still decodes.
             if (code < 0 && code != AVERROR(EAGAIN) && code != AVERROR_EOF && code != AVERROR_INVALIDDATA) {
-                result = fail(error, error_size, "cannot decode the audio", code);
+                result = mueval_media_fail(error, error_size, "cannot decode the audio", code);
                 break;
             }
         }
         while ((code = avcodec_receive_frame(codec, frame)) >= 0) {
             int delivered = deliver(resampler, frame, out, block, context);
             av_frame_unref(frame);
-            if (delivered != 0) { result = delivered > 0 ? 1 : fail(error, error_size, "cannot convert the audio", delivered); break; }
+            if (delivered != 0) { result = delivered > 0 ? 1 : mueval_media_fail(error, error_size, "cannot convert the audio", delivered); break; }
         }
         if (result != 0) break;
         if (code == AVERROR_EOF) {
             int delivered = deliver(resampler, NULL, out, block, context);
-            if (delivered != 0) result = delivered > 0 ? 1 : fail(error, error_size, "cannot convert the audio", delivered);
+            if (delivered != 0) result = delivered > 0 ? 1 : mueval_media_fail(error, error_size, "cannot convert the audio", delivered);
             break;
         }
-        if (code != AVERROR(EAGAIN) && code != AVERROR_INVALIDDATA) { result = fail(error, error_size, "cannot decode the audio", code); break; }
+        if (code != AVERROR(EAGAIN) && code != AVERROR_INVALIDDATA) { result = mueval_media_fail(error, error_size, "cannot decode the audio", code); break; }
     }
 
 done:

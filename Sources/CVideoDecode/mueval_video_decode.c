@@ -5,6 +5,8 @@
 // from files and devices").
 #include "mueval_video_decode.h"
 
+#include "mueval_media_input.h"
+
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/pixdesc.h>
@@ -47,36 +49,6 @@ struct mueval_video {
     uint8_t expand[256];
 };
 
-/// The file is read through descriptor callbacks, not a URL: libavformat opens no protocol at all.
-static int read_input(void *opaque, uint8_t *buffer, int size) {
-    ssize_t got;
-    do { got = read(*(int *)opaque, buffer, (size_t)size); } while (got < 0 && errno == EINTR);
-    if (got < 0) return AVERROR(errno);
-    return got == 0 ? AVERROR_EOF : (int)got;
-}
-
-static int64_t seek_input(void *opaque, int64_t offset, int whence) {
-    int descriptor = *(int *)opaque;
-    if (whence == AVSEEK_SIZE) {
-        struct stat info;
-        return fstat(descriptor, &info) == 0 ? (int64_t)info.st_size : AVERROR(errno);
-    }
-    off_t position = lseek(descriptor, (off_t)offset, whence & ~AVSEEK_FORCE);
-    return position < 0 ? AVERROR(errno) : (int64_t)position;
-}
-
-/// What the demuxer would open besides the file (an MP4's data references): refused.
-static int refuse_open(AVFormatContext *format, AVIOContext **pb, const char *url, int flags, AVDictionary **options) {
-    (void)format; (void)pb; (void)url; (void)flags; (void)options;
-    return AVERROR(EPERM);
-}
-
-static void fail(char *error, size_t size, const char *what, int code) {
-    char reason[128] = "";
-    if (code < 0) av_strerror(code, reason, sizeof reason);
-    snprintf(error, size, "%s%s%s", what, reason[0] ? ": " : "", reason);
-}
-
 /// 8-bit YUV whose first plane is the luma, one byte a pixel: what H.264's 8-bit profiles decode to.
 static int is_eight_bit_luma(enum AVPixelFormat format) {
     switch (format) {
@@ -105,11 +77,11 @@ void mueval_video_close(mueval_video *video) {
 
 mueval_video *mueval_video_open(const char *path, mueval_video_limits limits, char *error, size_t error_size) {
     if (!(limits.samples_per_second > 0) || limits.max_width <= 0 || limits.max_height <= 0) {
-        fail(error, error_size, "the face scan's limits are not positive", 0);
+        mueval_media_fail(error, error_size, "the face scan's limits are not positive", 0);
         return NULL;
     }
     mueval_video *video = calloc(1, sizeof *video);
-    if (!video) { fail(error, error_size, "out of memory", 0); return NULL; }
+    if (!video) { mueval_media_fail(error, error_size, "out of memory", 0); return NULL; }
     video->limits = limits;
     video->first = AV_NOPTS_VALUE;
     for (int value = 0; value < 256; value++) {
@@ -120,12 +92,12 @@ mueval_video *mueval_video_open(const char *path, mueval_video_limits limits, ch
     int code;
     // Non-blocking: a FIFO put in the file's place is refused below, not waited on.
     if ((video->descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0) {
-        fail(error, error_size, "cannot open the face video", AVERROR(errno));
+        mueval_media_fail(error, error_size, "cannot open the face video", AVERROR(errno));
         goto failed;
     }
     struct stat info;
     if (fstat(video->descriptor, &info) != 0 || !S_ISREG(info.st_mode)) {
-        fail(error, error_size, "the face video is not a regular file", 0);
+        mueval_media_fail(error, error_size, "the face video is not a regular file", 0);
         goto failed;
     }
     const AVInputFormat *mov = av_find_input_format("mov");
@@ -133,15 +105,15 @@ mueval_video *mueval_video_open(const char *path, mueval_video_limits limits, ch
     video->frame = av_frame_alloc();
     uint8_t *buffer = av_malloc(INPUT_BLOCK);
     if (!mov || !video->packet || !video->frame || !buffer
-        || !(video->input = avio_alloc_context(buffer, INPUT_BLOCK, 0, &video->descriptor, read_input, NULL, seek_input))) {
+        || !(video->input = avio_alloc_context(buffer, INPUT_BLOCK, 0, &video->descriptor, mueval_media_read, NULL, mueval_media_seek))) {
         if (!video->input) av_free(buffer);
-        fail(error, error_size, "out of memory (or libavformat without its mov demuxer)", 0);
+        mueval_media_fail(error, error_size, "out of memory (or libavformat without its mov demuxer)", 0);
         goto failed;
     }
-    if (!(video->format = avformat_alloc_context())) { fail(error, error_size, "out of memory", 0); goto failed; }
+    if (!(video->format = avformat_alloc_context())) { mueval_media_fail(error, error_size, "out of memory", 0); goto failed; }
     video->format->pb = video->input;
     video->format->flags |= AVFMT_FLAG_CUSTOM_IO;
-    video->format->io_open = refuse_open;
+    video->format->io_open = mueval_media_refuse_open;
     av_dict_set(&options, "format_whitelist", "mov", 0);
     av_dict_set(&options, "protocol_whitelist", "", 0);  // none at all
     av_dict_set(&options, "codec_whitelist", "h264", 0);
@@ -149,7 +121,7 @@ mueval_video *mueval_video_open(const char *path, mueval_video_limits limits, ch
     // On failure avformat_open_input frees the context (and leaves our AVIOContext to us).
     code = avformat_open_input(&video->format, NULL, mov, &options);
     av_dict_free(&options);
-    if (code < 0) { fail(error, error_size, "cannot open the face video as MP4", code); goto failed; }
+    if (code < 0) { mueval_media_fail(error, error_size, "cannot open the face video as MP4", code); goto failed; }
 
     // No avformat_find_stream_info: it would decode frames before the size below is checked. The MP4's
     // sample description already says the codec and the frame size.
@@ -157,7 +129,7 @@ mueval_video *mueval_video_open(const char *path, mueval_video_limits limits, ch
     for (unsigned index = 0; index < video->format->nb_streams; index++) {
         if (video->format->streams[index]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) { video->stream = (int)index; break; }
     }
-    if (video->stream < 0) { fail(error, error_size, "the face video holds no video stream", 0); goto failed; }
+    if (video->stream < 0) { mueval_media_fail(error, error_size, "the face video holds no video stream", 0); goto failed; }
     AVStream *stream = video->format->streams[video->stream];
     AVCodecParameters *parameters = stream->codecpar;
     if (parameters->codec_id != AV_CODEC_ID_H264) {
@@ -173,7 +145,7 @@ mueval_video *mueval_video_open(const char *path, mueval_video_limits limits, ch
         goto failed;
     }
     video->time_base = av_q2d(stream->time_base);
-    if (!(video->time_base > 0)) { fail(error, error_size, "the face video's stream has no time base", 0); goto failed; }
+    if (!(video->time_base > 0)) { mueval_media_fail(error, error_size, "the face video's stream has no time base", 0); goto failed; }
     // Only this stream's packets are read: other tracks are discarded by the demuxer.
     for (unsigned index = 0; index < video->format->nb_streams; index++) {
         if ((int)index != video->stream) video->format->streams[index]->discard = AVDISCARD_ALL;
@@ -181,11 +153,11 @@ mueval_video *mueval_video_open(const char *path, mueval_video_limits limits, ch
 
     const AVCodec *decoder = avcodec_find_decoder(AV_CODEC_ID_H264);
     if (!decoder || !(video->codec = avcodec_alloc_context3(decoder))) {
-        fail(error, error_size, "libavcodec has no H.264 decoder", 0);
+        mueval_media_fail(error, error_size, "libavcodec has no H.264 decoder", 0);
         goto failed;
     }
     if ((code = avcodec_parameters_to_context(video->codec, parameters)) < 0) {
-        fail(error, error_size, "cannot start the face video's decoder", code);
+        mueval_media_fail(error, error_size, "cannot start the face video's decoder", code);
         goto failed;
     }
     // The decoder refuses, before allocating, any frame (an in-band SPS may differ from the MP4's header) larger than allowed.
@@ -194,9 +166,9 @@ mueval_video *mueval_video_open(const char *path, mueval_video_limits limits, ch
     av_dict_set(&options, "codec_whitelist", "h264", 0);
     code = avcodec_open2(video->codec, decoder, &options);
     av_dict_free(&options);
-    if (code < 0) { fail(error, error_size, "cannot start the face video's decoder", code); goto failed; }
+    if (code < 0) { mueval_media_fail(error, error_size, "cannot start the face video's decoder", code); goto failed; }
     video->grey_size = (size_t)parameters->width * (size_t)parameters->height;
-    if (!(video->grey = malloc(video->grey_size))) { fail(error, error_size, "out of memory", 0); goto failed; }
+    if (!(video->grey = malloc(video->grey_size))) { mueval_media_fail(error, error_size, "out of memory", 0); goto failed; }
     return video;
 
 failed:
@@ -218,7 +190,7 @@ static int decode(mueval_video *video, char *error, size_t error_size) {
         if (code >= 0) return 1;
         if (code == AVERROR_EOF) return 0;
         // A damaged packet (a lost chunk's neighbour) is skipped, not fatal: the rest still decodes.
-        if (code != AVERROR(EAGAIN) && code != AVERROR_INVALIDDATA) { fail(error, error_size, "cannot decode the face video", code); return -1; }
+        if (code != AVERROR(EAGAIN) && code != AVERROR_INVALIDDATA) { mueval_media_fail(error, error_size, "cannot decode the face video", code); return -1; }
         if (video->flushing) return 0;
         code = av_read_frame(video->format, video->packet);
         if (code < 0) {
@@ -233,7 +205,7 @@ static int decode(mueval_video *video, char *error, size_t error_size) {
             av_packet_unref(video->packet);
         }
         if (code < 0 && code != AVERROR(EAGAIN) && code != AVERROR_EOF && code != AVERROR_INVALIDDATA) {
-            fail(error, error_size, "cannot decode the face video", code);
+            mueval_media_fail(error, error_size, "cannot decode the face video", code);
             return -1;
         }
     }
@@ -252,7 +224,7 @@ int mueval_video_next(mueval_video *video, double *time, int *width, int *height
         // Frames that are decoded but never kept (a video of a million frames at one timestamp) still take time.
         if (video->limits.deadline > 0 && monotonic_seconds() > video->limits.deadline) {
             av_frame_unref(frame);
-            fail(error, error_size, "the face video took longer to decode than the scan may run", 0);
+            mueval_media_fail(error, error_size, "the face video took longer to decode than the scan may run", 0);
             video->ended = 1;
             return -1;
         }
@@ -287,7 +259,7 @@ int mueval_video_next(mueval_video *video, double *time, int *width, int *height
         size_t size = (size_t)frame->width * (size_t)frame->height;
         if (size > video->grey_size) {
             uint8_t *grown = realloc(video->grey, size);
-            if (!grown) { av_frame_unref(frame); fail(error, error_size, "out of memory", 0); video->ended = 1; return -1; }
+            if (!grown) { av_frame_unref(frame); mueval_media_fail(error, error_size, "out of memory", 0); video->ended = 1; return -1; }
             video->grey = grown;
             video->grey_size = size;
         }

@@ -58,7 +58,7 @@ public final class ConsoleServer: Service, Sendable {
             configurations: settings.reportConfigurations.map { ReportConfigurationStore(directory: $0) } ?? ReportConfigurationStore(),
             logger: logger)
         consoleURL = { [boundPort, settings] in boundPort.withLockedValue { $0 }.map { Self.baseURL(settings: settings, port: $0) } }
-        studyReports = StudyReports(dataDirectory: environment.dataDirectory, logger: logger, consoleURL: consoleURL)
+        studyReports = StudyReports(dataDirectory: environment.dataDirectory, logger: logger, consoleURL: consoleURL, slots: environment.reports.slots)
     }
 
     /// A single-use login link for `muevalctl console`.

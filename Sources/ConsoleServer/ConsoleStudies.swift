@@ -249,11 +249,14 @@ final class StudyReports: Sendable {
     private let consoleURL: @Sendable () -> String?
     /// Reports being built, and the last failure of each until it is built again.
     private let states = NIOLockedValueBox<[String: ReportState]>([:])
+    /// The session reports' turns (`reports.max_concurrent`): a study's report analyses all its sessions.
+    private let slots: ReportSlots
 
-    init(dataDirectory: String, logger: Logger, consoleURL: @escaping @Sendable () -> String?) {
+    init(dataDirectory: String, logger: Logger, consoleURL: @escaping @Sendable () -> String?, slots: ReportSlots) {
         root = dataDirectory + "/reports"
         self.logger = logger
         self.consoleURL = consoleURL
+        self.slots = slots
     }
 
     /// The directory of a study's reports: that of all iterations, which holds one per iteration.
@@ -286,8 +289,10 @@ final class StudyReports: Sendable {
         Task { [self] in
             let began = Date()
             do {
-                _ = try await StudyReportGenerator.generate(data, iteration: iteration, output: output, options: AnalysisOptions(),
+                _ = try await slots.run {
+                    try await StudyReportGenerator.generate(data, iteration: iteration, output: output, options: AnalysisOptions(),
                                                             links: StudyReportLinks(console: consoleURL()), sessionReports: false)
+                }
                 logger.info("report of study \(study)\(iteration.map { " iteration \($0)" } ?? "") written in \(String(format: "%.2f", Date().timeIntervalSince(began))) s: \(output)")
                 states.withLockedValue { $0[key] = nil }
             } catch {

@@ -41,7 +41,7 @@ package struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
     package var description: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         let family = isIPv6 ? AF_INET6 : AF_INET
-        let written = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &text, socklen_t(text.count)) }
+        let written = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &text, socklen_t(clamping: text.count)) }
         guard written != nil else { return "?" }
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }

@@ -1,7 +1,7 @@
 @testable import DeviceSimulator
+import DaemonTestSupport
 import Foundation
 @testable import ReportCritique
-import Synchronization
 import Testing
 
 /// The face video behind the same gate as audio (issue 38, docs/SECURITY.md "Names and media from files and devices"):
@@ -42,30 +42,6 @@ import Testing
         try ffmpeg(FaceCamera.encoderArguments + ["-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4", file],
                    input: Data(camera.frames(from: 0, to: seconds) { Int($0) % 3 == 0 }))
         return camera
-    }
-
-    /// A FIFO's writer, blocked in open(2) until some reader opens the FIFO: whether it was opened, even briefly, stays known.
-    private final class FIFOWatch: Sendable {
-        let opened = Mutex(false)
-        let done = DispatchSemaphore(value: 0)
-
-        init(_ path: String) {
-            Thread.detachNewThread { [self] in
-                let descriptor = open(path, O_WRONLY | O_CLOEXEC)
-                opened.withLock { $0 = descriptor >= 0 }
-                if descriptor >= 0 { close(descriptor) }
-                done.signal()
-            }
-        }
-
-        var wasOpened: Bool { opened.withLock { $0 } }
-
-        /// Opens the FIFO for reading (which ends the writer's wait) and waits for the writer; true when it ended.
-        func release(_ path: String) -> Bool {
-            let reader = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-            defer { if reader >= 0 { close(reader) } }
-            return done.wait(timeout: .now() + 30) == .success
-        }
     }
 
     /// The issue's attack: a `video/mp4` whose bytes are an HLS playlist naming a FIFO on the lab machine. OpenCV's

@@ -2,7 +2,6 @@ import ControlProtocol
 import DaemonTestSupport
 import Foundation
 import MuEvalWire
-import Synchronization
 import WireProtocol
 import XCTest
 
@@ -11,30 +10,6 @@ import XCTest
 /// `muevalctl report` opens it; and the lab member's scan imports no `cv2.py` from where they run it, nor from a
 /// PYTHONPATH of theirs (docs/SECURITY.md, "Names and media from files and devices").
 final class FaceVideoGateIntegrationTests: XCTestCase {
-    /// A FIFO's writer, blocked in open(2) until some reader opens the FIFO, even briefly.
-    private final class FIFOWatch: Sendable {
-        let opened = Mutex(false)
-        let done = DispatchSemaphore(value: 0)
-
-        init(_ path: String) {
-            Thread.detachNewThread { [self] in
-                let descriptor = open(path, O_WRONLY | O_CLOEXEC)
-                opened.withLock { $0 = descriptor >= 0 }
-                if descriptor >= 0 { close(descriptor) }
-                done.signal()
-            }
-        }
-
-        var wasOpened: Bool { opened.withLock { $0 } }
-
-        /// Ends the writer's wait by opening the FIFO for reading; true once the writer ended.
-        func release(_ path: String) -> Bool {
-            let reader = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-            defer { if reader >= 0 { close(reader) } }
-            return done.wait(timeout: .now() + 30) == .success
-        }
-    }
-
     /// Records `bytes` as one session's face video (one part) and stops the session; returns its id.
     private func recordFaceVideo(_ bytes: [UInt8], named name: String, on daemon: TestDaemon) async throws -> Int64 {
         let session = try await daemon.ctl.call(ControlRequest.StartSession(name: name, sensors: ["faceCamera", "UserInputEvent"]))

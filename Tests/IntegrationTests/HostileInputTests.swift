@@ -254,7 +254,7 @@ final class HostileInputTests: XCTestCase {
 
         let refused = try await lab.daemon.connectDevice()
         let reason = try await refused.waitFor("the refusal") { _ in refused.errors.first?.reason }
-        XCTAssertEqual(reason, "the server has reached its limit of 2002 device connections")
+        XCTAssertEqual(reason, "the server has reached its limit of 2002 device connections (server.max_connections, clamped to the open-file budget)")
         try await eventually("the refused connection to be closed") { refused.isClosed ? true : nil }
         var counters = try await lab.status().counters
         XCTAssertEqual(counters.connectionsRefused, 1)

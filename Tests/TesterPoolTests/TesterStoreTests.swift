@@ -1,4 +1,5 @@
 import Foundation
+import JournalStorage
 import NIOConcurrencyHelpers
 import SessionModel
 import TesterPool
@@ -162,5 +163,34 @@ import Testing
         #expect(throws: StudyError.badName(what: "profile field name", name: "a b")) {
             try store.configure(consent: nil, fields: [PoolField(name: "a b", label: "A")], now: 1)
         }
+    }
+
+    /// A pool written before issue 38 (schema 1, no `withdrawals`) opens with its testers, and withdraws.
+    @Test func aPoolOfSchemaOneIsUpgradedWithItsTesters() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        do {
+            let old = try SQLiteDatabase(path: directory + "/" + TesterStore.fileName)
+            try old.execute("""
+                CREATE TABLE consents (version INTEGER PRIMARY KEY, text TEXT NOT NULL, created REAL NOT NULL);
+                CREATE TABLE settings (id INTEGER PRIMARY KEY CHECK (id = 1), fields TEXT NOT NULL, enrolment_key TEXT NOT NULL,
+                                       updated REAL NOT NULL);
+                CREATE TABLE testers (code TEXT PRIMARY KEY, profile TEXT NOT NULL, consent_version INTEGER NOT NULL,
+                                      enrolled REAL NOT NULL, secret_sha256 TEXT NOT NULL);
+                INSERT INTO consents VALUES (1, 'We record touches.', 1);
+                INSERT INTO settings VALUES (1, '[]', 'abcdefghijklmnop', 1);
+                INSERT INTO testers VALUES ('T2345A', '{"language":"Esperanto"}', 1, 1, 'not a real hash');
+                PRAGMA user_version = 1;
+                """)
+        }
+        let store = try TesterStore(directory: directory)
+        #expect(try store.tester("T2345A").profile == ["language": "Esperanto"])
+        #expect(try store.settings().consentVersion == 1)
+        let request = try store.requestWithdrawal("T2345A", secret: nil, deleteRecordings: true, now: 2)
+        #expect(request.deleteRecordings)
+        #expect(try store.pendingWithdrawals().map(\.code) == ["T2345A"])
+        try store.finishWithdrawal("T2345A", now: 3)
+        #expect(try store.testers().isEmpty)
+        #expect(try store.pendingWithdrawals().isEmpty)
     }
 }
