@@ -44,7 +44,7 @@ BIN          ?=
 SHIPPED_BUILD := -c release --static-swift-stdlib --disable-local-rpath
 DEB_SCRATCH  ?= .build-release
 
-.PHONY: deps test-deps face-model deb-deps build release run test fuzz bench clean install uninstall deb deb-test
+.PHONY: deps test-deps face-model deb-deps build release run test fuzz bench clean install uninstall deb deb-build deb-test
 
 # Installs the packages of $(1) that are missing.
 define apt_install
@@ -149,12 +149,16 @@ bench: deps
 ## deb: mueval_VERSION_ARCH.deb and mueval-tools_VERSION_ARCH.deb here (docs/PACKAGING.md): a release build with the
 ## Swift runtime and Foundation linked in (its own scratch path), man pages generated from the argument parsers and the
 ## configuration table, then debhelper; lintian checks them
-deb: deps deb-deps
+deb: deb-build
+	scripts/timed "make deb: packages" packaging/build-deb.sh $(DEB_SCRATCH)/release .
+
+## deb-build: what `make deb` compiles (the shipped release build and the man page generator), without packaging: .ci/run
+## runs the fuzzer beside the packaging, which needs little CPU, once this is done
+deb-build: deps deb-deps
 	scripts/timed "make deb: release build" sh -c 'for product in muevald muevalctl muevalsim; do \
 		$(SWIFT) build $(SHIPPED_BUILD) --scratch-path $(DEB_SCRATCH) --product $$product || exit 1; done'
 	scripts/timed "make deb: generate-manual" $(SWIFT) build -c release --package-path $(DEB_SCRATCH)/checkouts/swift-argument-parser \
 		--scratch-path $(CURDIR)/$(DEB_SCRATCH)/manual-tool --product generate-manual
-	scripts/timed "make deb: packages" packaging/build-deb.sh $(DEB_SCRATCH)/release .
 
 ## deb-test: `make deb`, then the package installed with apt, upgraded and purged in a Debian system booted with
 ## systemd (as root; docs/PACKAGING.md). In .ci/run, as the release build takes long
