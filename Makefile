@@ -149,7 +149,8 @@ bench: deps
 ## deb: mueval_VERSION_ARCH.deb and mueval-tools_VERSION_ARCH.deb here (docs/PACKAGING.md): a release build with the
 ## Swift runtime and Foundation linked in (its own scratch path), man pages generated from the argument parsers and the
 ## configuration table, then debhelper; lintian checks them
-deb: deb-build
+## DEB_BUILT=1: deb-build has just run (.ci/run), so that its up-to-date check (half a minute) is not paid twice
+deb: $(if $(DEB_BUILT),,deb-build)
 	scripts/timed "make deb: packages" packaging/build-deb.sh $(DEB_SCRATCH)/release .
 
 ## deb-build: what `make deb` compiles (the shipped release build and the man page generator), without packaging: .ci/run
