@@ -89,12 +89,16 @@ final class DescriptorBudgetTests: XCTestCase {
         await device.close()
     }
 
+    /// The console's port, once it listens, and raw sockets to open to it.
+    private func consoleSockets(_ daemon: TestDaemon) async throws -> (port: Int, sockets: IdleSockets) {
+        let link = try await daemon.consoleLink()
+        return (try XCTUnwrap(URL(string: link.url)?.port), IdleSockets())
+    }
+
     func testTheHeaderTimeoutClosesAConsoleConnectionWithoutARequestAndSparesOneThatAsked() async throws {
         let daemon = try await TestDaemon.start(launcher: ["MUEVAL_CONSOLE_HEADER_TIMEOUT=1"])
         defer { daemon.cleanUp() }
-        let link = try await daemon.consoleLink()
-        let consolePort = try XCTUnwrap(URL(string: link.url)?.port)
-        let sockets = IdleSockets()
+        let (consolePort, sockets) = try await consoleSockets(daemon)
         defer { sockets.closeAll() }
         // Half a request head, then nothing.
         sockets.open(port: consolePort, source: "127.0.0.1")
@@ -122,9 +126,7 @@ final class DescriptorBudgetTests: XCTestCase {
             .write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try await TestDaemon.start(arguments: ["--config", config])
         defer { daemon.cleanUp() }
-        let link = try await daemon.consoleLink()
-        let consolePort = try XCTUnwrap(URL(string: link.url)?.port)
-        let sockets = IdleSockets()
+        let (consolePort, sockets) = try await consoleSockets(daemon)
         defer { sockets.closeAll() }
         sockets.open(port: consolePort, source: "127.0.0.1")
         let opened = Date()
