@@ -35,6 +35,8 @@ public struct DaemonConfiguration: Sendable {
     public var descriptorReserve = 256
     /// `console.max_connections` and the console's timeouts.
     public var consoleConnections = ConsoleConnectionLimits()
+    /// The console's share of the descriptor budget: none when it is off.
+    var consoleConnectionCap: Int { console.enabled ? consoleConnections.maxConnections : 0 }
     public var zeroconf = ZeroconfSettings()
     public var console = ConsoleSettings()
     public var transcription = TranscriptionConfiguration()

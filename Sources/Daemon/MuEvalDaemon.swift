@@ -48,7 +48,7 @@ public struct MuEvalDaemon {
         let files = OpenFileLimit.raise()
         let ledger = ConnectionLedger(budget: DescriptorBudget(
             limit: files.soft, reserve: configuration.descriptorReserve, capture: configuration.capture.maxConnections,
-            console: configuration.console.enabled ? configuration.consoleConnections.maxConnections : 0))
+            console: configuration.consoleConnectionCap))
         Self.logBudget(ledger.budget, files: files, logger: logger)
         let dataDirectory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path
         // One writer per data directory: a second muevald, or an offline import, is told who has it.
@@ -145,7 +145,7 @@ public struct MuEvalDaemon {
             logLevel.level = reloaded.logLevel
             StderrLogHandler.setQueueLimit(reloaded.logQueueLines)
             settings.update(reloaded.capture)
-            ledger.update(capture: reloaded.capture.maxConnections, console: console == nil ? 0 : reloaded.consoleConnections.maxConnections)
+            ledger.update(capture: reloaded.capture.maxConnections, console: reloaded.consoleConnectionCap)
             for clamp in ledger.budget.clamped { logger.warning("reload: \(clamp), the descriptor budget") }
             // A renewed certificate in the same files serves the next handshake; open connections keep theirs.
             if let tls {
