@@ -94,13 +94,15 @@ run: release
 	@echo "muevald: data in $(DATA_DIR); muevalctl is $$($(SWIFT) build $(RUN_BUILD) --show-bin-path)/muevalctl"
 	$$($(SWIFT) build $(RUN_BUILD) --show-bin-path)/muevald --data-dir $(DATA_DIR) $(ARGS)
 
-## test: check that Package.swift declares what each module imports and that no conversion of a number can trap, build, run every test, then
-## README's deploy steps under a real systemd (as root: it boots a container; docs/SYSTEMD.md)
+## test: check that Package.swift declares what each module imports, that the imports keep to Layers.ini (and that this check fails
+## when they do not) and that no conversion of a number can trap, build, run every test, then README's deploy steps under a real
+## systemd (as root: it boots a container; docs/SYSTEMD.md)
 ## The XCTest cases run in TEST_WORKERS processes at once (Swift Testing's run concurrently in one); tests that share
 ## a port, a namespace or a database take their own (docs/DEVELOPMENT.md, "Tests in parallel").
 TEST_WORKERS ?= $(shell nproc)
 test: test-deps
 	python3 scripts/package-imports.py
+	python3 scripts/test-package-imports.py
 	python3 scripts/total-conversions.py
 	scripts/timed "make test: build" $(SWIFT) build --build-tests
 	scripts/timed "make test: tests" $(SWIFT) test --skip-build --parallel --num-workers $(TEST_WORKERS)

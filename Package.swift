@@ -47,6 +47,7 @@ let package = Package(
 
         // The wire protocol: XML event messages from capture libraries, byte-level and incremental.
         .target(name: "WireProtocol", dependencies: [
+            "SessionModel",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -103,7 +104,7 @@ let package = Package(
         // The tester pool (issue 32): the lab's consent text and profile form, testers' profiles in DATA/testers.sqlite,
         // and the quota sampling that recruits from it.
         .target(name: "TesterPool", dependencies: [
-            "JournalStorage", "SessionModel", "WireProtocol",
+            "JournalStorage", "SessionModel",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
@@ -236,7 +237,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "muevalctl", dependencies: [
-            "BuildInfo", "ControlClient", "ControlProtocol", "JournalStorage", "QRCode", "ReplicationArchive", "ReportCritique", "SessionAnalysis", "SessionImport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol", "Zeroconf",
+            "BuildInfo", "ControlClient", "ControlProtocol", "JournalStorage", "QRCode", "ReplicationArchive", "ReportCritique", "SessionAnalysis", "SessionImport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "ZeroconfBrowsing", package: "CaptureLibrary"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -296,11 +297,12 @@ let package = Package(
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
-        // Times analysis and report of a synthetic one-hour session (`make bench`).
+        // Times the transcription of think-aloud audio and the exclamations found in it (`make bench`).
         .executableTarget(name: "SpeechBenchmark", dependencies: [
             "SpeechRecognition", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
+        // Times analysis and report of a synthetic one-hour session (`make bench`).
         .executableTarget(name: "ReportBenchmark", dependencies: [
             "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel",
         ]),
@@ -332,11 +334,12 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
-        // The session core without the capture server: its state machine, the pairing limiter, the lifecycle stream.
+        // The tester pool on a temporary testers.sqlite: enrolment, settings, profiles, quota sampling.
         .testTarget(name: "TesterPoolTests", dependencies: [
             "JournalStorage", "SessionModel", "TesterPool",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
+        // The session core without the capture server: its state machine, the pairing limiter, the lifecycle stream.
         .testTarget(name: "SessionCoreTests", dependencies: [
             "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "TesterPool",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
@@ -379,7 +382,7 @@ let package = Package(
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
         ]),
         .testTarget(name: "MuEvalCaptureTests", dependencies: [
-            "WireProtocol",
+            "SessionModel", "WireProtocol",
             .target(name: "Zeroconf", condition: .when(platforms: [.linux])),
             .product(name: "MuEvalCapture", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
@@ -396,7 +399,7 @@ let package = Package(
             .product(name: "ZeroconfBrowsing", package: "CaptureLibrary"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // The console's access rules and message framing, without sockets.
+        // Reports on disk, the automatic report of a stopped session and studies that complete, against a real registry.
         .testTarget(name: "SessionReportsTests", dependencies: [
             "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "SessionReports", "TesterPool",
             .product(name: "Logging", package: "swift-log"),
@@ -405,6 +408,7 @@ let package = Package(
         .testTarget(name: "QRCodeTests", dependencies: [
             "QRCode",
         ]),
+        // The console's access rules and message framing, without sockets.
         .testTarget(name: "ConsoleServerTests", dependencies: [
             "ConsoleServer", "ControlProtocol", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),

@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
-"""Package.swift declares exactly what each target imports.
+"""Package.swift declares exactly what each target imports, and the imports keep to Layers.ini.
 
-    scripts/package-imports.py          check: lists every target whose dependencies differ, exit 1
+    scripts/package-imports.py          check: lists every target whose dependencies differ, and every
+                                        import against the layers (one line each), exit 1
     scripts/package-imports.py --write [TARGET…]  rewrites the targets' `dependencies:` lists from the
                                                   imports (all, or the targets named)
+    scripts/package-imports.py --build-order SWIFT_FILE…  the modules of ours those files need, each after
+                                        its dependencies (Fuzz/build.sh compiles them in this order)
 
 It checks the main package and the capture library's own (CaptureLibrary/), which the main one uses
-by path: there, its modules are targets; here, products of that package.
+by path: there, its modules are targets; here, products of that package. The layers are the main
+package's (Layers.ini, beside Package.swift; docs/DEVELOPMENT.md, "Layers").
 
 `make test` runs the check, so that a module cannot use another one that Package.swift does not
-name (SwiftPM builds it anyway when something else pulls it in), nor name one it never imports.
+name (SwiftPM builds it anyway when something else pulls it in), nor name one it never imports,
+nor import one of a higher layer or a peer.
 """
-import glob, os, re, sys
+import configparser, glob, os, re, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Products of other packages, by the module a file imports.
@@ -33,16 +38,24 @@ SYSTEM = {'Foundation', 'FoundationNetworking', 'FoundationXML', 'Glibc', 'Musl'
 # Executables the integration tests start: declared so that `swift test` builds them.
 STARTED = {'IntegrationTests': ['muevald', 'muevalctl', 'muevalsim', 'plainnote']}
 IMPORT = re.compile(r'^(?:@testable )?(?:(?:public|internal|package|private|fileprivate) )?import (\w+)\s*$', re.M)
+# A target's declaration in Package.swift: its kind and name.
+DECLARATION = re.compile(r'\.(target|executableTarget|testTarget|systemLibrary)\(name: "(\w+)"')
+# Within a `dependencies:` list: a target by name, `.target(name:…)`, or a product of a package.
+DEPENDENCY = re.compile(r'"(\w+)"|\.target\(name: "(\w+)"|\.product\(name: "(\w+)", package: "([\w-]+)"')
 # `#if canImport(X)` then `import X`: a module built on Linux only (the capture library's Avahi browser).
 CONDITIONAL = re.compile(r'^#if canImport\((\w+)\)\s*\n(?:(?:public|internal|package) )?import \1\s*$', re.M)
 # Python and shell scripts embedded in Swift strings (tests) are not Swift imports.
 EMBEDDED = re.compile(r'"""(.*?)"""', re.S)
 
 
-def imports(target_dir):
-    """The modules a target imports, and those of them it imports only where they can be."""
+def swift_files(directory):
+    return glob.glob(os.path.join(directory, '**', '*.swift'), recursive=True)
+
+
+def imports(files):
+    """The modules Swift `files` import, and those of them they import only where they can be."""
     found, conditional = set(), set()
-    for path in glob.glob(os.path.join(target_dir, '**', '*.swift'), recursive=True):
+    for path in files:
         text = EMBEDDED.sub('', open(path).read())
         found.update(IMPORT.findall(text))
         conditional.update(CONDITIONAL.findall(text))
@@ -84,14 +97,14 @@ def check(root, write):
     """The problems of the package at `root` (rewritten when `write`: True for all targets, or a set of names)."""
     path = os.path.join(root, 'Package.swift')
     text = open(path).read()
-    targets = {os.path.basename(d.rstrip('/')): d for kind in ('Sources', 'Tests', 'Examples') for d in glob.glob(os.path.join(root, kind, '*/'))}
+    targets = local_targets(root)
     products_by_module = {m: p for m, p in PRODUCTS.items() if m not in targets}
     problems = []
     for name, directory in sorted(targets.items()):
-        if not glob.glob(os.path.join(directory, '**', '*.swift'), recursive=True):
+        if not swift_files(directory):
             continue  # system-library targets
         span = declared_block(text, name)
-        wanted = render(name, imports(directory), products_by_module)
+        wanted = render(name, imports(swift_files(directory)), products_by_module)
         if span is None:
             if wanted != 'dependencies: []':
                 problems.append((name, None, wanted))
@@ -108,12 +121,111 @@ def check(root, write):
     return [(os.path.relpath(path, ROOT), name, wanted) for name, _, wanted in problems]
 
 
+def read_layers(path, declared):
+    """Layers.ini, bottom to top: [(layer, targets, peers, uses)], and the mistakes in the file itself."""
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read(path)
+    layers, mistakes, seen = [], [], {}
+    for layer in parser.sections():
+        targets = parser[layer].get('targets', '').split()
+        below = [name for name, *_ in layers]
+        uses = parser[layer].get('uses')
+        uses = below if uses is None else uses.split()
+        mistakes += ['%s: layer %s uses %s, which is not a layer below it' % (os.path.basename(path), layer, used)
+                     for used in uses if used not in below]
+        for target in targets:
+            if target not in declared:
+                mistakes.append('%s: layer %s names %s, which Package.swift does not declare' % (os.path.basename(path), layer, target))
+            elif target in seen:
+                mistakes.append('%s: %s is in both %s and %s' % (os.path.basename(path), target, seen[target], layer))
+            seen[target] = layer
+        layers.append((layer, targets, parser[layer].getboolean('peers', False), uses))
+    return layers, mistakes
+
+
+def layer_violations(root):
+    """One line for every import of the main package that breaks its layers, and every target they leave out."""
+    path = os.path.join(root, 'Layers.ini')
+    declared = {name for _, name in DECLARATION.findall(open(os.path.join(root, 'Package.swift')).read())}
+    layers, problems = read_layers(path, declared)
+    rank = {layer: i for i, (layer, *_) in enumerate(layers)}
+    layer_of = {target: layer for layer, targets, *_ in layers for target in targets}
+    peers = {layer for layer, _, peer, _ in layers if peer}
+    uses = {layer: used for layer, _, _, used in layers}
+    problems += ['Layer violation: target %s is in no layer of %s' % (name, os.path.basename(path))
+                 for name in sorted(declared - set(layer_of))]
+    for name, directory in sorted(local_targets(root).items()):
+        if name not in layer_of:
+            continue
+        a = layer_of[name]
+        for imported in sorted(imports(swift_files(directory))[0] & set(layer_of) - {name}):
+            b = layer_of[imported]
+            if rank[b] > rank[a]:
+                why = '%s is above %s' % (b, a)
+            elif b == a and a in peers:
+                why = '%s are peers' % a
+            elif b != a and b not in uses[a]:
+                why = '%s may use only %s' % (a, ', '.join(uses[a]))
+            else:
+                continue
+            problems.append('Layer violation: %s (%s) imports %s (%s): %s' % (name, a, imported, b, why))
+    return problems
+
+
+def local_targets(root):
+    """The directories of the package's targets, by name."""
+    return {os.path.basename(d.rstrip('/')): d for kind in ('Sources', 'Tests', 'Examples') for d in glob.glob(os.path.join(root, kind, '*/'))}
+
+
+def modules(root, library='CaptureLibrary'):
+    """Our modules as Package.swift declares them, the capture library's included: name -> (kind, directory, dependencies)."""
+    found = {}
+    for package in (os.path.join(root, library), root):
+        text = open(os.path.join(package, 'Package.swift')).read()
+        directories = local_targets(package)
+        for kind, name in DECLARATION.findall(text):
+            directory = directories.get(name)
+            kind = 'system' if kind == 'systemLibrary' else 'swift' if directory and swift_files(directory) else 'c'
+            span = declared_block(text, name)
+            dependencies = []
+            for plain, target, product, product_package in DEPENDENCY.findall(text[span[0]:span[1]] if span else ''):
+                if plain or target or product_package == library:
+                    dependencies.append(plain or target or product)
+            found[name] = (kind, os.path.relpath(directory, root), dependencies)
+    return found
+
+
+def build_order(root, files):
+    """`MODULE KIND DIRECTORY DEPENDENCY…` for each module of ours that `files` import, directly or through
+    another, each after its dependencies; KIND is swift, c or system (a system library's module map)."""
+    known = modules(root)
+    lines, done = [], set()
+
+    def visit(name):
+        if name in done:
+            return
+        done.add(name)
+        kind, directory, dependencies = known[name]
+        for dependency in dependencies:
+            visit(dependency)
+        lines.append(' '.join([name, kind, directory] + dependencies))
+
+    for name in sorted(imports(files)[0] & set(known)):
+        visit(name)
+    return lines
+
+
 def main():
+    if '--build-order' in sys.argv:
+        print('\n'.join(build_order(ROOT, sys.argv[sys.argv.index('--build-order') + 1:])))
+        return 0
     write = '--write' in sys.argv and (set(sys.argv[sys.argv.index('--write') + 1:]) or True)
     problems = check(ROOT, write) + check(os.path.join(ROOT, 'CaptureLibrary'), write)
     for path, name, wanted in problems:
         print('%s: target %s should declare %s' % (path, name, re.sub(r'\s+', ' ', wanted)))
-    return 1 if problems else 0
+    violations = [] if write else layer_violations(ROOT)
+    print('\n'.join(violations), end='\n' if violations else '')
+    return 1 if problems or violations else 0
 
 
 if __name__ == '__main__':

@@ -3,6 +3,7 @@ internal import HTTPTypes
 internal import Hummingbird
 internal import HummingbirdWebSocket
 internal import NIOCore
+internal import SessionModel
 internal import WireProtocol
 
 /// A console request, with the login its cookie names once the gate has let it through.

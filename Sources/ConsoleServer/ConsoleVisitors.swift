@@ -1,6 +1,7 @@
 internal import Crypto
 internal import Foundation
 internal import NIOConcurrencyHelpers
+internal import SessionModel
 internal import WireProtocol
 
 /// The pages a tester's phone opens without a console login (`/enrol/KEY`, `/withdraw`, `/i/CODE`

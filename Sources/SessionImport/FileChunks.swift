@@ -1,6 +1,6 @@
 internal import Crypto
 internal import Foundation
-internal import WireProtocol
+internal import SessionModel
 
 /// A file read front to back in fixed-size chunks: an import of any size holds one chunk, never the file.
 struct FileChunks {

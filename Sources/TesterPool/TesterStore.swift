@@ -3,7 +3,6 @@ internal import Foundation
 internal import JournalStorage
 internal import NIOConcurrencyHelpers
 public import SessionModel
-internal import WireProtocol
 
 /// The tester pool (issue 32): the lab's settings and the enrolled testers' profiles, in
 /// DATA/testers.sqlite, apart from the recordings (docs/SECURITY.md "The tester pool").

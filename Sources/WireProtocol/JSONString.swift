@@ -1,3 +1,5 @@
+internal import SessionModel
+
 /// JSON string escaping: the one escaper for stored payloads, control-socket lines and reports.
 ///
 /// Written by hand rather than through JSONEncoder because it runs once per stored event on the

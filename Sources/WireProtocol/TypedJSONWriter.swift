@@ -1,5 +1,6 @@
 internal import Crypto
 internal import MuEvalWire
+internal import SessionModel
 
 /// Writes typed JSON (see `TypedJSON`) as sink calls arrive, collecting `data` values as blobs.
 struct TypedJSONWriter: PlistSink {
@@ -111,21 +112,7 @@ struct TypedJSONWriter: PlistSink {
     }
 }
 
-@inline(__always)
-func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? ASCII.zero + nibble : 0x61 + nibble - 10 }
-
 /// Lower-case hex SHA-256, the name of a blob.
 func sha256Hex(_ bytes: [UInt8]) -> String {
     lowercaseHex(SHA256.hash(data: bytes))
-}
-
-/// Lower-case hex of bytes: blob names, the console's tokens.
-public func lowercaseHex(_ bytes: some Sequence<UInt8>) -> String {
-    var hex = [UInt8]()
-    hex.reserveCapacity(bytes.underestimatedCount * 2)
-    for b in bytes {
-        hex.append(hexDigit(b >> 4))
-        hex.append(hexDigit(b & 0xF))
-    }
-    return String(decoding: hex, as: UTF8.self)
 }

@@ -1,8 +1,8 @@
 internal import ArgumentParser
 internal import ControlProtocol
 internal import Foundation
+internal import MuEvalWire
 internal import SessionModel
-internal import Zeroconf
 internal import ZeroconfBrowsing
 #if canImport(Glibc)
 internal import Glibc
@@ -78,7 +78,7 @@ struct Discover: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the capture servers announced on the network (the first thing to check when a device does not connect).")
     @Option(help: "Seconds to browse.") var timeout: Double = 3
-    @Option(help: "The service type to browse for.") var type = ServiceAnnouncement.captureServiceType
+    @Option(help: "The service type to browse for.") var type = CaptureService.type
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {

@@ -1,4 +1,5 @@
 @testable import ConsoleServer
+import SessionModel
 import Testing
 import WireProtocol
 

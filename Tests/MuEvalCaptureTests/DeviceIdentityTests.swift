@@ -1,7 +1,7 @@
 import Crypto
 @testable import MuEvalCapture
+import SessionModel
 import Testing
-import WireProtocol
 
 @Suite struct DeviceIdentityTests {
     /// The default device id: stable, one per app, and not the machine id (which must stay on the machine).
