@@ -8,9 +8,10 @@ internal import TesterPool
 
 /// The pages a tester opens on their phone without a console login, and their calls under
 /// `/api/public/` (docs/CONSOLE.md, "Pages for testers"): the invitation `/i/CODE` with its
-/// questionnaire, enrolment `/enrol/KEY` and withdrawal `/withdraw`. `ConsoleGate` has counted the
-/// request against its address and checked a state change's visitor token; what a key or code
-/// grants is checked here, a wrong invitation code counting as a wrong pairing code does.
+/// questionnaire, enrolment `/enrol/KEY` and withdrawal `/withdraw`: the route group `ConsoleGate`
+/// gives its visitors' guards, which have counted the request against its address and checked a state
+/// change's visitor token; what a key or code grants is checked here, a wrong invitation code counting
+/// as a wrong pairing code does.
 struct ConsoleVisitorAPI: Sendable {
     let environment: ConsoleEnvironment
     let api: ConsoleAPI
@@ -18,7 +19,7 @@ struct ConsoleVisitorAPI: Sendable {
     let quotas: VisitorQuotas
     let assets: ConsoleAssets
 
-    func register(on router: Router<ConsoleContext>) {
+    func register(on router: RouterGroup<ConsoleContext>) {
         router.get("/i/:code") { _, context in
             do {
                 _ = try await invitation(context)
@@ -71,8 +72,9 @@ struct ConsoleVisitorAPI: Sendable {
         }
         visitorAPI.post("invitations/:code/questionnaire") { request, context in
             let invitation = try await invitation(context)
-            guard InvitationPage.questionnaireOpens(invitation.status) else {
-                throw ConsoleError.conflict(InvitationPage.questionnaireClosed(invitation.status))
+            let lifecycle = InvitationLifecycle()
+            if case .closed(let reason) = lifecycle.questionnaire(lifecycle.status(of: invitation, now: Date().timeIntervalSince1970)) {
+                throw ConsoleError.conflict(reason)
             }
             let form = try await api.decode(QuestionnaireRequest.self, from: request, context: context)
             let responses = try await api.studied {
@@ -123,7 +125,7 @@ struct ConsoleVisitorAPI: Sendable {
             : "This invitation link is not valid. Check that you opened the whole link you were sent."
     }
 
-    /// A page for visitors, with the token of the visitor's cookie (the gate made one when there was none).
+    /// A page for visitors, with the token of the visitor's cookie (`VisitorCookie` made one when there was none).
     func page(_ page: ConsolePage, context: ConsoleContext) throws -> Response {
         guard let asset = assets[page.file] else { throw ConsoleError.assetsMissing(page.file) }
         let token = visitors.token(for: context.visitor ?? "")
@@ -171,38 +173,21 @@ struct InvitationPage: Encodable {
     var answered: Answered
 
     init(_ invitation: Invitation, data: StudyData, now: Double) {
-        // One not yet used is expired once its time is up, whether or not the catalog has said so yet.
-        let status = invitation.status == .invited && invitation.expires <= now ? .expired : invitation.status
+        let lifecycle = InvitationLifecycle()
+        let status = lifecycle.status(of: invitation, now: now)
         self.invitation = Summary(code: invitation.code, status: status, iteration: invitation.iteration,
                                   participant: invitation.participant, expires: invitation.expires)
         study = StudySummary(name: data.study.name, description: data.study.description, appId: data.study.appId)
         tasks = data.study.tasks.enumerated().map { Task(order: $0.offset + 1, name: $0.element.name, instructions: $0.element.instructions,
                                                           timeLimit: $0.element.timeLimit) }
         questions = data.study.questions
-        questionnaireOpen = Self.questionnaireOpens(status)
+        questionnaireOpen = lifecycle.questionnaire(status) == .open
         func mine(_ iteration: Int, _ participant: String) -> Bool {
             iteration == invitation.iteration && participant == invitation.participant
         }
         answered = Answered(sus: data.responses.sus.filter { mine($0.iteration, $0.participant) },
                             seq: data.responses.seq.filter { mine($0.iteration, $0.participant) },
                             answers: data.responses.answers.filter { mine($0.iteration, $0.participant) })
-    }
-
-    /// After the phone has joined the study with the invitation; not before, nor once expired or withdrawn.
-    static func questionnaireOpens(_ status: InvitationStatus) -> Bool {
-        switch status {
-        case .accepted, .recording, .done: true
-        case .invited, .expired, .withdrawn: false
-        }
-    }
-
-    static func questionnaireClosed(_ status: InvitationStatus) -> String {
-        switch status {
-        case .invited: "the questionnaire opens once your phone has joined the study with this invitation"
-        case .expired: "this invitation has expired"
-        case .withdrawn: "this invitation was withdrawn"
-        case .accepted, .recording, .done: "the questionnaire is open"
-        }
     }
 }
 

@@ -60,41 +60,32 @@ extension Catalog {
         try lock.withLock { try invitations(where: "i.participant = ?", [.text(participant)]) }
     }
 
-    /// Sets an invitation's status and, when given, its session and device (nil leaves them as they are).
+    /// Stores the transitions `InvitationLifecycle` decided, all or none, each only while its invitation still
+    /// has a status it starts from; returns the invitations changed, as they are now. Throws when an
+    /// invitation does not exist.
     @discardableResult
-    public func updateInvitation(code: String, status: InvitationStatus, sessionId: Int64? = nil, deviceId: String? = nil) throws -> Invitation {
-        try lock.withLock {
-            let statement = try database.prepare("""
-                UPDATE invitations SET status = ?, session = COALESCE(?, session), device = COALESCE(?, device) WHERE code = ?
-                """)
-            statement.bind([.text(status.rawValue), sessionId.map { .integer($0) } ?? .null, text(deviceId), .text(code)])
-            try statement.run()
-            guard let invitation = try invitations(where: "i.code = ?", [.text(code)]).first else { throw RecruitmentError.noInvitation(code) }
-            return invitation
-        }
-    }
-
-    /// Marks `invited` invitations whose expiry is past as `expired` (of one study, or all when nil) and
-    /// returns them. An invitation a phone has presented no longer expires: its tester is taking part.
-    @discardableResult
-    public func expireInvitations(study: String?, now: Double) throws -> [Invitation] {
-        try lock.withLock {
-            var condition = "i.status = '\(InvitationStatus.invited.rawValue)' AND i.expires <= ?"
-            var values: [SQLiteValue] = [.real(now)]
-            if let study {
-                condition += " AND i.study = ?"
-                values.append(.integer(try existingStudy(study)))
-            }
-            let expiring = try invitations(where: condition, values)
-            guard !expiring.isEmpty else { return [] }
+    public func apply(_ transitions: [InvitationTransition]) throws -> [Invitation] {
+        guard !transitions.isEmpty else { return [] }
+        return try lock.withLock {
+            var changed: [String] = []
             try database.transaction {
-                let statement = try database.prepare("UPDATE invitations SET status = '\(InvitationStatus.expired.rawValue)' WHERE code = ?")
-                for invitation in expiring {
-                    statement.bind(1, invitation.code)
+                for transition in transitions {
+                    let from = transition.from.map(\.rawValue).sorted()
+                    let statement = try database.prepare("""
+                        UPDATE invitations SET status = ?, session = COALESCE(?, session), device = COALESCE(?, device)
+                        WHERE code = ? AND status IN (\(Array(repeating: "?", count: from.count).joined(separator: ", ")))
+                        """)
+                    statement.bind([.text(transition.to.rawValue), transition.session.map { .integer($0) } ?? .null, text(transition.device),
+                                    .text(transition.code)] + from.map { .text($0) })
                     try statement.run()
+                    if database.changes > 0 {
+                        changed.append(transition.code)
+                    } else if try invitations(where: "i.code = ?", [.text(transition.code)]).isEmpty {
+                        throw RecruitmentError.noInvitation(transition.code)
+                    }
                 }
             }
-            return expiring.map { var expired = $0; expired.status = .expired; return expired }
+            return try changed.compactMap { try invitations(where: "i.code = ?", [.text($0)]).first }
         }
     }
 
@@ -111,24 +102,19 @@ extension Catalog {
         try lock.withLock { try recruitments(where: "1", []) }
     }
 
-    /// Writes the recruitment (a new one or every field of an existing one).
-    public func saveRecruitment(_ recruitment: Recruitment) throws {
-        try lock.withLock { try upsert(recruitment, id: try existingStudy(recruitment.study)) }
-    }
 
-    /// Records that the study completed: when, why (`Recruitment.CompletionReason`) and its report's path.
+    /// Changes the study's recruitment as `change` says, read and written under the catalog's lock (a
+    /// recruitment made again meanwhile is the one changed); returns it as stored.
     @discardableResult
-    public func markRecruitmentCompleted(study: String, reason: String, report: String?, now: Double) throws -> Recruitment {
+    public func updateRecruitment(study: String, _ change: (Recruitment) -> Recruitment) throws -> Recruitment {
         try lock.withLock {
             let id = try existingStudy(study)
-            guard var recruitment = try recruitments(where: "r.study = ?", [.integer(id)]).first else {
+            guard let recruitment = try recruitments(where: "r.study = ?", [.integer(id)]).first else {
                 throw RecruitmentError.noRecruitment(study: study)
             }
-            recruitment.completed = now
-            recruitment.completionReason = reason
-            recruitment.report = report
-            try upsert(recruitment, id: id)
-            return recruitment
+            let changed = change(recruitment)
+            try upsert(changed, id: id)
+            return changed
         }
     }
 
@@ -169,7 +155,7 @@ extension Catalog {
         statement.bind([.integer(id), .integer(Int64(recruitment.iteration)), .integer(Int64(recruitment.target)),
                         recruitment.deadline.map { .real($0) } ?? .null, .real(recruitment.created),
                         .integer(Int64(bitPattern: recruitment.seed)), recruitment.completed.map { .real($0) } ?? .null,
-                        text(recruitment.completionReason), text(recruitment.report)])
+                        text(recruitment.completionReason?.rawValue), text(recruitment.report)])
         try statement.run()
     }
 
@@ -201,7 +187,7 @@ extension Catalog {
             result.append(Recruitment(study: row.string(0) ?? "", iteration: Int(row.int64(1)), target: Int(row.int64(2)),
                                       deadline: row.isNull(3) ? nil : row.double(3), created: row.double(4),
                                       seed: UInt64(bitPattern: row.int64(5)), completed: row.isNull(6) ? nil : row.double(6),
-                                      completionReason: row.string(7), report: row.string(8)))
+                                      completionReason: row.string(7).flatMap(Recruitment.CompletionReason.init(rawValue:)), report: row.string(8)))
         }
         return result
     }

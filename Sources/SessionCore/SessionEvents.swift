@@ -21,9 +21,9 @@ public enum SessionEvent: Sendable, Equatable {
     case deleted(SessionRecord)
     /// A study's recruitment was made or changed (its target, deadline or invitations): what tracks it looks again.
     case recruitmentChanged(study: String)
-    /// A study's recruitment met its target or passed its deadline (`reason`: `target` or `deadline`) and its
-    /// cumulative report was written to `report` (index.html): published once per study.
-    case studyCompleted(study: String, reason: String, report: String)
+    /// A study's recruitment met its target or passed its deadline and its cumulative report was written to
+    /// `report` (index.html; empty: it could not be): published once per study.
+    case studyCompleted(study: String, reason: Recruitment.CompletionReason, report: String)
     /// The subscriber fell behind and `count` events were dropped here: what it keeps must be made
     /// good from `SessionRegistry.sessions()` (a stop it must act on may be among them).
     case missed(Int)
@@ -65,16 +65,6 @@ public final class SessionEvents: Sendable {
 
     func publish(_ events: [SessionEvent]) {
         broadcast.publish(events)
-    }
-
-    /// Said by what changes a study's recruitment (the studies' commands), outside the sessions' state machine.
-    public func recruitmentChanged(study: String) {
-        publish([.recruitmentChanged(study: study)])
-    }
-
-    /// Said by the study completion service, once per study.
-    public func studyCompleted(study: String, reason: String, report: String) {
-        publish([.studyCompleted(study: study, reason: reason, report: report)])
     }
 
     /// Every subscription ends once it has delivered what it holds (the registry shuts down).

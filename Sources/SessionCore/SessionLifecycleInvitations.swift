@@ -12,10 +12,9 @@ extension SessionLifecycleStateMachine {
     /// asked (`.lookUpInvitation`, answered through `invitationFound`).
     mutating func invitation(_ code: String, for device: ConnectingDevice, connection: UInt64, limits: PairingLimits,
                              now: Double) -> [Action] {
-        let address = device.address ?? "unknown"
         var actions: [Action] = []
-        guard admitted(address, .invitation, limits: limits, now: now, &actions) else { return actions }
-        guard Invitation.isCode(code) else { return unknownInvitation(code, address: address, limits: limits, now: now) }
+        guard admitted(device.address, .invitation, limits: limits, now: now, &actions) else { return actions }
+        guard Invitation.isCode(code) else { return unknownInvitation(code, address: device.address, limits: limits, now: now) }
         if let open = openSession(of: code) {
             return join(open, code: code, device: device, connection: connection, now: now)
         }
@@ -26,27 +25,19 @@ extension SessionLifecycleStateMachine {
     /// session on first use (`.openInvitedSession`), else attaches or refuses the device.
     package mutating func invitationFound(_ invitation: Invitation?, code: String, for device: ConnectingDevice, connection: UInt64,
                                           limits: PairingLimits, now: Double) -> [Action] {
-        let address = device.address ?? "unknown"
         // Another connection of the device may have opened it meanwhile.
         if let open = openSession(of: code) {
             return join(open, code: code, device: device, connection: connection, now: now)
         }
-        guard let invitation, invitation.status != .expired, invitation.status != .invited || invitation.expires > now else {
-            var actions = unknownInvitation(code, address: address, limits: limits, now: now)
-            if invitation?.status == .invited { actions.append(.updateInvitation(code, .expired)) }
-            return actions
-        }
-        if let bound = invitation.deviceId, bound != device.id { return inUse(code, by: device) }
-        switch invitation.status {
-        case .withdrawn:
-            return [.reject(reason: "this invitation was withdrawn: its tester left the study's pool", logged: false)]
-        case .done:
-            return [.reject(reason: "this invitation was used: its session has ended; ask the study's organiser for a new one", logged: false)]
-        case .invited, .accepted, .recording, .expired:  // (expired ones were refused above)
-            guard invitation.sessionId == nil else {
-                // Bound to this device, but its session is no longer open (it was stopped or deleted).
-                return [.reject(reason: "this invitation's session has ended; ask the study's organiser for a new one", logged: false)]
-            }
+        let presentation = invitations.presented(invitation, by: device.id, now: now)
+        switch presentation {
+        case .unknown(let expiry):
+            return unknownInvitation(code, address: device.address, limits: limits, now: now) + (expiry.map { [.storeInvitation($0)] } ?? [])
+        case .boundToAnotherDevice:
+            return inUse(by: device)
+        case .withdrawn, .used, .sessionEnded:
+            return [.reject(reason: presentation.refusal ?? "", logged: false)]
+        case .openSession(let invitation):
             return [.openInvitedSession(invitation)]
         }
     }
@@ -59,7 +50,7 @@ extension SessionLifecycleStateMachine {
             .publish(.started(record)),
             .log(.info, "device \(device.id) joined study \(record.study ?? "?") as participant \(record.participant ?? "?") by invitation: opened session \(record.id) (\(record.name))"),
         ] + recording(record.id, device: device, connection: connection, now: now)
-            + [.updateInvitation(invitation, .recording, session: record.id, device: device.id)]
+            + [.storeInvitation(invitations.recording(invitation))]
     }
 
     /// The invited sessions whose device has been away `idleAfter` seconds stop: an unmoderated
@@ -78,6 +69,20 @@ extension SessionLifecycleStateMachine {
          .reject(reason: "the server cannot open the invitation's session: \(error)", logged: false)]
     }
 
+    /// A code typed or linked into the console's invitation page (`/i/CODE`): nil when it may be looked up,
+    /// else how long `address` must wait (the actions count the refusal).
+    package mutating func webInvitation(address: String, limits: PairingLimits, now: Double) -> (retryAfter: Double?, actions: [Action]) {
+        guard case .refused(let retryAfter, _) = pairingGuard.admit(address: address, now: now, limits: limits) else { return (nil, []) }
+        return (retryAfter, [.count(.pairingRefused)])
+    }
+
+    /// No invitation has the code a visitor typed: a wrong code, counted and logged as a device's is.
+    package mutating func webInvitationWrong(_ code: String, address: String, limits: PairingLimits, now: Double) -> [Action] {
+        var actions: [Action] = []
+        _ = wrongCode(code, .invitation, address: address, sessions: [], limits: limits, now: now, &actions)
+        return actions
+    }
+
     /// The open session invitation `code` opened, if any.
     private func openSession(of code: String) -> OpenSession? {
         open.values.first { $0.invitation.map { constantTimeEqual($0, code) } == true }
@@ -86,13 +91,13 @@ extension SessionLifecycleStateMachine {
     /// The invitation's open session: its own device records into it, another is refused.
     private mutating func join(_ session: OpenSession, code: String, device: ConnectingDevice, connection: UInt64,
                                now: Double) -> [Action] {
-        guard session.record.boundDevice == device.id else { return inUse(code, by: device) }
+        guard session.record.boundDevice == device.id else { return inUse(by: device) }
         return recording(session.record.id, device: device, connection: connection, now: now)
     }
 
-    private func inUse(_ code: String, by device: ConnectingDevice) -> [Action] {
+    private func inUse(by device: ConnectingDevice) -> [Action] {
         [.log(.notice, "device \(device.id) presented an invitation bound to another device: refused"),
-         .reject(reason: "this invitation is in use by another phone", logged: true)]
+         .reject(reason: InvitationLifecycle.Presentation.boundToAnotherDevice.refusal ?? "", logged: true)]
     }
 
     /// No invitation has `code`, or it expired: a wrong code, as a wrong pairing code is.

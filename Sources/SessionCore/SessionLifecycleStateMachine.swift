@@ -69,8 +69,8 @@ package struct SessionLifecycleStateMachine {
         case lookUpInvitation(String)
         /// The invitation is the device's: open its study session (`invitedSessionOpened`), off the caller's thread.
         case openInvitedSession(Invitation)
-        /// The catalog's invitation `code` is now `status` (with the session and device it is bound to, when given).
-        case updateInvitation(String, InvitationStatus, session: Int64? = nil, device: String? = nil)
+        /// The catalog stores this change of an invitation's status (`InvitationLifecycle` decided it).
+        case storeInvitation(InvitationTransition)
         /// Stop this session at `now` (opened by the `auto` policy, its connection ended).
         case stop(Int64, now: Double)
     }
@@ -80,6 +80,8 @@ package struct SessionLifecycleStateMachine {
     package internal(set) var open: [Int64: OpenSession] = [:]
     /// Wrong pairing codes per address and per session.
     var pairingGuard = PairingGuard()
+    /// What an invitation a phone presents comes to, and its status as its session opens and stops.
+    let invitations = InvitationLifecycle()
 
     package init(policy: UnknownDevicePolicy, makePairingCode: @escaping @Sendable () -> String) {
         self.policy = policy
@@ -132,7 +134,7 @@ package struct SessionLifecycleStateMachine {
         session.record.state = .stopped
         session.record.stopped = now
         return .success([.update(session.record, write: nil), .publish(.stopping(session.record))]
-                        + (session.invitation.map { [.updateInvitation($0, .done)] } ?? []))
+                        + (session.invitation.map { [.storeInvitation(invitations.sessionStopped($0))] } ?? []))
     }
 
     /// The stopped session's file is final; `final` has its last counts.
@@ -196,7 +198,7 @@ extension SessionLifecycleStateMachine {
         // A device from before the `pairing` key sends its code as `token`: taken so only where
         // `token` is no device token, else a code would pass for the token.
         if let code = hello?.pairing ?? (deviceToken == nil ? hello?.token : nil) {
-            switch pair(code, address: device.address ?? "unknown", explicit: hello?.pairing != nil, limits: limits, now: now, &actions) {
+            switch pair(code, address: device.address, explicit: hello?.pairing != nil, limits: limits, now: now, &actions) {
             case .paired(let id): paired = id
             case .refused: return actions
             case .noPairingSession: break

@@ -4,39 +4,84 @@ internal import SessionModel
 extension SessionRegistry {
     /// Finds the session a device records into (`SessionLifecycleStateMachine.attach` says how).
     ///
-    /// Returns at once, without touching the disk (it is called on an event loop). Opening a new
-    /// session writes the catalog (an fsync) and creates a file, so that runs on the catalog queue
-    /// and returns `.opening`; `opened` is then called there with the outcome.
+    /// Returns at once, without touching the disk (it is called on an event loop). Looking up an
+    /// invitation reads the catalog, and opening a new session writes it (an fsync) and creates a file,
+    /// so those run on the catalog queue and this returns `.opening`; `opened` is then called there
+    /// with the outcome.
     public func attach(_ device: ConnectingDevice, connection: UInt64, deviceToken: String?,
                        pairingLimits: PairingLimits = PairingLimits(), now: Double,
                        opened: @escaping @Sendable (AttachOutcome) -> Void) -> AttachOutcome {
-        let outcome = decide { $0.attach(device, connection: connection, deviceToken: deviceToken, limits: pairingLimits, now: now) }
-        guard case .opening? = outcome else { return outcome ?? Self.noDecision }
+        let decision = decideAttach { $0.attach(device, connection: connection, deviceToken: deviceToken, limits: pairingLimits, now: now) }
+        guard case .open(let opening) = decision else { return decision.outcome }
         // In order with the catalog's other writes; a second connection of the same device, queued
-        // behind this one, finds the session this one opened. The machine asks for a session off
-        // this thread only for an invitation (when the hello has one) or under the `auto` policy.
+        // behind this one, finds the session this one opened.
         catalogQueue.async { [self] in
-            if let code = device.hello?.invitation {
-                opened(openInvitedSession(code, for: device, connection: connection, limits: pairingLimits, now: now))
-            } else {
-                opened(openAutomaticSession(for: device, connection: connection, now: now))
-            }
+            opened(open(opening, for: device, connection: connection, limits: pairingLimits, now: now))
         }
         return .opening
     }
 
-    /// On the catalog queue: the invitation `device` presents, and on its first use a new session of
-    /// its study, bound to the device.
-    private func openInvitedSession(_ code: String, for device: ConnectingDevice, connection: UInt64, limits: PairingLimits,
-                                    now: Double) -> AttachOutcome {
-        let invitation: Invitation?
-        do {
-            invitation = try catalog.invitation(code: code)
-        } catch {
-            return decide { $0.invitedSessionFailed(for: device, error: "\(error)") } ?? Self.noDecision
+    /// What the machine asks to be done off the caller's thread, as it asked it.
+    enum Opening {
+        case automatic
+        case lookUp(invitation: String)
+        case invited(Invitation)
+    }
+
+    /// A device's attach: an outcome, or a session to open on the catalog queue.
+    enum AttachDecision {
+        case decided(AttachOutcome)
+        case open(Opening)
+
+        var outcome: AttachOutcome {
+            guard case .decided(let outcome) = self else { return .opening }
+            return outcome
         }
-        let decision = decide { $0.invitationFound(invitation, code: code, for: device, connection: connection, limits: limits, now: now) }
-        guard case .opening? = decision, let invitation else { return decision ?? Self.noDecision }
+    }
+
+    /// Makes a transition and carries out its actions under the lock, like `decide`; an action that asks
+    /// for a session to be opened is returned for the caller to carry out.
+    private func decideAttach(_ transition: (inout Machine) -> [Machine.Action]) -> AttachDecision {
+        lock.withLock {
+            let actions = transition(&machine)
+            let outcome = perform(actions)
+            for action in actions {
+                switch action {
+                case .openAutomaticSession: return .open(.automatic)
+                case .lookUpInvitation(let code): return .open(.lookUp(invitation: code))
+                case .openInvitedSession(let invitation): return .open(.invited(invitation))
+                default: continue
+                }
+            }
+            return .decided(outcome ?? Self.noDecision)
+        }
+    }
+
+    /// On the catalog queue: carries out what the machine asked for.
+    private func open(_ opening: Opening, for device: ConnectingDevice, connection: UInt64, limits: PairingLimits,
+                      now: Double) -> AttachOutcome {
+        switch opening {
+        case .automatic:
+            return openAutomaticSession(for: device, connection: connection, now: now)
+        case .lookUp(let code):
+            let invitation: Invitation?
+            do {
+                invitation = try catalog.invitation(code: code)
+            } catch {
+                return decide { $0.invitedSessionFailed(for: device, error: "\(error)") } ?? Self.noDecision
+            }
+            let decision = decideAttach {
+                $0.invitationFound(invitation, code: code, for: device, connection: connection, limits: limits, now: now)
+            }
+            guard case .open(let next) = decision, case .invited = next else { return decision.outcome }
+            return open(next, for: device, connection: connection, limits: limits, now: now)
+        case .invited(let invitation):
+            return openInvitedSession(invitation, for: device, connection: connection, now: now)
+        }
+    }
+
+    /// On the catalog queue: a new session of the invitation's study, bound to the device.
+    private func openInvitedSession(_ invitation: Invitation, for device: ConnectingDevice, connection: UInt64, now: Double) -> AttachOutcome {
         var created: SessionRecord?
         let outcome: AttachOutcome?
         do {
@@ -46,13 +91,15 @@ extension SessionRegistry {
                 name: "\(invitation.study)-\(invitation.participant)", testUser: invitation.participant,
                 notes: "opened by the participant's invitation", sensors: [], boundDevice: device.id, study: assignment, now: now)
             created = record
-            let session = try makeSession(record, isAutomatic: false, tasks: context.tasks, invitation: code)
-            // Bound last: a phone whose session could not be made may try again.
-            try catalog.updateInvitation(code: code, status: .accepted, sessionId: record.id, deviceId: device.id)
+            let session = try makeSession(record, isAutomatic: false, tasks: context.tasks, invitation: invitation.code)
+            // Bound last: a phone whose session could not be made may try again. Not over a change made
+            // since the invitation was read (its tester withdrew).
+            let acceptance = InvitationLifecycle().accepted(invitation, session: record.id, device: device.id)
+            guard try !catalog.apply([acceptance]).isEmpty else { throw RecruitmentError.invitationChanged(invitation.code) }
             session.journal.submit({ try $0.writeStudyContext(context) }, onFailure: logFailure(session))
             outcome = lock.withLock {
                 live[record.id] = session
-                return perform(machine.invitedSessionOpened(record, invitation: code, for: device, connection: connection, now: now))
+                return perform(machine.invitedSessionOpened(record, invitation: invitation.code, for: device, connection: connection, now: now))
             }
         } catch {
             // Not left open in the catalog, where the next start would recover it.
@@ -68,10 +115,9 @@ extension SessionRegistry {
 
     /// Policy `auto`, on the catalog queue: a new session for the device, unless one appeared meanwhile.
     private func openAutomaticSession(for device: ConnectingDevice, connection: UInt64, now: Double) -> AttachOutcome {
-        let existing = lock.withLock {
-            machine.automaticSessionDue(for: device, connection: connection, now: now).map { perform($0) }
+        if let existing = lock.withLock({ machine.automaticSessionDue(for: device, connection: connection, now: now).map { perform($0) } }) {
+            return existing ?? Self.noDecision
         }
-        if let existing { return existing ?? Self.noDecision }
         let outcome: AttachOutcome?
         do {
             let record = try catalog.createSession(name: "auto-\(device.id)", testUser: nil, notes: "opened by the auto policy",

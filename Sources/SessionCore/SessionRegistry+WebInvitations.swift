@@ -15,18 +15,15 @@ extension SessionRegistry {
     /// The invitation `code` names, unless `address` must wait; a wrong code is counted and logged as a
     /// device's would be. Reads the catalog: call it off the event loop.
     package func checkInvitation(_ code: String, address: String, limits: PairingLimits, now: Double) throws -> InvitationCheck {
-        let admission = lock.withLock { machine.pairingGuard.admit(address: address, now: now, limits: limits) }
-        if case .refused(let retryAfter, _) = admission {
-            counters.pairingRefused.add(1)
-            return .refused(retryAfter: retryAfter)
+        let retryAfter = lock.withLock {
+            let (retryAfter, actions) = machine.webInvitation(address: address, limits: limits, now: now)
+            _ = perform(actions)
+            return retryAfter
         }
+        if let retryAfter { return .refused(retryAfter: retryAfter) }
         // Found forgives nothing (`PairingGuard`): the visitor's own invitation must not pay for guesses at others'.
         if Invitation.isCode(code), let invitation = try catalog.invitation(code: code) { return .found(invitation) }
-        _ = decide { machine in
-            var actions: [Machine.Action] = []
-            _ = machine.wrongCode(code, .invitation, address: address, sessions: [], limits: limits, now: now, &actions)
-            return actions
-        }
+        decide { $0.webInvitationWrong(code, address: address, limits: limits, now: now) }
         return .wrong
     }
 }

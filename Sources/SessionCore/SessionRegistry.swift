@@ -125,14 +125,15 @@ public final class SessionRegistry: @unchecked Sendable {
             case .reject(let reason, let logged):
                 outcome = .rejected(reason: reason, logged: logged)
             case .openAutomaticSession, .lookUpInvitation, .openInvitedSession:
+                // Off the caller's thread: `SessionRegistry.attach` carries these out (`Opening`).
                 outcome = .opening
-            case .updateInvitation(let code, let status, let sessionId, let deviceId):
+            case .storeInvitation(let transition):
                 catalogQueue.async { [catalog, logger] in
                     do {
-                        try catalog.updateInvitation(code: code, status: status, sessionId: sessionId, deviceId: deviceId)
+                        try catalog.apply([transition])
                     } catch {
                         // Not the code: it lets a phone in.
-                        logger.error("cannot mark the invitation of session \(sessionId.map(String.init) ?? "?") \(status.rawValue) in the catalog: \(error)")
+                        logger.error("cannot mark an invitation \(transition.to.rawValue) in the catalog: \(error)")
                     }
                 }
             case .stop(let id, let now):

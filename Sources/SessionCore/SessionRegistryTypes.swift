@@ -38,9 +38,10 @@ public enum AttachOutcome: Sendable {
 public struct ConnectingDevice: Sendable, Equatable {
     public var id: String
     public var hello: DeviceHello?
-    public var address: String?
+    /// The device's network address: what wrong codes are counted against (`PairingGuard`).
+    public var address: String
 
-    public init(id: String, hello: DeviceHello?, address: String?) {
+    public init(id: String, hello: DeviceHello?, address: String) {
         self.id = id
         self.hello = hello
         self.address = address

@@ -36,31 +36,26 @@ extension Studies {
             Participant(code: $0.code, attributes: $0.profile.filter { named.contains($0.key) }, created: now)
         }
         var generator = SystemRandomNumberGenerator()
-        var codes: Set<String> = []
-        var invitations: [Invitation] = []
-        for participant in participants {
+        var codes: [String] = []
+        for _ in participants {
             var code = Invitation.newCode(using: &generator)
             while try codes.contains(code) || catalog.invitation(code: code) != nil { code = Invitation.newCode(using: &generator) }
-            codes.insert(code)
-            invitations.append(Invitation(code: code, study: name, iteration: iteration, participant: participant.code,
-                                          created: now, expires: now + invitationLifetime))
+            codes.append(code)
         }
-        // Invitations that can still be done: a withdrawn or expired tester's place is taken by the one recruited now.
-        let live = try catalog.invitations(study: name).filter { $0.status != .withdrawn && $0.status != .expired }.count + invitations.count
-        let wanted = target ?? live
-        guard wanted <= live else { throw RecruitmentError.targetAboveInvited(target: wanted, invited: live) }
-        // Recruiting again reopens a completed study: it completes anew when the new target is met.
-        let recruitment = Recruitment(study: name, iteration: iteration, target: wanted, deadline: deadline ?? earlier?.deadline,
-                                      created: earlier?.created ?? now, seed: seed, report: earlier?.report)
+        let invitations = lifecycle.invite(participants, codes: codes, study: name, iteration: iteration, lifetime: invitationLifetime, now: now)
+        let (recruitment, change) = try lifecycle.recruit(name, earlier: earlier, invitations: try catalog.invitations(study: name),
+                                                     recruited: invitations.count, iteration: iteration, target: target,
+                                                     deadline: deadline, seed: seed, now: now)
         try catalog.createInvitations(invitations, participants: participants, recruitment: recruitment)
-        // The completion service arms the deadline and counts the target from now on.
-        registry.events.recruitmentChanged(study: name)
+        registry.logger.info("study \(name): \(invitations.count) testers recruited, target \(recruitment.target) done\(change == .reopened ? "; it completed before and runs again" : "")")
+        // The completion service arms the deadline and counts the target from now on (a reopened study's too).
+        registry.events.publish([.recruitmentChanged(study: name)])
         return RecruitmentResult(recruitment: recruitment, invitations: invitations, shortfalls: selection.shortfalls)
     }
 
     /// The study's invitations, those past their expiry marked `expired` first.
     public func invitations(study: String, now: Double) throws -> [Invitation] {
-        try catalog.expireInvitations(study: study, now: now)
+        try catalog.apply(lifecycle.expiries(of: try catalog.invitations(study: study), now: now))
         return try catalog.invitations(study: study)
     }
 
@@ -68,6 +63,22 @@ extension Studies {
     public func status(study: String, now: Double) throws -> RecruitmentStatus {
         let invitations = try invitations(study: study, now: now)
         return RecruitmentStatus(study: study, recruitment: try catalog.recruitment(study: study), invitations: invitations)
+    }
+
+    /// Whether `recruitment` completes at `now` (the study completion service asks).
+    package func verdict(_ recruitment: Recruitment, now: Double) throws -> InvitationLifecycle.Verdict {
+        lifecycle.verdict(recruitment, invitations: try catalog.invitations(study: recruitment.study), now: now)
+    }
+
+    /// Records that `recruitment`'s study completed for `reason` with its report at `report` (empty: none was
+    /// written) and says so on the lifecycle stream; returns the recruitment as stored.
+    @discardableResult
+    package func complete(_ recruitment: Recruitment, reason: Recruitment.CompletionReason, report: String, now: Double) throws -> Recruitment {
+        let completed = try catalog.updateRecruitment(study: recruitment.study) {
+            lifecycle.completed($0, reason: reason, report: report.isEmpty ? nil : report, now: now)
+        }
+        registry.events.publish([.studyCompleted(study: recruitment.study, reason: reason, report: report)])
+        return completed
     }
 
     /// Quotas and requirements name the pool's fields, and choices among a field's.

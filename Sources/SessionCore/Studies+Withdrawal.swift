@@ -24,44 +24,37 @@ extension Studies {
         return withdrawals
     }
 
+    /// Carries out what `InvitationLifecycle.withdrawal` decides, step by step; a step already done is a no-op.
     private func carryOut(_ request: WithdrawalRecord, now: Double) async -> Withdrawal {
         let code = request.code
         var withdrawal = Withdrawal(tester: request.tester ?? Tester(code: code, profile: [:], consentVersion: 0, enrolled: request.requested),
                                     invitations: [], deletedSessions: [], withdrawn: request.finished != nil)
+        let plan: InvitationLifecycle.Withdrawal
         do {
+            let invitations = try catalog.invitations(participant: code)
+            plan = lifecycle.withdrawal(of: code, invitations: invitations, sessions: try catalog.sessions(),
+                                        open: Set(registry.openSessions().map(\.id)), deleteRecordings: request.deleteRecordings)
+            // Which sessions are the tester's follows from the invitations: nothing more is done before they are withdrawn.
+            try catalog.apply(plan.invitations)
             withdrawal.invitations = try catalog.invitations(participant: code)
-            for index in withdrawal.invitations.indices where withdrawal.invitations[index].status != .withdrawn {
-                withdrawal.invitations[index] = try catalog.updateInvitation(code: withdrawal.invitations[index].code, status: .withdrawn)
-            }
         } catch {
-            // Which sessions are the tester's follows from the invitations: nothing more to do before they are withdrawn.
             withdrawal.pending.append(.init(step: "withdraw the invitations", error: "\(error)"))
             return withdrawal
         }
         guard request.finished == nil else { return withdrawal }
 
-        let studies = Set(withdrawal.invitations.map(\.study))
-        let opened = Set(withdrawal.invitations.compactMap(\.sessionId))
-        let sessions: [SessionRecord]
-        do {
-            sessions = try catalog.sessions().filter {
-                opened.contains($0.id) || ($0.participant == code && $0.study.map(studies.contains) == true)
-            }
-        } catch {
-            withdrawal.pending.append(.init(step: "find the sessions", error: "\(error)"))
-            return withdrawal
-        }
-        let open = Set(registry.openSessions().map(\.id))
-        for session in sessions {
-            if open.contains(session.id) {
+        for session in plan.sessions {
+            if plan.stop.contains(session.id) {
                 do {
                     withdrawal.stoppedSessions.append(try await registry.stop(String(session.id), now: now).name)
+                } catch SessionError.alreadyStopped {
+                    // Stopped meanwhile: done.
                 } catch {
                     withdrawal.pending.append(.init(step: "stop session \(session.name)", error: "\(error)"))
                     continue
                 }
             }
-            guard request.deleteRecordings else { continue }
+            guard plan.delete.contains(session.id) else { continue }
             do {
                 withdrawal.deletedSessions.append(try registry.delete(String(session.id)).name)
             } catch {
@@ -70,7 +63,7 @@ extension Studies {
         }
         guard withdrawal.pending.isEmpty else { return withdrawal }
         do {
-            if request.deleteRecordings { try catalog.forgetParticipantAttributes(code: code) }
+            if plan.forgetAttributes { try catalog.forgetParticipantAttributes(code: code) }
             // Last: until here the tester's secret finds this withdrawal again.
             try pool.finishWithdrawal(code, now: now)
             withdrawal.withdrawn = true

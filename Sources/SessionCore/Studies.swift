@@ -13,6 +13,8 @@ public final class Studies: Sendable {
     public let pool: TesterStore
     /// Seconds an invitation stays usable (`studies.invitation_lifetime`).
     let invitationLifetime: Double
+    /// What decides invitations' and recruitments' statuses.
+    let lifecycle = InvitationLifecycle()
 
     public init(catalog: Catalog, registry: SessionRegistry, pool: TesterStore, invitationLifetime: Double = Studies.defaultInvitationLifetime) {
         self.catalog = catalog

@@ -74,13 +74,13 @@ public struct Recruitment: Codable, Sendable, Equatable {
     public var seed: UInt64
     /// When the study completed.
     public var completed: Double?
-    /// `target` or `deadline` (`Recruitment.CompletionReason`).
-    public var completionReason: String?
+    /// Why it completed.
+    public var completionReason: CompletionReason?
     /// The study report's path, once built.
     public var report: String?
 
     public init(study: String, iteration: Int, target: Int, deadline: Double? = nil, created: Double, seed: UInt64,
-                completed: Double? = nil, completionReason: String? = nil, report: String? = nil) {
+                completed: Double? = nil, completionReason: CompletionReason? = nil, report: String? = nil) {
         self.study = study
         self.iteration = iteration
         self.target = target
@@ -92,8 +92,8 @@ public struct Recruitment: Codable, Sendable, Equatable {
         self.report = report
     }
 
-    /// The words `completionReason` takes.
-    public enum CompletionReason: String, Sendable {
+    /// Why a recruitment completed; the raw values are the words commands, events and the catalog use.
+    public enum CompletionReason: String, Codable, Sendable {
         case target
         case deadline
     }
@@ -102,6 +102,8 @@ public struct Recruitment: Codable, Sendable, Equatable {
 /// Why an invitation or recruitment change was refused, worded for whoever asked.
 public enum RecruitmentError: Error, Equatable, Sendable, CustomStringConvertible {
     case noInvitation(String)
+    /// It changed between reading it and storing a change of it (its tester withdrew): read it again.
+    case invitationChanged(String)
     case noRecruitment(study: String)
     case badCount(Int)
     case badTarget(Int)
@@ -113,6 +115,8 @@ public enum RecruitmentError: Error, Equatable, Sendable, CustomStringConvertibl
         switch self {
         case .noInvitation(let code):
             "no invitation \"\(code)\""
+        case .invitationChanged(let code):
+            "invitation \"\(code)\" changed meanwhile (was its tester withdrawn?): try again"
         case .noRecruitment(let study):
             "study \"\(study)\" has recruited nobody: recruit with `muevalctl study recruit \(study) --count N`"
         case .badCount(let count):

@@ -196,7 +196,7 @@ enum PoolOutput {
             + (recruitment.deadline.map { " · deadline \(ControlOutput.time($0))" } ?? "") + "\n"
         text += InvitationStatus.allCases.map { "\($0.rawValue) \(status.count($0))" }.joined(separator: " · ") + "\n"
         if let completed = recruitment.completed {
-            text += "completed \(ControlOutput.time(completed)) (\(recruitment.completionReason ?? "-"))"
+            text += "completed \(ControlOutput.time(completed)) (\(recruitment.completionReason?.rawValue ?? "-"))"
                 + (recruitment.report.map { " · report \($0)" } ?? "") + "\n"
         } else {
             text += "not completed: \(status.count(.done)) of \(recruitment.target) done\n"

@@ -76,7 +76,7 @@ final class StudyCompletionTests: XCTestCase {
                 "--connect", "127.0.0.1:\(daemon.port)", "--scenario", "wordpress", "--seed", String(40 + index), "--speed", "40", "--ack-timeout", "20",
             ])
             XCTAssertEqual(run.status, 0, "muevalsim for \(tester): \(run.stderr)")
-            try catalog.updateInvitation(code: Self.code("remote", index), status: .done, sessionId: Int64(id))
+            try catalog.apply([InvitationTransition(code: Self.code("remote", index), from: [.invited], to: .done, session: Int64(id))])
             _ = try ok(daemon, ["stop", id])
         }
         let remote = try await eventually(timeout: 60, "the remote study's hook (log: \(daemon.log))") { self.hookRun(hooks + "/remote") }

@@ -133,20 +133,27 @@ import Testing
         #expect(try catalog.invitations(study: "remote").map(\.participant) == ["TAAAAA", "TBBBBB"])
         #expect(try catalog.study("remote").participant("TAAAAA")?.attributes == ["gender": "female"])
 
-        let accepted = try catalog.updateInvitation(code: "aaaaaaaaaa", status: .accepted, sessionId: 7, deviceId: "phone-1")
-        #expect(accepted.status == .accepted && accepted.sessionId == 7 && accepted.deviceId == "phone-1")
-        let recording = try catalog.updateInvitation(code: "aaaaaaaaaa", status: .recording)
-        #expect(recording.sessionId == 7 && recording.deviceId == "phone-1", "nil leaves session and device as they were")
+        let accepted = try catalog.apply([InvitationTransition(code: "aaaaaaaaaa", from: [.invited], to: .accepted, session: 7, device: "phone-1")])
+        #expect(accepted.map(\.status) == [.accepted] && accepted.first?.sessionId == 7 && accepted.first?.deviceId == "phone-1")
+        let recording = try catalog.apply([InvitationTransition(code: "aaaaaaaaaa", from: [.accepted], to: .recording)])
+        #expect(recording.first?.sessionId == 7 && recording.first?.deviceId == "phone-1", "nil leaves session and device as they were")
+        #expect(try catalog.apply([InvitationTransition(code: "aaaaaaaaaa", from: [.invited], to: .expired)]).isEmpty,
+                "a transition from another status is not stored")
+        #expect(try catalog.invitation(code: "aaaaaaaaaa")?.status == .recording)
         #expect(try catalog.invitation(sessionId: 7)?.code == "aaaaaaaaaa")
         #expect(try catalog.invitations(participant: "TBBBBB").map(\.code) == ["bbbbbbbbbb"])
-        #expect(throws: RecruitmentError.noInvitation("cccccccccc")) { try catalog.updateInvitation(code: "cccccccccc", status: .done) }
+        #expect(throws: RecruitmentError.noInvitation("cccccccccc")) {
+            try catalog.apply([InvitationTransition(code: "bbbbbbbbbb", from: [.invited], to: .expired),
+                               InvitationTransition(code: "cccccccccc", from: [.recording], to: .done)])
+        }
+        #expect(try catalog.invitation(code: "bbbbbbbbbb")?.status == .invited, "all or none")
 
-        #expect(try catalog.expireInvitations(study: "remote", now: 20).map(\.code) == ["bbbbbbbbbb"])
-        #expect(try catalog.expireInvitations(study: nil, now: 1000).isEmpty, "a presented invitation does not expire")
-        #expect(try catalog.invitation(code: "bbbbbbbbbb")?.status == .expired)
-
-        let completed = try catalog.markRecruitmentCompleted(study: "remote", reason: "target", report: "/r/index.html", now: 30)
-        #expect(completed.completed == 30 && completed.completionReason == "target" && completed.report == "/r/index.html")
+        let completed = try catalog.updateRecruitment(study: "remote") {
+            var completed = $0
+            (completed.completed, completed.completionReason, completed.report) = (30, .target, "/r/index.html")
+            return completed
+        }
+        #expect(completed.completed == 30 && completed.completionReason == .target && completed.report == "/r/index.html")
         #expect(try catalog.recruitments() == [completed])
     }
 
@@ -166,7 +173,7 @@ import Testing
             try catalog.createInvitations([], participants: [], recruitment: Recruitment(study: "remote", iteration: 3, target: 1, created: 10, seed: 1))
         }
         #expect(throws: RecruitmentError.noRecruitment(study: "remote")) {
-            try catalog.markRecruitmentCompleted(study: "remote", reason: "deadline", report: nil, now: 1)
+            try catalog.updateRecruitment(study: "remote") { $0 }
         }
         #expect(Invitation.isCode("23456789ab") && !Invitation.isCode("0123456789") && !Invitation.isCode("abc"))
         var generator = SystemRandomNumberGenerator()

@@ -375,7 +375,7 @@ import Testing
         #expect(events(actions).first == .started(opened))
         #expect(logs(actions).first == "device phone joined study momentree as participant T7K2QM by invitation: opened session 4 (s4)")
         #expect(attached(actions) == 4)
-        #expect(actions.last == .updateInvitation(Self.code, .recording, session: 4, device: "phone"))
+        #expect(actions.last == .storeInvitation(InvitationTransition(code: Self.code, from: [.accepted], to: .recording)))
     }
 
     @Test func theInvitedDeviceReconnectingRecordsIntoItsOpenSession() {
@@ -421,7 +421,7 @@ import Testing
                                               connection: 1, limits: PairingLimits(), now: 1_000)
         #expect(expired.contains(.count(.authenticationFailure)))
         #expect(rejection(expired)?.reason.hasPrefix("unknown or expired invitation") == true)
-        #expect(expired.contains(.updateInvitation(Self.code, .expired)), "the catalog learns it expired")
+        #expect(expired.contains(.storeInvitation(InvitationTransition(code: Self.code, from: [.invited], to: .expired))), "the catalog learns it expired")
         #expect(rejection(machine.invitationFound(invitation(.expired), code: Self.code, for: phone(invitation: Self.code), connection: 1,
                                                   limits: PairingLimits(), now: 1_000))?.reason.hasPrefix("unknown or expired") == true)
         // Not a code's form: refused without asking the catalog.
@@ -466,9 +466,9 @@ import Testing
     @Test func stoppingAnInvitedSessionMarksItsInvitationDone() throws {
         var machine = invited()
         let actions = try machine.stopRequested(4, now: 2_000).get()
-        #expect(actions.last == .updateInvitation(Self.code, .done))
+        #expect(actions.last == .storeInvitation(InvitationTransition(code: Self.code, from: [.accepted, .recording], to: .done)))
         var plain = open(record(1))
-        #expect(try !plain.stopRequested(1, now: 2_000).get().contains { if case .updateInvitation = $0 { true } else { false } })
+        #expect(try !plain.stopRequested(1, now: 2_000).get().contains { if case .storeInvitation = $0 { true } else { false } })
     }
 
     @Test func anInvitedSessionStopsWhenItsDeviceSaysGoodbyeAndIsInterruptedWhenItIsLost() {
@@ -507,6 +507,6 @@ import Testing
         recovered.state = .recording
         _ = machine.recovered(recovered, lastEvent: 1_500, invitation: Self.code)
         #expect(attached(attach(&machine, phone(invitation: Self.code), now: 2_000)) == 4)
-        #expect(try machine.stopRequested(4, now: 2_100).get().last == .updateInvitation(Self.code, .done))
+        #expect(try machine.stopRequested(4, now: 2_100).get().last == .storeInvitation(InvitationTransition(code: Self.code, from: [.accepted, .recording], to: .done)))
     }
 }

@@ -6,34 +6,6 @@ import Testing
 
 /// When a recruited study completes, and the lab's command it runs then.
 @Suite struct StudyCompletionTests {
-    private func progress(done: Int, target: Int = 3, deadline: Double? = 1_000, completed: Bool = false) -> RecruitmentProgress {
-        RecruitmentProgress(study: "s", target: target, done: done, deadline: deadline, completed: completed)
-    }
-
-    @Test func completesByTargetByDeadlineOrWaits() {
-        #expect(progress(done: 3).verdict(now: 500) == .complete(.target))
-        #expect(progress(done: 4).verdict(now: 500) == .complete(.target), "more done than the target")
-        #expect(progress(done: 2).verdict(now: 1_000) == .complete(.deadline), "the deadline itself has passed")
-        #expect(progress(done: 2).verdict(now: 999) == .wait(deadline: 1_000))
-        #expect(progress(done: 0, deadline: nil).verdict(now: 1e12) == .wait(deadline: nil), "no deadline: only the target completes it")
-        #expect(progress(done: 3).verdict(now: 2_000) == .complete(.target), "met before the deadline was looked at: the target counts")
-        #expect(progress(done: 3, completed: true).verdict(now: 2_000) == .alreadyCompleted)
-        #expect(progress(done: 0, deadline: .nan).verdict(now: 2_000) == .wait(deadline: nil), "a deadline that is no time is none")
-    }
-
-    @Test func countsOnlyDoneInvitationsOfTheRecruitedIteration() {
-        let recruitment = Recruitment(study: "s", iteration: 2, target: 2, deadline: 50, created: 0, seed: 1)
-        let invitations = [(InvitationStatus.done, 2), (.done, 1), (.recording, 2), (.expired, 2), (.done, 2)].enumerated().map { index, item in
-            Invitation(code: "c\(index)", study: "s", iteration: item.1, participant: "T\(index)", status: item.0, created: 0, expires: 100)
-        }
-        let progress = RecruitmentProgress(recruitment, invitations: invitations)
-        #expect(progress.done == 2)
-        #expect(progress.verdict(now: 10) == .complete(.target))
-        var completed = recruitment
-        completed.completed = 60
-        #expect(RecruitmentProgress(completed, invitations: invitations).verdict(now: 70) == .alreadyCompleted)
-    }
-
     @Test func theCommandGetsWhatCompletedInItsEnvironment() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("mueval-hook-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: file) }
@@ -108,6 +80,6 @@ import Testing
         #expect(!StudyCompletionService.mayChangeRecruitment(.started(record)))
         #expect(StudyCompletionService.mayChangeRecruitment(.recruitmentChanged(study: "s")))
         #expect(StudyCompletionService.mayChangeRecruitment(.missed(3)))
-        #expect(!StudyCompletionService.mayChangeRecruitment(.studyCompleted(study: "s", reason: "target", report: "")))
+        #expect(!StudyCompletionService.mayChangeRecruitment(.studyCompleted(study: "s", reason: .target, report: "")))
     }
 }
