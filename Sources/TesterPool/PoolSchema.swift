@@ -37,6 +37,7 @@ enum PoolSchema {
             }
             // Version 2 (issue 38): a withdrawal is recorded before it is carried out, and its row stays once
             // it finished: its code is never drawn again, and the tester's retry hears that it is done.
+            // (A PRAGMA takes no bound parameter; `version` is this type's constant, not a value from outside.)
             try database.execute("""
                 CREATE TABLE withdrawals (
                     code TEXT PRIMARY KEY,

@@ -36,9 +36,9 @@ public final class TesterStore: @unchecked Sendable {
             """)
         try DataDirectory.restrict(path)
         try PoolSchema.create(database)
-        try database.execute("""
-            INSERT OR IGNORE INTO settings (id, fields, enrolment_key, updated) VALUES (1, '[]', '\(PoolCode.enrolmentKey())', 0)
-            """)
+        let firstSettings = try database.prepare("INSERT OR IGNORE INTO settings (id, fields, enrolment_key, updated) VALUES (1, '[]', ?, 0)")
+        firstSettings.bind(1, PoolCode.enrolmentKey())
+        try firstSettings.run()
     }
 
     // MARK: Settings
@@ -49,8 +49,9 @@ public final class TesterStore: @unchecked Sendable {
 
     /// Replaces the consent text (a new version when it differs) and the profile fields, each when given.
     public func configure(consent: String?, fields: [PoolField]?, now: Double) throws -> PoolSettings {
-        if let consent { try checkConsent(consent) }
-        if let fields { try checkFields(fields) }
+        let check = PoolSettingsCheck(limits: limits)
+        if let consent { try check.consent(consent) }
+        if let fields { try check.fields(fields) }
         return try lock.withLock {
             let current = try loadSettings()
             try database.transaction {
@@ -170,7 +171,10 @@ public final class TesterStore: @unchecked Sendable {
     /// The withdrawals recorded and not finished, oldest first (muevald finishes them at start).
     public func pendingWithdrawals() throws -> [WithdrawalRecord] {
         try lock.withLock {
-            var records = try withdrawals(where: "finished IS NULL")
+            let statement = try database.prepare("""
+                SELECT code, secret_sha256, delete_recordings, requested, finished FROM withdrawals WHERE finished IS NULL ORDER BY requested, code
+                """)
+            var records = try Self.withdrawals(from: statement)
             for index in records.indices { records[index].tester = try load(records[index].code) }
             return records
         }
@@ -213,14 +217,13 @@ public final class TesterStore: @unchecked Sendable {
     }
 
     private func withdrawal(_ code: String) throws -> WithdrawalRecord? {
-        try withdrawals(where: "code = ?", [.text(code)]).first
+        let statement = try database.prepare("SELECT code, secret_sha256, delete_recordings, requested, finished FROM withdrawals WHERE code = ?")
+        statement.bind(1, code)
+        return try Self.withdrawals(from: statement).first
     }
 
-    private func withdrawals(where condition: String, _ values: [SQLiteValue] = []) throws -> [WithdrawalRecord] {
-        let statement = try database.prepare("""
-            SELECT code, secret_sha256, delete_recordings, requested, finished FROM withdrawals WHERE \(condition) ORDER BY requested, code
-            """)
-        statement.bind(values)
+    /// The withdrawals `statement` selects (code, secret_sha256, delete_recordings, requested, finished).
+    private static func withdrawals(from statement: SQLiteStatement) throws -> [WithdrawalRecord] {
         var records: [WithdrawalRecord] = []
         try statement.forEachRow { row in
             records.append(WithdrawalRecord(code: row.string(0) ?? "", secretHash: row.string(1) ?? "", deleteRecordings: row.int64(2) != 0,
@@ -260,30 +263,6 @@ public final class TesterStore: @unchecked Sendable {
                             enrolmentKey: statement.string(1) ?? "", updated: statement.double(2))
     }
 
-    // MARK: Checks of the lab's settings
-
-    private func checkConsent(_ consent: String) throws {
-        guard consent.contains(where: { !$0.isWhitespace }) else { throw PoolError.notConfigured }
-        guard consent.utf8.count <= limits.maxConsentBytes else { throw PoolError.tooLong(what: "the consent text", limit: limits.maxConsentBytes) }
-    }
-
-    private func checkFields(_ fields: [PoolField]) throws {
-        guard fields.count <= limits.maxFields else { throw PoolError.tooMany(what: "profile fields", limit: limits.maxFields) }
-        let check = ProfileCheck(fields: [], limits: limits)
-        var names: Set<String> = []
-        for field in fields {
-            try StudyError.checkName(field.name, as: "profile field name")
-            guard names.insert(field.name).inserted else { throw PoolError.duplicateField(field.name) }
-            try check.text(field.label, what: "the label of \(field.name)")
-            guard field.choices.count <= limits.maxFields else { throw PoolError.tooMany(what: "choices of \(field.name)", limit: limits.maxFields) }
-            for choice in field.choices {
-                try check.text(choice, what: "a choice of \(field.name)")
-                // `|` separates a requirement's alternatives, `,` the choices on the command line.
-                guard !choice.contains("|"), !choice.contains(",") else { throw PoolError.badField("\(field.name)=\(field.label):\(choice)") }
-            }
-        }
-    }
-
     private func json<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -292,50 +271,6 @@ public final class TesterStore: @unchecked Sendable {
 
     private static func decode<T: Decodable>(_ type: T.Type, _ text: String?) -> T? {
         text.flatMap { try? JSONDecoder().decode(type, from: Data($0.utf8)) }
-    }
-}
-
-/// A profile checked against the pool's fields: what an enrolling stranger typed, bounded and on one line.
-struct ProfileCheck {
-    let fields: [PoolField]
-    let limits: PoolLimits
-
-    func checked(_ profile: [String: String]) throws(PoolError) -> [String: String] {
-        for name in profile.keys.sorted() where !fields.contains(where: { $0.name == name }) {
-            throw .unknownField(name, known: fields.map(\.name))
-        }
-        var checked: [String: String] = [:]
-        for field in fields {
-            let value = profile[field.name].map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            guard !value.isEmpty else { throw .missingField(field.name, label: field.label) }
-            if field.isFreeText {
-                try text(value, what: "the answer to \"\(field.label)\"")
-            } else if !field.choices.contains(value) {
-                throw .notAChoice(field: field.name, value: value, choices: field.choices)
-            }
-            checked[field.name] = value
-        }
-        return checked
-    }
-
-    /// One line of at most `limits.maxProfileText` bytes: no control characters, which a terminal
-    /// listing the pool would obey, and none of the characters that break a line or reorder what follows
-    /// them, with which an answer could make `pool list` show another tester's answers.
-    func text(_ text: String, what: String) throws(PoolError) {
-        guard text.utf8.count <= limits.maxProfileText else { throw .tooLong(what: what, limit: limits.maxProfileText) }
-        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { throw .controlCharacters(what: what) }
-        if let scalar = text.unicodeScalars.first(where: Self.isLayoutControl) {
-            throw .layoutCharacter(what: what, scalar: "U+" + String(scalar.value, radix: 16, uppercase: true))
-        }
-    }
-
-    /// The bidirectional embeddings, overrides, isolates and marks (U+202A–202E, U+2066–2069, U+200E,
-    /// U+200F, U+061C) and the line and paragraph separators (U+2028, U+2029).
-    static func isLayoutControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C, 0x2028, 0x2029: true
-        default: false
-        }
     }
 }
 

@@ -35,6 +35,26 @@ import Testing
         #expect(mode == 0o600)
     }
 
+    /// What the lab configures and testers answer is bound into SQL, never spliced: quotes come back as written,
+    /// and the enrolment key written at creation stays when the file is opened again. A field name with a quote
+    /// is refused, as every name outside letters, digits and `-_.` is.
+    @Test func quotesInSettingsAndAnswersAreStoredAsWritten() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try TesterStore(directory: directory)
+        let key = try store.settings().enrolmentKey
+        let consent = "We record what you say ('think aloud'); \"stop\" ends it.'); DROP TABLE testers; --"
+        let quoted = [PoolField(name: "nickname", label: "Tester's \"nickname\""), PoolField(name: "tea", label: "Tea?", choices: ["'yes'", "\"no\""])]
+        let settings = try store.configure(consent: consent, fields: quoted, now: 1)
+        #expect(settings.consent == consent && settings.fields == quoted)
+        #expect(throws: StudyError.badName(what: "profile field name", name: "tester's")) {
+            try store.configure(consent: nil, fields: [PoolField(name: "tester's", label: "Name")], now: 2)
+        }
+        let enrolment = try store.enrol(profile: ["nickname": "O'Brien", "tea": "'yes'"], consentVersion: 1, now: 3)
+        let reopened = try TesterStore(directory: directory)
+        #expect(try reopened.settings() == settings && settings.enrolmentKey == key)
+        #expect(try reopened.tester(enrolment.tester.code).profile == ["nickname": "O'Brien", "tea": "'yes'"])
+    }
+
     @Test func enrolmentChecksTheProfileAgainstTheFields() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var limits = PoolLimits()
