@@ -191,7 +191,7 @@ let package = Package(
         ]),
         // The web console (the thesis's Mobile Monitor): pages, JSON API, WebSockets and /metrics over HTTP (docs/CONSOLE.md).
         .target(name: "ConsoleServer", dependencies: [
-            "ControlProtocol", "JournalStorage", "QRCode", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "SessionReports", "StudyAnalysis", "TesterPool", "WireProtocol",
+            "JournalStorage", "QRCode", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "SessionReports", "StudyAnalysis", "TesterPool", "WireProtocol",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -412,8 +412,11 @@ let package = Package(
         .testTarget(name: "ConsoleServerTests", dependencies: [
             "ConsoleServer", "ControlProtocol", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
+            .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
         // Depends on the executables so that `swift test` builds the binaries it starts.
         .testTarget(name: "IntegrationTests", dependencies: [

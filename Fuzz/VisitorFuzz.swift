@@ -37,7 +37,6 @@ enum VisitorFuzz {
             precondition(["localhost", "127.0.0.1", "::1", "lab.example.org"].contains(host ?? ""), "\(authority) let in as \(host ?? "nil")")
         }
         let text = String(decoding: input.bytes(Int(input.below(64))), as: UTF8.self)
-        _ = ConsoleVisitors.isPublic(text)
         if Invitation.isCode(text) { precondition(text.unicodeScalars.count == 10 && text.unicodeScalars.allSatisfy(\.isASCII)) }
         if let address = NetworkAddress(text) {
             precondition(NetworkAddress(address.description) == address, "\(text) reads back as \(address)")

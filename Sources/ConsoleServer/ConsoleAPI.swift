@@ -57,7 +57,7 @@ struct ConsoleAPI: Sendable {
     static let pageLimit = 500
     static let pageBytes = 1 << 20
 
-    func register(on router: Router<ConsoleContext>) {
+    func register(on router: RouterGroup<ConsoleContext>) {
         let api = router.group("api")
         api.get("me") { _, context in
             var json: [UInt8] = Array(#"{"csrf":"#.utf8)

@@ -1,6 +1,5 @@
 internal import MuEvalWire
 public import SessionCore
-public import ControlProtocol
 internal import Foundation
 internal import HTTPTypes
 internal import Hummingbird
@@ -62,10 +61,10 @@ public final class ConsoleServer: Service, Sendable {
     }
 
     /// A single-use login link for `muevalctl console`.
-    public func loginLink(now: Double) throws -> ConsoleLink {
+    public func issueLoginLink(now: Double) throws -> ConsoleLoginLink {
         let base = try baseURL()
         let (code, expires) = access.issueCode(now: now)
-        return ConsoleLink(url: base + "/login?code=" + code, expires: expires)
+        return ConsoleLoginLink(url: base + "/login?code=" + code, expires: expires)
     }
 
     /// Where browsers and phones reach the console (no trailing `/`): for login and enrolment links.
@@ -116,20 +115,24 @@ public final class ConsoleServer: Service, Sendable {
         guard let loginPage = assets[ConsolePage.login.file] else { throw ConsoleError.assetsMissing(ConsolePage.login.file) }
         let visitors = ConsoleVisitors()
         let quotas = VisitorQuotas(limits: settings.visitors)
-        let gate = ConsoleGate(access: access, loginPage: loginPage, hosts: ConsoleHosts(settings: settings),
-                               visitors: visitors, quotas: quotas, proxies: ConsoleProxies(settings.trustedProxies), secureCookies: settings.usesTLS)
+        let gate = ConsoleGate(hosts: ConsoleHosts(settings: settings), access: access, loginPage: loginPage, visitors: visitors,
+                               quotas: quotas, proxies: ConsoleProxies(settings.trustedProxies), secureCookies: settings.usesTLS)
 
         let router = Router(context: ConsoleContext.self)
-        router.add(middleware: gate)
-        registerPages(on: router, assets: assets)
+        gate.guardEveryAnswer(of: router)
+        registerOpenRoutes(on: router, assets: assets)
+        let loggedIn = gate.loggedIn(router)
+        registerPages(on: loggedIn, assets: assets)
         let api = ConsoleAPI(environment: environment, settings: settings, rates: rates, reports: reports, studyReports: studyReports,
                              publicURL: consoleURL)
-        api.register(on: router)
-        ConsoleVisitorAPI(environment: environment, api: api, visitors: visitors, quotas: quotas, assets: assets).register(on: router)
+        api.register(on: loggedIn)
+        ConsoleVisitorAPI(environment: environment, api: api, visitors: visitors, quotas: quotas, assets: assets)
+            .register(on: gate.forVisitors(router))
 
+        // Asked first whether an upgrade may happen; what it refuses goes on to `router`, which answers it.
         let webSockets = Router(context: ConsoleContext.self)
-        webSockets.add(middleware: gate)
-        registerWebSockets(on: webSockets)
+        gate.guardEveryAnswer(of: webSockets)
+        registerWebSockets(on: gate.loggedIn(webSockets))
 
         if (settings.tlsCertificate == nil) != (settings.tlsKey == nil) {
             throw ConsoleError.misconfigured("console.tls_certificate and console.tls_key go together: set both, or neither")
@@ -184,13 +187,8 @@ public final class ConsoleServer: Service, Sendable {
 
     // MARK: Pages
 
-    private func registerPages(on router: Router<ConsoleContext>, assets: ConsoleAssets) {
-        for (path, page) in ConsolePage.routed {
-            router.get(RouterPath(path)) { _, _ in
-                guard let asset = assets[page.file] else { throw ConsoleError.assetsMissing(page.file) }
-                return ConsoleResponse.asset(asset)
-            }
-        }
+    /// What needs no login: the pages' own code (no data), the login exchange and the counters, each with its own checks.
+    private func registerOpenRoutes(on router: Router<ConsoleContext>, assets: ConsoleAssets) {
         router.get("/assets/:file") { _, context in
             guard let name = context.parameters.get("file", as: String.self), let asset = assets[name], !name.hasSuffix(".html") else {
                 throw ConsoleError.notFound("no such file")
@@ -207,8 +205,21 @@ public final class ConsoleServer: Service, Sendable {
             response.setCookie(Self.loginCookie(login.id, maxAge: Int(saturating: settings.access.sessionSeconds), settings: settings))
             return response
         }
+        router.get("/metrics") { [metrics, environment] _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.scrape(environment.board.status()))))
+        }
+    }
+
+    private func registerPages(on router: RouterGroup<ConsoleContext>, assets: ConsoleAssets) {
+        for (path, page) in ConsolePage.routed {
+            router.get(RouterPath(path)) { _, _ in
+                guard let asset = assets[page.file] else { throw ConsoleError.assetsMissing(page.file) }
+                return ConsoleResponse.asset(asset)
+            }
+        }
         // Ends the login on the server, so that the cookie, wherever a copy of it is, gets a 401 from now
-        // on; the gate has checked the cookie, the CSRF token and the origin.
+        // on; `LoginCheck` and `CSRFCheck` have checked the cookie, the CSRF token and the origin.
         router.post("/api/logout") { [access, settings] _, context in
             if let login = context.login { access.logout(login.id) }
             var response = Response(status: .noContent)
@@ -236,10 +247,6 @@ public final class ConsoleServer: Service, Sendable {
             return try await Self.reportFile(in: StudyCompletionService.directory(dataDirectory: environment.dataDirectory, study: study),
                                              parts: context.parameters.getCatchAll())
         }
-        router.get("/metrics") { [metrics, environment] _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.scrape(environment.board.status()))))
-        }
     }
 
     /// HTTP/1 with the WebSocket upgrade, behind the connection guard: keep-alive connections close
@@ -259,7 +266,7 @@ public final class ConsoleServer: Service, Sendable {
     }
 
     private static func loginCookie(_ value: String, maxAge: Int, settings: ConsoleSettings) -> Cookie {
-        Cookie(name: ConsoleGate.cookieName, value: value, maxAge: maxAge, path: "/", secure: settings.usesTLS, httpOnly: true, sameSite: .strict)
+        Cookie(name: LoginCheck.cookieName, value: value, maxAge: maxAge, path: "/", secure: settings.usesTLS, httpOnly: true, sameSite: .strict)
     }
 
     /// A file of a written report (a session's or a study's), read off the event loop.
@@ -290,7 +297,7 @@ public final class ConsoleServer: Service, Sendable {
 
     // MARK: WebSockets
 
-    private func registerWebSockets(on router: Router<ConsoleContext>) {
+    private func registerWebSockets(on router: RouterGroup<ConsoleContext>) {
         router.ws("/api/updates") { [updates, shutdown, connections] inbound, outbound, context in
             connections.upgraded(context.requestContext.channel)
             let (id, messages) = updates.subscribe()
@@ -357,6 +364,12 @@ public final class ConsoleServer: Service, Sendable {
             try? await Task.sleep(for: .seconds(1))
         }
     }
+}
+
+/// A single-use login link: where the browser logs in, once, before `expires` (seconds since 1970).
+public struct ConsoleLoginLink: Sendable, Equatable {
+    public var url: String
+    public var expires: Double
 }
 
 /// The console cannot make a login link now.

@@ -20,11 +20,6 @@ struct ConsoleVisitors: Sendable {
     /// The HMAC key's bytes (`SymmetricKey` is not `Sendable`).
     private let key: [UInt8] = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
 
-    /// Whether the path is one of the pages or calls without a login.
-    static func isPublic(_ path: String) -> Bool {
-        path.hasPrefix("/enrol/") || path == "/withdraw" || path.hasPrefix("/i/") || path.hasPrefix("/api/public/")
-    }
-
     /// The token for the cookie's value.
     func token(for cookie: String) -> String {
         lowercaseHex(HMAC<SHA256>.authenticationCode(for: Array(cookie.utf8), using: SymmetricKey(data: key)))

@@ -95,6 +95,5 @@ import Testing
             #expect(html.components(separatedBy: #"<form id="questionnaire-form""#).count == 2)
         }
         #expect(!questionnaire.contains("csrf-token"), "a console page takes its token from its login")
-        #expect(ConsoleVisitors.isPublic("/i/abc") && ConsoleVisitors.isPublic("/api/public/withdraw") && !ConsoleVisitors.isPublic("/api/pool"))
     }
 }
