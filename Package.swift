@@ -410,7 +410,7 @@ let package = Package(
         ]),
         // The console's access rules and message framing, without sockets.
         .testTarget(name: "ConsoleServerTests", dependencies: [
-            "ConsoleServer", "ControlProtocol", "SessionModel", "WireProtocol",
+            "ConsoleServer", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

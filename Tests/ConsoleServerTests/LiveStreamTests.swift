@@ -1,4 +1,3 @@
-import ControlProtocol
 @testable import ConsoleServer
 import Foundation
 import NIOCore
