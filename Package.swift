@@ -185,13 +185,14 @@ let package = Package(
         // a recruited study's report when it completes (StudyCompletionService).
         .target(name: "SessionReports", dependencies: [
             "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "StudyAnalysis",
+            .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The web console (the thesis's Mobile Monitor): pages, JSON API, WebSockets and /metrics over HTTP (docs/CONSOLE.md).
         .target(name: "ConsoleServer", dependencies: [
-            "JournalStorage", "QRCode", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "SessionReports", "StudyAnalysis", "TesterPool", "WireProtocol",
+            "JournalStorage", "QRCode", "ReportCritique", "SessionCore", "SessionModel", "StudyAnalysis", "TesterPool", "WireProtocol",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -401,9 +402,10 @@ let package = Package(
         ]),
         // Reports on disk, the automatic report of a stopped session and studies that complete, against a real registry.
         .testTarget(name: "SessionReportsTests", dependencies: [
-            "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "SessionReports", "TesterPool",
+            "GroupCommit", "JournalStorage", "ReportCritique", "SessionCore", "SessionModel", "SessionReports", "TesterPool",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "QRCodeTests", dependencies: [
             "QRCode",

@@ -5,8 +5,8 @@ internal import Hummingbird
 internal import JournalStorage
 internal import NIOCore
 internal import NIOPosix
+internal import ReportCritique
 internal import SessionModel
-package import SessionReports
 package import TesterPool
 internal import WireProtocol
 
@@ -20,15 +20,15 @@ public struct ConsoleEnvironment: Sendable {
     package var dataDirectory: String
     /// Studies, their questionnaires and task marks: the same object the control commands use.
     package var studies: Studies
-    /// Sessions' reports: the daemon writes each stopped session's, the console shows them and writes more on request.
-    package var reports: SessionReports
+    /// Reports: the daemon writes each stopped session's, the console shows them and asks for more.
+    package var reports: ConsoleReportSource
     /// The tester pool: its settings and testers (the pool page, enrolment).
     package var testers: TesterStore
     /// The capture server's limits on wrong pairing codes, in effect now: the invitation page's codes count against them too.
     package var pairingLimits: @Sendable () -> PairingLimits
 
     package init(registry: SessionRegistry, liveTail: LiveTail, counters: CaptureCounters, board: StatusBoard,
-                 dataDirectory: String, studies: Studies, testers: TesterStore, reports: SessionReports,
+                 dataDirectory: String, studies: Studies, testers: TesterStore, reports: ConsoleReportSource,
                  pairingLimits: @escaping @Sendable () -> PairingLimits) {
         self.registry = registry
         self.studies = studies
@@ -49,7 +49,6 @@ struct ConsoleAPI: Sendable {
     let settings: ConsoleSettings
     let rates: SessionRates
     let reports: ConsoleReports
-    let studyReports: StudyReports
     /// Where browsers and phones reach the console (`console.public_url`, else its address); nil before it listens.
     let publicURL: @Sendable () -> String?
 
@@ -94,7 +93,7 @@ struct ConsoleAPI: Sendable {
                 return (try reader.devices(), try reader.gaps())
             }
             return try encode(SessionDetails(session: record, devices: details.0, gaps: details.1,
-                                             report: reports.store.state(of: record.id, name: SessionReports.defaultName)))
+                                             report: reports.source.sessionState(record.id, ReportLocations.defaultName)))
         }
         api.post("sessions/:session/stop") { _, context in
             let key = try sessionKey(context)
@@ -163,7 +162,7 @@ struct ConsoleAPI: Sendable {
         api.get("report-options") { _, _ in try encode(reports.options()) }
         api.get("sessions/:session/report") { _, context in
             let record = try await find(context)
-            return try encode(reports.store.state(of: record.id, name: SessionReports.defaultName))
+            return try encode(reports.source.sessionState(record.id, ReportLocations.defaultName))
         }
         api.post("sessions/:session/report") { request, context in
             let record = try await find(context)

@@ -6,8 +6,8 @@ internal import MuEvalWire
 internal import NIOConcurrencyHelpers
 internal import NIOCore
 internal import NIOWebSocket
+internal import ReportCritique
 internal import SessionModel
-internal import SessionReports
 internal import WireProtocol
 
 /// Events per second of each open session, sampled once a second from the sessions' own counts.
@@ -47,14 +47,15 @@ final class ConsoleUpdates: Sendable {
 
     static let sessionsChanged = ByteBuffer(string: #"{"type":"sessions"}"#)
 
-    /// A recruited study met its target or passed its deadline: every page shows a notice with its report.
+    /// A recruited study met its target or passed its deadline: every page shows a notice with its report (the
+    /// study's report of every iteration, which the completion wrote).
     static func studyCompleted(_ study: String, reason: String) -> ByteBuffer {
         var json: [UInt8] = Array(#"{"type":"studyCompleted","study":"#.utf8)
         JSONString.append(study, to: &json)
         json.append(contentsOf: #","reason":"#.utf8)
         JSONString.append(reason, to: &json)
         json.append(contentsOf: #","url":"#.utf8)
-        JSONString.append("/studies/\(study)/completed/index.html", to: &json)
+        JSONString.append(ReportLocations.url(study: study), to: &json)
         json.append(UInt8(ascii: "}"))
         return ByteBuffer(bytes: json)
     }

@@ -1,9 +1,40 @@
 internal import Foundation
 internal import Logging
-internal import ReportCritique
-internal import SessionCore
-internal import SessionModel
-internal import SessionReports
+package import ReportCritique
+package import SessionCore
+package import SessionModel
+
+/// What the console needs of muevald's reports, which the daemon writes (its report services are a peer the
+/// console does not import): the daemon builds this from them. The folders and their URLs are
+/// `ReportLocations`', the one layout both sides read.
+package struct ConsoleReportSource: Sendable {
+    /// Where a session's report stands.
+    package var sessionState: @Sendable (_ session: Int64, _ name: String) -> ReportState
+    /// The problems the session's default report found, for the replay's scrubber.
+    package var problems: @Sendable (_ session: Int64) -> [ProblemMark]
+    /// Writes a session's report, or joins the task writing it, and returns once it is written or failed.
+    package var writeSession: @Sendable (_ record: SessionRecord, _ name: String, _ configuration: ReportConfiguration) async -> ReportState
+    /// Each session report written or failed from now on, and what the follower missed.
+    package var follow: @Sendable () -> BroadcastSubscription<ReportNews>
+    /// Where a study's report stands (of every iteration: nil).
+    package var studyState: @Sendable (_ study: String, _ iteration: Int?) -> ReportState
+    /// Starts writing a study's report unless it is being written; returns at once.
+    package var startStudy: @Sendable (_ data: StudyData, _ iteration: Int?) -> ReportState
+
+    package init(sessionState: @escaping @Sendable (Int64, String) -> ReportState,
+                 problems: @escaping @Sendable (Int64) -> [ProblemMark],
+                 writeSession: @escaping @Sendable (SessionRecord, String, ReportConfiguration) async -> ReportState,
+                 follow: @escaping @Sendable () -> BroadcastSubscription<ReportNews>,
+                 studyState: @escaping @Sendable (String, Int?) -> ReportState,
+                 startStudy: @escaping @Sendable (StudyData, Int?) -> ReportState) {
+        self.sessionState = sessionState
+        self.problems = problems
+        self.writeSession = writeSession
+        self.follow = follow
+        self.studyState = studyState
+        self.startStudy = startStudy
+    }
+}
 
 /// `POST /api/sessions/ID/report`: sections, or a saved configuration's name.
 struct ReportChoice: Decodable, Sendable {
@@ -19,18 +50,18 @@ struct ReportOptions: Encodable {
     var configurations: [Configuration]
 }
 
-/// The console's side of sessions' reports: the form's options, reports on request, and the
-/// replay index, which carries the default report's problems. The reports themselves, the automatic
-/// one of every stopped session among them, are `SessionReports`' (the daemon's), shared with the console.
+/// The console's side of reports: the form's options, reports on request, and the replay index, which
+/// carries the default report's problems. The reports themselves, the automatic one of every stopped
+/// session among them, are the daemon's (`source`), shared with the console.
 struct ConsoleReports: Sendable {
-    let store: SessionReports
+    let source: ConsoleReportSource
     let configurations: ReportConfigurationStore
-    private let root: String
+    let locations: ReportLocations
     private let logger: Logger
 
-    init(store: SessionReports, dataDirectory: String, configurations: ReportConfigurationStore, logger: Logger) {
-        self.store = store
-        root = dataDirectory + "/reports"
+    init(source: ConsoleReportSource, dataDirectory: String, configurations: ReportConfigurationStore, logger: Logger) {
+        self.source = source
+        locations = ReportLocations(dataDirectory: dataDirectory)
         self.configurations = configurations
         self.logger = logger
     }
@@ -45,14 +76,16 @@ struct ConsoleReports: Sendable {
 
     /// The replay index (ReplayIndex) of a session. A stopped session's file changes only when a note
     /// is added, which changes its event count: its index is kept in `replay-index-EVENTS.json` next
-    /// to its reports, so that the Replay page of a one-hour session does not wait for a scan of it.
+    /// to its reports, so that the Replay page of a one-hour session does not wait for a scan of it. One older
+    /// than the default report (whose news this console missed) is made again with the report's problems.
     func replayIndex(of record: SessionRecord, rebuild: Bool = false) async throws -> [UInt8] {
-        let problems = store.problems(of: record.id)
+        let problems = source.problems(record.id)
         guard record.state == .stopped else { return try await blocking { try ReplayIndex.build(record: record, problems: problems) } }
-        let directory = "\(root)/\(record.id)"
+        let directory = locations.session(record.id)
         let file = "\(directory)/replay-index-\(record.events).json"
+        let report = source.sessionState(record.id, ReportLocations.defaultName)
         return try await blocking {
-            if !rebuild, let data = FileManager.default.contents(atPath: file) { return [UInt8](data) }
+            if !rebuild, let data = FileManager.default.contents(atPath: file), !Self.older(file, than: report) { return [UInt8](data) }
             let json = try ReplayIndex.build(record: record, problems: problems)
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             for old in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where old.hasPrefix("replay-index-") {
@@ -63,17 +96,23 @@ struct ConsoleReports: Sendable {
         }
     }
 
+    private static func older(_ file: String, than report: ReportState) -> Bool {
+        guard let generated = report.generated,
+              let written = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date else { return false }
+        return written.timeIntervalSince1970 < generated
+    }
+
     /// Writes the report the page asked for and returns when it is there.
     func generate(_ record: SessionRecord, choice: ReportChoice) async throws -> ReportState {
         var configuration = ReportConfiguration()
-        var name = SessionReports.defaultName
+        var name = ReportLocations.defaultName
         if let saved = choice.configuration, !saved.isEmpty {
             do {
                 configuration = try configurations.load(saved)
             } catch {
                 throw ConsoleError.badRequest("\(error)")
             }
-            name = "config-" + SessionReports.directoryName(saved)
+            name = "config-" + ReportLocations.directoryName(saved)
         }
         if let sections = choice.sections {
             do {
@@ -84,20 +123,28 @@ struct ConsoleReports: Sendable {
             if Set(configuration.sections) != Set(SectionKind.allCases) { name = "sections-" + configuration.sections.map(\.rawValue).joined(separator: "-") }
         }
         guard !configuration.sections.isEmpty else { throw ConsoleError.badRequest("choose at least one section") }
-        return await store.write(record, name: name, configuration: configuration).value
+        return await source.writeSession(record, name, configuration)
     }
 
-    /// Follows the reports as they are written: the pages hear of each, and the problems of a
-    /// default report (the automatic one among them) go into the session's replay index.
-    func follow(_ finished: AsyncStream<FinishedReport>, updates: ConsoleUpdates, registry: SessionRegistry) async {
-        for await report in finished {
-            if let message = try? ConsoleUpdates.report(session: report.session, name: report.name, state: report.state) { updates.send(message) }
-            guard report.name == SessionReports.defaultName,
-                  let record = try? await blocking({ try registry.find(String(report.session)) }) else { continue }
-            do {
-                _ = try await replayIndex(of: record, rebuild: true)
-            } catch {
-                logger.error("replay index of session \(record.id) failed: \(error)")
+    /// Follows the reports as they are written: the pages hear of each, and the problems of a default report
+    /// (the automatic one among them) go into the session's replay index. News it missed, it cannot name: the
+    /// pages read the sessions again, and a replay index older than its report is made again when it is asked for.
+    func follow(_ news: BroadcastSubscription<ReportNews>, updates: ConsoleUpdates, registry: SessionRegistry) async {
+        while let batch = await news.next() {
+            for item in batch {
+                switch item {
+                case .missed:
+                    updates.send(ConsoleUpdates.sessionsChanged)
+                case .finished(let report):
+                    if let message = try? ConsoleUpdates.report(session: report.session, name: report.name, state: report.state) { updates.send(message) }
+                    guard report.name == ReportLocations.defaultName,
+                          let record = try? await blocking({ try registry.find(String(report.session)) }) else { continue }
+                    do {
+                        _ = try await replayIndex(of: record, rebuild: true)
+                    } catch {
+                        logger.error("replay index of session \(record.id) failed: \(error)")
+                    }
+                }
             }
         }
     }

@@ -12,7 +12,6 @@ public import NIOCore
 internal import NIOSSL
 public import ServiceLifecycle
 internal import SessionModel
-internal import SessionReports
 internal import WireProtocol
 internal import ReportCritique
 
@@ -30,7 +29,6 @@ public final class ConsoleServer: Service, Sendable {
     private let updates = ConsoleUpdates()
     private let metrics = ConsoleMetrics()
     private let reports: ConsoleReports
-    private let studyReports: StudyReports
     private let boundPort = NIOLockedValueBox<Int?>(nil)
     /// Where browsers and phones reach the console, once it listens.
     private let consoleURL: @Sendable () -> String?
@@ -53,11 +51,10 @@ public final class ConsoleServer: Service, Sendable {
         self.onReady = onReady
         access = ConsoleAccess(limits: settings.access)
         reports = ConsoleReports(
-            store: environment.reports, dataDirectory: environment.dataDirectory,
+            source: environment.reports, dataDirectory: environment.dataDirectory,
             configurations: settings.reportConfigurations.map { ReportConfigurationStore(directory: $0) } ?? ReportConfigurationStore(),
             logger: logger)
         consoleURL = { [boundPort, settings] in boundPort.withLockedValue { $0 }.map { Self.baseURL(settings: settings, port: $0) } }
-        studyReports = StudyReports(dataDirectory: environment.dataDirectory, logger: logger, consoleURL: consoleURL, slots: environment.reports.slots)
     }
 
     /// A single-use login link for `muevalctl console`.
@@ -123,7 +120,7 @@ public final class ConsoleServer: Service, Sendable {
         registerOpenRoutes(on: router, assets: assets)
         let loggedIn = gate.loggedIn(router)
         registerPages(on: loggedIn, assets: assets)
-        let api = ConsoleAPI(environment: environment, settings: settings, rates: rates, reports: reports, studyReports: studyReports,
+        let api = ConsoleAPI(environment: environment, settings: settings, rates: rates, reports: reports,
                              publicURL: consoleURL)
         api.register(on: loggedIn)
         ConsoleVisitorAPI(environment: environment, api: api, visitors: visitors, quotas: quotas, assets: assets)
@@ -164,7 +161,7 @@ public final class ConsoleServer: Service, Sendable {
 
         // Taken before the server runs, so that the pages hear of every change from then on.
         let lifecycle = environment.registry.events.subscribe()
-        let finishedReports = environment.reports.finished()
+        let finishedReports = environment.reports.follow()
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { await self.followLifecycle(lifecycle) }
             tasks.addTask { [reports, updates, environment] in
@@ -228,24 +225,26 @@ public final class ConsoleServer: Service, Sendable {
         }
         router.get("/sessions/:session/reports/:name/**") { [reports] _, context in
             guard let session = context.parameters.get("session", as: Int64.self),
-                  let name = context.parameters.get("name", as: String.self), SessionReports.directoryName(name) == name else {
+                  let name = context.parameters.get("name", as: String.self), ReportLocations.directoryName(name) == name else {
                 throw ConsoleError.notFound("no such report file")
             }
-            return try await Self.reportFile(in: reports.store.directory(of: session, name: name), parts: context.parameters.getCatchAll())
+            return try await Self.reportFile(in: reports.locations.session(session, report: name), parts: context.parameters.getCatchAll())
         }
-        router.get("/studies/:study/report/**") { [studyReports] _, context in
+        // A study's reports, those asked for here and the one its completion wrote (DATA/reports/studies/NAME/).
+        router.get("/studies/:study/report/**") { [reports] _, context in
             guard let study = context.parameters.get("study", as: String.self), (try? StudyError.checkName(study, as: "study name")) != nil else {
                 throw ConsoleError.notFound("no such report file")
             }
-            return try await Self.reportFile(in: studyReports.directory(of: study), parts: context.parameters.getCatchAll())
+            return try await Self.reportFile(in: reports.locations.study(study), parts: context.parameters.getCatchAll())
         }
-        // The report a recruited study's completion wrote (DATA/reports/studies/NAME/).
-        router.get("/studies/:study/completed/**") { [environment] _, context in
-            guard let study = context.parameters.get("study", as: String.self), (try? StudyError.checkName(study, as: "study name")) != nil else {
+        // Where the completion's report was served before it shared the study's folder: links given out still work.
+        router.get("/studies/:study/completed/**") { request, context in
+            guard let study = context.parameters.get("study", as: String.self), (try? StudyError.checkName(study, as: "study name")) != nil,
+                  request.uri.path.hasPrefix("/studies/\(study)/completed/") else {
                 throw ConsoleError.notFound("no such report file")
             }
-            return try await Self.reportFile(in: StudyCompletionService.directory(dataDirectory: environment.dataDirectory, study: study),
-                                             parts: context.parameters.getCatchAll())
+            let file = request.uri.path.dropFirst("/studies/\(study)/completed/".count)
+            return Response(status: .movedPermanently, headers: [.location: "/studies/\(study)/report/" + file])
         }
     }
 
@@ -342,7 +341,7 @@ public final class ConsoleServer: Service, Sendable {
             for event in batch {
                 switch event {
                 case .studyCompleted(let study, let reason, _):
-                    updates.send(ConsoleUpdates.studyCompleted(study, reason: reason))
+                    updates.send(ConsoleUpdates.studyCompleted(study, reason: reason.rawValue))
                 case .recruitmentChanged(let study):
                     updates.send(ConsoleUpdates.recruitmentChanged(study))
                 default:

@@ -2,13 +2,8 @@ internal import SessionCore
 internal import Foundation
 internal import HTTPTypes
 internal import Hummingbird
-internal import Logging
-internal import NIOConcurrencyHelpers
 internal import NIOCore
-internal import ReportCritique
-internal import SessionAnalysis
 internal import SessionModel
-internal import SessionReports
 internal import StudyAnalysis
 internal import WireProtocol
 
@@ -89,7 +84,7 @@ extension ConsoleAPI {
             let name = try studyName(context)
             _ = try await studied { try await blocking { try studies.study(name) } }
             let iteration = try ConsoleInput.integer(request.uri.queryParameters.get("iteration"), name: "iteration", in: 1...Int.max)
-            return try encode(studyReports.state(of: name, iteration: iteration))
+            return try encode(reports.source.studyState(name, iteration))
         }
         api.post("studies/:study/report") { request, context in
             let name = try studyName(context)
@@ -98,7 +93,7 @@ extension ConsoleAPI {
             if let iteration = choice.iteration, data.study.iteration(iteration) == nil {
                 throw ConsoleError.badRequest(StudyError.noIteration(study: name, iteration: iteration).description)
             }
-            return try encode(studyReports.build(data, iteration: choice.iteration), status: .accepted)
+            return try encode(reports.source.startStudy(data, choice.iteration), status: .accepted)
         }
         api.post("sessions/:session/tasks") { request, context in
             let key = try sessionKey(context)
@@ -238,68 +233,4 @@ struct TaskMarkRequest: Decodable {
 /// `POST /api/studies/S/report`: one iteration, or all.
 struct StudyReportChoice: Decodable {
     var iteration: Int?
-}
-
-/// Study reports for the console: built in the background on request into
-/// `<data>/reports/study-NAME[/iteration-N]/`, served at `/studies/NAME/report/…`.
-final class StudyReports: Sendable {
-    private let root: String
-    private let logger: Logger
-    /// The console's own address, for the report's links back to the session pages.
-    private let consoleURL: @Sendable () -> String?
-    /// Reports being built, and the last failure of each until it is built again.
-    private let states = NIOLockedValueBox<[String: ReportState]>([:])
-    /// The session reports' turns (`reports.max_concurrent`): a study's report analyses all its sessions.
-    private let slots: ReportSlots
-
-    init(dataDirectory: String, logger: Logger, consoleURL: @escaping @Sendable () -> String?, slots: ReportSlots) {
-        root = dataDirectory + "/reports"
-        self.logger = logger
-        self.consoleURL = consoleURL
-        self.slots = slots
-    }
-
-    /// The directory of a study's reports: that of all iterations, which holds one per iteration.
-    func directory(of study: String) -> String { "\(root)/study-\(study)" }
-
-    private func relative(_ iteration: Int?) -> String { iteration.map { "iteration-\($0)/" } ?? "" }
-
-    private func key(_ study: String, _ iteration: Int?) -> String { study + "/" + relative(iteration) }
-
-    func state(of study: String, iteration: Int?) -> ReportState {
-        if let state = states.withLockedValue({ $0[key(study, iteration)] }) { return state }
-        let index = directory(of: study) + "/" + relative(iteration) + "index.html"
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: index) else { return .none }
-        return .ready(url: "/studies/\(study)/report/\(relative(iteration))index.html",
-                      generated: (attributes[.modificationDate] as? Date)?.timeIntervalSince1970)
-    }
-
-    /// Starts building the report unless it is being built already; returns at once.
-    func build(_ data: StudyData, iteration: Int?) -> ReportState {
-        let study = data.study.name
-        let key = key(study, iteration)
-        let running = ReportState.running
-        let started = states.withLockedValue { states -> Bool in
-            if states[key]?.state == .running { return false }
-            states[key] = running
-            return true
-        }
-        guard started else { return running }
-        let output = directory(of: study) + (iteration.map { "/iteration-\($0)" } ?? "")
-        Task { [self] in
-            let began = Date()
-            do {
-                _ = try await slots.run {
-                    try await StudyReportGenerator.generate(data, iteration: iteration, output: output, options: AnalysisOptions(),
-                                                            links: StudyReportLinks(console: consoleURL()), sessionReports: false)
-                }
-                logger.info("report of study \(study)\(iteration.map { " iteration \($0)" } ?? "") written in \(String(format: "%.2f", Date().timeIntervalSince(began))) s: \(output)")
-                states.withLockedValue { $0[key] = nil }
-            } catch {
-                logger.error("report of study \(study) failed: \(error)")
-                states.withLockedValue { $0[key] = .failed(error) }
-            }
-        }
-        return running
-    }
 }

@@ -103,13 +103,18 @@ public struct MuEvalDaemon {
         let reportSlots = ReportSlots(limits: configuration.reports)
         let reports = SessionReports(dataDirectory: dataDirectory, logger: logger, slots: reportSlots, faceScanner: configuration.faceScanner)
         let automaticReports = AutomaticReports(reports: reports, registry: registry)
+        // One writer of study reports, the console's and the completion's, into one folder per study.
+        StudyReportFolders(dataDirectory: dataDirectory).upgrade(logger: logger)
+        let studyReports = StudyReports(dataDirectory: dataDirectory, logger: logger, slots: reportSlots,
+                                        consoleURL: { registry.consoleAddress.current })
         // Recruited studies complete themselves: their report, the lifecycle event, the lab's command.
-        let studyCompletion = StudyCompletionService(catalog: catalog, studies: studies, registry: registry, dataDirectory: dataDirectory,
-                                                     settings: configuration.studyCompletion, logger: logger, slots: reportSlots)
+        let studyCompletion = StudyCompletionService(catalog: catalog, studies: studies, registry: registry, reports: studyReports,
+                                                     settings: configuration.studyCompletion, logger: logger)
         let console = configuration.console.enabled ? ConsoleServer(
             settings: configuration.console,
             environment: ConsoleEnvironment(registry: registry, liveTail: liveTail, counters: counters, board: board,
-                                            dataDirectory: dataDirectory, studies: studies, testers: testers, reports: reports,
+                                            dataDirectory: dataDirectory, studies: studies, testers: testers,
+                                            reports: Self.consoleReports(reports, studies: studyReports),
                                             pairingLimits: { settings.current.pairing }),
             group: group, logger: logger, ledger: ledger, limits: configuration.consoleConnections,
             onReady: { readiness.ready(.console) }) : nil
@@ -208,6 +213,17 @@ struct JournalService: Service {
 }
 
 extension MuEvalDaemon {
+    /// What the console reads and asks of the reports: the console does not import SessionReports, a peer.
+    static func consoleReports(_ sessions: SessionReports, studies: StudyReports) -> ConsoleReportSource {
+        ConsoleReportSource(
+            sessionState: { sessions.state(of: $0, name: $1) },
+            problems: { sessions.problems(of: $0) },
+            writeSession: { await sessions.write($0, name: $1, configuration: $2).value },
+            follow: { sessions.finished.follow() },
+            studyState: { studies.state(of: $0, iteration: $1) },
+            startStudy: { studies.start($0, iteration: $1) })
+    }
+
     /// The limit, the budget and each cap it lowered, once at start (docs/SECURITY.md, "Descriptors").
     static func logBudget(_ budget: DescriptorBudget, files: OpenFileLimit, logger: Logger) {
         logger.notice("\(files); \(budget.reserve) kept for session files, SQLite, the control socket and reports (limits.descriptor_reserve), \(budget.connections) for connections: devices up to \(budget.capture), console up to \(budget.console)")

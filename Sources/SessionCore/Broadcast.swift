@@ -5,24 +5,24 @@ internal import Synchronization
 
 /// Fans values out to subscribers without ever waiting for one: each subscription has a bounded
 /// buffer, and what does not fit is counted and handed to its reader as one gap marker, where the
-/// gap happened. The live tail's lines and the sessions' lifecycle events go out this way.
-final class Broadcast<Element: Sendable>: Sendable {
+/// gap happened. The live tail's lines, the sessions' lifecycle events and the finished reports go out this way.
+package final class Broadcast<Element: Sendable>: Sendable {
     /// The marker for `count` dropped values; `near` is the value after the gap, or the one before
     /// it when the gap ends what is buffered (nil: nothing is).
-    typealias Gap = @Sendable (_ count: Int, _ near: Element?) -> Element
+    package typealias Gap = @Sendable (_ count: Int, _ near: Element?) -> Element
 
     private let subscriptions = NIOLockedValueBox<[UInt64: BroadcastSubscription<Element>]>([:])
     private let subscriberCount = Atomic<Int>(0)
     private let nextID = Atomic<UInt64>(1)
     private let finished = Atomic<Bool>(false)
 
-    init() {}
+    package init() {}
 
     /// Subscriptions open now; one atomic load, so that a publisher can skip building what nobody reads.
-    var followers: Int { subscriberCount.load(ordering: .relaxed) }
+    package var followers: Int { subscriberCount.load(ordering: .relaxed) }
 
     /// A new subscription holding at most `capacity` undelivered values that `admits` lets through.
-    func subscribe(capacity: Int, admits: @escaping @Sendable (Element) -> Bool = { _ in true },
+    package func subscribe(capacity: Int, admits: @escaping @Sendable (Element) -> Bool = { _ in true },
                    gap: @escaping Gap) -> BroadcastSubscription<Element> {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         let subscription = BroadcastSubscription(capacity: max(capacity, 1), admits: admits, gap: gap) { [weak self] in
@@ -34,7 +34,7 @@ final class Broadcast<Element: Sendable>: Sendable {
         return subscription
     }
 
-    func publish(_ elements: [Element]) {
+    package func publish(_ elements: [Element]) {
         guard followers > 0, !elements.isEmpty else { return }
         for subscription in subscriptions.withLockedValue({ Array($0.values) }) {
             subscription.offer(elements)
@@ -42,7 +42,7 @@ final class Broadcast<Element: Sendable>: Sendable {
     }
 
     /// Every subscription gets `last` (room or not) and ends; later ones end at once.
-    func finish(last: [Element]) {
+    package func finish(last: [Element]) {
         finished.store(true, ordering: .releasing)
         for subscription in subscriptions.withLockedValue({ Array($0.values) }) {
             subscription.offer(last, evenIfFull: true)

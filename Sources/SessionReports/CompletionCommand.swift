@@ -24,6 +24,8 @@ package struct CompletionCommand: Sendable {
         case exited(Int32)
         /// Still running after the timeout: SIGTERM to its process group, SIGKILL a second later.
         case killed(after: Double)
+        /// Still running when the waiting task was cancelled (muevald stops): killed the same way.
+        case stopped
         case cannotStart(String)
     }
 
@@ -66,6 +68,7 @@ package struct CompletionCommand: Sendable {
         kill -s KILL -- -$$
         """
 
+    /// Runs the command until it exits, overruns, or the calling task is cancelled.
     package func run(environment variables: [String: String]) async -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -77,17 +80,31 @@ package struct CompletionCommand: Sendable {
         process.standardOutput = status
         process.standardError = FileHandle.nullDevice
         let state = NIOLockedValueBox(Watch())
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+        return await withTaskCancellationHandler {
+            await run(process, status: status, state: state)
+        } onCancel: {
+            // The watchdog kills at once; one not yet made is cancelled as it is stored.
+            state.withLockedValue { state in
+                state.cancelled = true
+                return state.watchdog
+            }?.cancel()
+        }
+    }
+
+    private func run(_ process: Process, status: Pipe, state: NIOLockedValueBox<Watch>) async -> Outcome {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
             process.terminationHandler = { _ in
-                let overran = state.withLockedValue { state in
+                let (overran, stopped) = state.withLockedValue { state in
                     state.exited = true
                     state.watchdog?.cancel()
-                    return state.overran
+                    return (state.overran, state.stopped)
                 }
                 // Every writer of the pipe is gone with the group: this read ends at once.
                 let printed = String(decoding: status.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 try? status.fileHandleForReading.close()
-                if overran {
+                if stopped {
+                    continuation.resume(returning: .stopped)
+                } else if overran {
                     continuation.resume(returning: .killed(after: timeout))
                 } else if let code = Int32(printed.trimmingCharacters(in: .whitespacesAndNewlines), radix: 10) {
                     continuation.resume(returning: .exited(code))
@@ -105,21 +122,26 @@ package struct CompletionCommand: Sendable {
             // Foundation closed muevald's end for writing once the child had it: only the group can write now.
             // Foundation starts the child as the leader of its own process group: the group holds what the shell started.
             let group = -process.processIdentifier
+            // Cancelled when the command exits, or when the caller is (then it kills at once).
             let watchdog = Task {
-                guard (try? await Task.sleep(for: .seconds(timeout))) != nil else { return }
+                let overran = (try? await Task.sleep(for: .seconds(timeout))) != nil
                 // Never a signal once it exited: its process group's number may be another's by now.
-                state.withLockedValue { state in
-                    guard !state.exited else { return }
-                    state.overran = true
+                let exited = state.withLockedValue { state in
+                    guard !state.exited else { return true }
+                    if overran { state.overran = true } else { state.stopped = true }
                     kill(group, SIGTERM)
+                    return false
                 }
-                guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
+                guard !exited else { return }
+                // A second to end on SIGTERM; none when muevald stops.
+                if overran { try? await Task.sleep(for: .seconds(1)) }
                 state.withLockedValue { state in
                     if !state.exited { kill(group, SIGKILL) }
                 }
             }
             state.withLockedValue { state in
-                if state.exited { watchdog.cancel() } else { state.watchdog = watchdog }
+                if state.exited || state.cancelled { watchdog.cancel() }
+                if !state.exited { state.watchdog = watchdog }
             }
         }
     }
@@ -129,5 +151,8 @@ package struct CompletionCommand: Sendable {
 private struct Watch {
     var exited = false
     var overran = false
+    /// The caller was cancelled, and the command killed for it.
+    var cancelled = false
+    var stopped = false
     var watchdog: Task<Void, Never>?
 }

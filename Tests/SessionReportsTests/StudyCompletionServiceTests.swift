@@ -2,6 +2,7 @@ import Foundation
 import GroupCommit
 import JournalStorage
 import Logging
+import ServiceLifecycle
 import SessionCore
 import SessionModel
 @testable import SessionReports
@@ -40,9 +41,10 @@ import Testing
                                           recruitment: Recruitment(study: study, iteration: 1, target: target, deadline: deadline, created: now, seed: 7))
     }
 
-    private func service(_ lab: Lab, command: String?) -> StudyCompletionService {
-        StudyCompletionService(catalog: lab.catalog, studies: lab.studies, registry: lab.registry, dataDirectory: directory,
-                               settings: StudyCompletionSettings(command: command, timeout: 20), logger: Logger(label: "test"))
+    private func service(_ lab: Lab, command: String?, timeout: Double = 20) -> StudyCompletionService {
+        let reports = StudyReports(dataDirectory: directory, logger: Logger(label: "test"), slots: ReportSlots(limits: ReportLimits()))
+        return StudyCompletionService(catalog: lab.catalog, studies: lab.studies, registry: lab.registry, reports: reports,
+                                      settings: StudyCompletionSettings(command: command, timeout: timeout), logger: Logger(label: "test"))
     }
 
     /// The `.studyCompleted` events of `subscription` until `count` arrived or `seconds` passed.
@@ -85,14 +87,14 @@ import Testing
         let events = await completions(subscription, count: 3, within: 60)
         running.cancel()
 
-        let byStudy = Dictionary(events.compactMap { event -> (String, (String, String))? in
+        let byStudy = Dictionary(events.compactMap { event -> (String, (Recruitment.CompletionReason, String))? in
             guard case .studyCompleted(let study, let reason, let report) = event else { return nil }
             return (study, (reason, report))
         }, uniquingKeysWith: { first, _ in first })
         #expect(byStudy.keys.sorted() == ["late", "reached", "soon"], "\(events)")
-        #expect(byStudy["reached"]?.0 == "target")
-        #expect(byStudy["late"]?.0 == "deadline")
-        #expect(byStudy["soon"]?.0 == "deadline", "the timer, with no event to wake it")
+        #expect(byStudy["reached"]?.0 == .target)
+        #expect(byStudy["late"]?.0 == .deadline)
+        #expect(byStudy["soon"]?.0 == .deadline, "the timer, with no event to wake it")
         let report = directory + "/reports/studies/reached/index.html"
         #expect(byStudy["reached"]?.1 == report)
         #expect(FileManager.default.fileExists(atPath: report))
@@ -100,7 +102,7 @@ import Testing
         #expect(try String(contentsOfFile: hooks + "/reached", encoding: .utf8) == "target 2/2 \(report)\n")
 
         let recorded = try lab.catalog.recruitment(study: "late")
-        #expect(recorded?.completionReason == "deadline")
+        #expect(recorded?.completionReason == .deadline)
         #expect(recorded?.report == directory + "/reports/studies/late/index.html")
         #expect(recorded?.completed != nil)
         #expect(try lab.catalog.recruitment(study: "open")?.completed == nil)
@@ -113,6 +115,34 @@ import Testing
         rerun.cancel()
         #expect(repeated.isEmpty, "\(repeated)")
         #expect(!FileManager.default.fileExists(atPath: hooks + "/reached"))
+        await lab.registry.shutdown()
+    }
+
+    /// Graceful shutdown cancels what the service started and waits for it: the completion command still
+    /// running is killed with its process group, and `run` returns at once, not after the command's 15 minutes.
+    @Test func shutdownKillsTheRunningCommandAndWaitsForIt() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let lab = try lab()
+        try recruit(lab, study: "due", testers: 1, done: 1, target: 1, deadline: nil)
+        let pid = directory + "/command.pid"
+        let group = ServiceGroup(services: [service(lab, command: "sleep 900 & echo $! > '\(pid)'; wait", timeout: 1_800)],
+                                 logger: Logger(label: "test"))
+        let running = Task { try await group.run() }
+        #expect(try await eventually(60) { FileManager.default.fileExists(atPath: pid) }, "the command started")
+        #expect(try lab.catalog.recruitment(study: "due")?.completed != nil, "recorded before the command ran")
+        let child = try String(contentsOfFile: pid, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        func alive() -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8) else { return false }
+            return !stat.contains(") Z ")
+        }
+        #expect(alive())
+
+        let stopping = ContinuousClock.now
+        await group.triggerGracefulShutdown()
+        try await running.value
+        // Far above a kill's milliseconds, far below the command's own 900 s.
+        #expect(ContinuousClock.now - stopping < .seconds(120))
+        #expect(try await eventually(10) { !alive() }, "the command's child \(child) outlived the shutdown")
         await lab.registry.shutdown()
     }
 }

@@ -133,7 +133,7 @@ async function loadRecruitment() {
     ].filter(Boolean).join(" · ");
     setChildren(document.getElementById("recruitment-state"), stateBadge(recruitment.completed ? "done" : "recording"));
     if (recruitment.completed) {
-      line.append(" · ", el("a", { href: `/studies/${encodeURIComponent(name)}/completed/index.html`, target: "_blank", rel: "noopener",
+      line.append(" · ", el("a", { href: `/studies/${encodeURIComponent(name)}/report/index.html`, target: "_blank", rel: "noopener",
                                    "data-testid": "completed-report" }, "report"));
     }
   }
