@@ -145,10 +145,20 @@ package struct InvitationLifecycle: Sendable {
 
     // MARK: Recruitments
 
-    /// How a recruitment changed: made (or raised while it runs), or made to run again after it completed.
-    package enum RecruitmentChange: Equatable, Sendable {
-        case recruited
-        case reopened
+    /// How a recruitment changed, and what the lifecycle stream says of it (what tracks recruitments, the
+    /// completion service and the console, follows it).
+    package struct RecruitmentTransition: Equatable, Sendable {
+        package enum Change: Equatable, Sendable {
+            /// Made, or raised while it runs.
+            case recruited
+            /// Made to run again after it completed.
+            case reopened
+            case completed(Recruitment.CompletionReason)
+        }
+
+        package var recruitment: Recruitment
+        package var change: Change
+        package var event: SessionEvent
     }
 
     /// Whether an invitation still counts towards a target: a withdrawn or expired tester's place is taken
@@ -161,13 +171,14 @@ package struct InvitationLifecycle: Sendable {
     /// the recruitment that results. Its target is by default every invitation that can still be done, so that
     /// recruiting again raises it; a completed study is reopened, to complete anew when the new target is met.
     package func recruit(_ study: String, earlier: Recruitment?, invitations: [Invitation], recruited: Int, iteration: Int,
-                         target: Int?, deadline: Double?, seed: UInt64, now: Double) throws(RecruitmentError) -> (Recruitment, RecruitmentChange) {
+                         target: Int?, deadline: Double?, seed: UInt64, now: Double) throws(RecruitmentError) -> RecruitmentTransition {
         let live = invitations.count(where: canStillBeDone) + recruited
         let wanted = target ?? live
         guard wanted <= live else { throw .targetAboveInvited(target: wanted, invited: live) }
         let recruitment = Recruitment(study: study, iteration: iteration, target: wanted, deadline: deadline ?? earlier?.deadline,
                                       created: earlier?.created ?? now, seed: seed, report: earlier?.report)
-        return (recruitment, earlier?.completed != nil ? .reopened : .recruited)
+        return RecruitmentTransition(recruitment: recruitment, change: earlier?.completed != nil ? .reopened : .recruited,
+                                     event: .recruitmentChanged(study: study))
     }
 
     /// Whether a recruitment completes now.
@@ -194,11 +205,13 @@ package struct InvitationLifecycle: Sendable {
     }
 
     /// The recruitment completed at `now` for `reason`, its report at `report` (nil: it could not be written).
-    package func completed(_ recruitment: Recruitment, reason: Recruitment.CompletionReason, report: String?, now: Double) -> Recruitment {
+    package func completed(_ recruitment: Recruitment, reason: Recruitment.CompletionReason, report: String?,
+                           now: Double) -> RecruitmentTransition {
         var completed = recruitment
         completed.completed = now
         completed.completionReason = reason
         completed.report = report
-        return completed
+        return RecruitmentTransition(recruitment: completed, change: .completed(reason),
+                                     event: .studyCompleted(study: recruitment.study, reason: reason, report: report ?? ""))
     }
 }

@@ -43,13 +43,14 @@ extension Studies {
             codes.append(code)
         }
         let invitations = lifecycle.invite(participants, codes: codes, study: name, iteration: iteration, lifetime: invitationLifetime, now: now)
-        let (recruitment, change) = try lifecycle.recruit(name, earlier: earlier, invitations: try catalog.invitations(study: name),
+        let transition = try lifecycle.recruit(name, earlier: earlier, invitations: try catalog.invitations(study: name),
                                                      recruited: invitations.count, iteration: iteration, target: target,
                                                      deadline: deadline, seed: seed, now: now)
+        let recruitment = transition.recruitment
         try catalog.createInvitations(invitations, participants: participants, recruitment: recruitment)
-        registry.logger.info("study \(name): \(invitations.count) testers recruited, target \(recruitment.target) done\(change == .reopened ? "; it completed before and runs again" : "")")
+        registry.logger.info("study \(name): \(invitations.count) testers recruited, target \(recruitment.target) done\(transition.change == .reopened ? "; it completed before and runs again" : "")")
         // The completion service arms the deadline and counts the target from now on (a reopened study's too).
-        registry.events.publish([.recruitmentChanged(study: name)])
+        registry.events.publish([transition.event])
         return RecruitmentResult(recruitment: recruitment, invitations: invitations, shortfalls: selection.shortfalls)
     }
 
@@ -74,10 +75,13 @@ extension Studies {
     /// written) and says so on the lifecycle stream; returns the recruitment as stored.
     @discardableResult
     package func complete(_ recruitment: Recruitment, reason: Recruitment.CompletionReason, report: String, now: Double) throws -> Recruitment {
+        var transition: InvitationLifecycle.RecruitmentTransition?
         let completed = try catalog.updateRecruitment(study: recruitment.study) {
-            lifecycle.completed($0, reason: reason, report: report.isEmpty ? nil : report, now: now)
+            let completion = lifecycle.completed($0, reason: reason, report: report.isEmpty ? nil : report, now: now)
+            transition = completion
+            return completion.recruitment
         }
-        registry.events.publish([.studyCompleted(study: recruitment.study, reason: reason, report: report)])
+        registry.events.publish(transition.map { [$0.event] } ?? [])
         return completed
     }
 

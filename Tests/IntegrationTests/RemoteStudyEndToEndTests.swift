@@ -162,7 +162,7 @@ final class RemoteStudyEndToEndTests: XCTestCase {
             let recruitment = try daemon.json(RecruitmentStatus.self, ["study", "status", study]).recruitment
             return recruitment?.completed != nil ? recruitment : nil
         }
-        XCTAssertEqual(completed.completionReason, "target")
+        XCTAssertEqual(completed.completionReason, .target)
         let reportPath = try XCTUnwrap(completed.report)
         let report = try String(contentsOfFile: reportPath, encoding: .utf8)
         for task in Self.tasks { XCTAssertTrue(report.contains(task.name), "the study report shows \(task.name)") }

@@ -87,7 +87,7 @@ final class StudyCompletionTests: XCTestCase {
         XCTAssertTrue(html.contains("Study report: remote"), "the study report")
         XCTAssertTrue(html.contains("TAAAAA") && html.contains("TBBBBB"), "both testers' sessions are in it")
         let recorded = try XCTUnwrap(try catalog.recruitment(study: "remote"))
-        XCTAssertEqual(recorded.completionReason, "target")
+        XCTAssertEqual(recorded.completionReason, .target)
         XCTAssertEqual(recorded.report, report)
         let completed = try XCTUnwrap(recorded.completed)
         XCTAssertTrue(daemon.log.contains("study remote completed by its target: 2 of 2 invitations done"), daemon.log)

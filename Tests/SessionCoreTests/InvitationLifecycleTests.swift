@@ -89,21 +89,24 @@ import Testing
 
     @Test func recruitingMakesRaisesAndReopensARecruitment() throws {
         let existing = [invitation(.done, code: "a"), invitation(.withdrawn, code: "b"), invitation(.expired, code: "c"), invitation(code: "d")]
-        let (first, made) = try lifecycle.recruit("momentree", earlier: nil, invitations: [], recruited: 3, iteration: 1, target: nil,
-                                                  deadline: 500, seed: 7, now: 10)
-        #expect(made == .recruited)
+        let made = try lifecycle.recruit("momentree", earlier: nil, invitations: [], recruited: 3, iteration: 1, target: nil,
+                                         deadline: 500, seed: 7, now: 10)
+        let first = made.recruitment
+        #expect(made.change == .recruited && made.event == .recruitmentChanged(study: "momentree"))
         #expect(first == Recruitment(study: "momentree", iteration: 1, target: 3, deadline: 500, created: 10, seed: 7))
-        let (raised, change) = try lifecycle.recruit("momentree", earlier: first, invitations: existing, recruited: 2, iteration: 1,
-                                                     target: nil, deadline: nil, seed: 8, now: 20)
-        #expect(change == .recruited)
+        let more = try lifecycle.recruit("momentree", earlier: first, invitations: existing, recruited: 2, iteration: 1,
+                                         target: nil, deadline: nil, seed: 8, now: 20)
+        let raised = more.recruitment
+        #expect(more.change == .recruited)
         #expect(raised.target == 4, "withdrawn and expired places are taken by the new testers: 2 live + 2 new")
         #expect(raised.created == 10 && raised.deadline == 500, "the first recruitment's creation and deadline stay")
         var completed = first
         completed.completed = 30
         completed.completionReason = .target
-        let (reopened, again) = try lifecycle.recruit("momentree", earlier: completed, invitations: existing, recruited: 1, iteration: 1,
-                                                      target: 3, deadline: nil, seed: 9, now: 40)
-        #expect(again == .reopened)
+        let again = try lifecycle.recruit("momentree", earlier: completed, invitations: existing, recruited: 1, iteration: 1,
+                                          target: 3, deadline: nil, seed: 9, now: 40)
+        let reopened = again.recruitment
+        #expect(again.change == .reopened && again.event == .recruitmentChanged(study: "momentree"))
         #expect(reopened.completed == nil && reopened.completionReason == nil && reopened.target == 3)
         #expect(throws: RecruitmentError.targetAboveInvited(target: 9, invited: 3)) {
             try lifecycle.recruit("momentree", earlier: nil, invitations: existing, recruited: 1, iteration: 1, target: 9,
@@ -137,8 +140,11 @@ import Testing
 
     @Test func aCompletedRecruitmentSaysWhenWhyAndWhere() {
         let recruitment = Recruitment(study: "s", iteration: 1, target: 2, created: 0, seed: 1)
-        let completed = lifecycle.completed(recruitment, reason: .deadline, report: nil, now: 60)
+        let transition = lifecycle.completed(recruitment, reason: .deadline, report: nil, now: 60)
+        let completed = transition.recruitment
         #expect(completed.completed == 60 && completed.completionReason == .deadline && completed.report == nil)
+        #expect(transition.change == .completed(.deadline))
+        #expect(transition.event == .studyCompleted(study: "s", reason: .deadline, report: ""), "no report: an empty path on the stream")
         #expect(lifecycle.verdict(completed, invitations: [], now: 70) == .alreadyCompleted)
     }
 }
