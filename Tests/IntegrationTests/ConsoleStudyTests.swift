@@ -196,5 +196,9 @@ extension ConsoleTests {
         let report = try await client.request("GET", url)
         XCTAssertEqual(report.status, 200, url)
         XCTAssertTrue(report.text.contains("Open the blog"), report.text.prefix(500).description)
+        // The completion's old address: the same file, in the study's one folder.
+        let moved = try await client.request("GET", "/studies/s1/completed/index.html")
+        XCTAssertEqual(moved.status, 301, moved.text)
+        XCTAssertEqual(moved.header("Location"), url)
     }
 }
