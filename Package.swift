@@ -34,6 +34,7 @@ let package = Package(
         // The capture library and what it shares with the server (its own package, so that an app resolves no server code).
         .package(path: "CaptureLibrary"),
     ],
+    // Layers.ini puts every target below in a layer; `make test` checks each import against it (docs/DEVELOPMENT.md, "Layers").
     targets: [
         // System libraries (Debian's -dev packages; `make deps` installs them).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
