@@ -54,8 +54,9 @@ import Testing
 
     /// A login that `access` knows, as the cookie carries it.
     private func login(_ access: ConsoleAccess) throws -> ConsoleLogin {
-        let (code, _) = access.issueCode(now: 0)
-        guard case .loggedIn(let login) = access.redeem(code: code, now: Date().timeIntervalSince1970) else {
+        let now = Date().timeIntervalSince1970
+        let (code, _) = access.issueCode(now: now)
+        guard case .loggedIn(let login) = access.redeem(code: code, now: now) else {
             throw ConsoleError.badRequest("the code did not log in")
         }
         return login
