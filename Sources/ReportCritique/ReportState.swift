@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// Where a report stands (`GET /api/sessions/ID/report`; a study's report says it the same way).
 package struct ReportState: Codable, Sendable, Equatable {
     package enum State: String, Codable, Sendable { case none, running, ready, failed }
@@ -11,6 +13,12 @@ package struct ReportState: Codable, Sendable, Equatable {
     package static let running = ReportState(state: .running)
     package static func ready(url: String, generated: Double?) -> ReportState { ReportState(state: .ready, url: url, generated: generated) }
     package static func failed(_ error: any Error) -> ReportState { ReportState(state: .failed, error: "\(error)") }
+
+    /// What a report's folder says when nothing writes it: ready, served at `url`, since its `index` was written; or none.
+    package static func written(index: String, url: String) -> ReportState {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: index) else { return .none }
+        return .ready(url: url, generated: (attributes[.modificationDate] as? Date)?.timeIntervalSince1970)
+    }
 }
 
 /// A session's report that was written, or failed.

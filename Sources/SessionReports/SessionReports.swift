@@ -39,11 +39,8 @@ package final class SessionReports: Sendable {
     package func state(of session: Int64, name: String) -> ReportState {
         let key = Key(session: session, name: name)
         if tasks.isRunning(key) { return .running }
-        if let failure = failures.failure(of: key) { return failure }
-        let index = locations.session(session, report: name) + "/index.html"
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: index) else { return .none }
-        return .ready(url: ReportLocations.url(session: session, report: name),
-                      generated: (attributes[.modificationDate] as? Date)?.timeIntervalSince1970)
+        return failures.failure(of: key)
+            ?? .written(index: locations.session(session, report: name) + "/index.html", url: ReportLocations.url(session: session, report: name))
     }
 
     /// The problems the last default report of the session found.

@@ -38,10 +38,7 @@ package final class StudyReports: Sendable {
     package func state(of study: String, iteration: Int?) -> ReportState {
         let key = Key(study: study, iteration: iteration)
         if tasks.isRunning(key) { return .running }
-        if let failure = failures.failure(of: key) { return failure }
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: index(of: study, iteration: iteration)) else { return .none }
-        return .ready(url: ReportLocations.url(study: study, iteration: iteration),
-                      generated: (attributes[.modificationDate] as? Date)?.timeIntervalSince1970)
+        return failures.failure(of: key) ?? .written(index: index(of: study, iteration: iteration), url: ReportLocations.url(study: study, iteration: iteration))
     }
 
     /// Starts writing the report unless it is being written already; returns at once. A request beyond
