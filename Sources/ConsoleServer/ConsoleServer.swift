@@ -126,10 +126,10 @@ public final class ConsoleServer: Service, Sendable {
         ConsoleVisitorAPI(environment: environment, api: api, visitors: visitors, quotas: quotas, assets: assets)
             .register(on: gate.forVisitors(router))
 
-        // Asked first whether an upgrade may happen; an upgrade it refuses goes on to `router`, which answers it.
+        // Decides whether an upgrade happens (one it refuses gets a 400 from the upgrade handler).
         let webSockets = Router(context: ConsoleContext.self)
         gate.guardEveryAnswer(of: webSockets)
-        registerWebSockets(on: gate.loggedIn(webSockets), refusedOn: loggedIn)
+        registerWebSockets(on: gate.loggedIn(webSockets))
 
         if (settings.tlsCertificate == nil) != (settings.tlsKey == nil) {
             throw ConsoleError.misconfigured("console.tls_certificate and console.tls_key go together: set both, or neither")
@@ -296,15 +296,8 @@ public final class ConsoleServer: Service, Sendable {
 
     // MARK: WebSockets
 
-    /// Each path is also a route of `refused`, the HTTP router's logged-in group, that is a 404 behind the same
-    /// guards: an upgrade the WebSocket router refuses is answered there, so with the guard's reason (401
-    /// without a login, 403 from another site), not as a path no route has.
-    private func registerWebSockets(on router: RouterGroup<ConsoleContext>, refusedOn refused: RouterGroup<ConsoleContext>) {
-        let updatesPath: RouterPath = "/api/updates", livePath: RouterPath = "/api/sessions/:session/live"
-        for path in [updatesPath, livePath] {
-            refused.get(path) { _, _ -> Response in throw HTTPError(.notFound) }
-        }
-        router.ws(updatesPath) { [updates, shutdown, connections] inbound, outbound, context in
+    private func registerWebSockets(on router: RouterGroup<ConsoleContext>) {
+        router.ws("/api/updates") { [updates, shutdown, connections] inbound, outbound, context in
             connections.upgraded(context.requestContext.channel)
             let (id, messages) = updates.subscribe()
             defer { updates.unsubscribe(id) }
@@ -315,7 +308,7 @@ public final class ConsoleServer: Service, Sendable {
                 }
             }
         }
-        router.ws(livePath, shouldUpgrade: { [environment] _, context in
+        router.ws("/api/sessions/:session/live", shouldUpgrade: { [environment] _, context in
             guard let key = context.parameters.get("session", as: String.self),
                   (try? await blocking({ try environment.registry.find(key) })) != nil else { return .dontUpgrade }
             return .upgrade([:])
