@@ -42,7 +42,7 @@ struct ConsolePage: Sendable {
         isForVisitors = true
     }
 
-    /// The gate shows it to a browser without a login.
+    /// `LoginCheck` shows it to a browser without a login.
     static let login = ConsolePage("login.html", title: "Log in", hasNavigation: false)
 
     /// The pages and the paths they are served at.
