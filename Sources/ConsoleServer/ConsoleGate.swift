@@ -25,8 +25,8 @@ struct ConsoleContext: RequestContext, WebSocketRequestContext {
 }
 
 /// Which of the console's guards (ConsoleMiddleware.swift, one job each) stand before which routes
-/// (docs/SECURITY.md, "The web console"). Every answer, a path no route has included, gets the `Host`
-/// check and the security headers; the console's own pages and calls are a route group behind a login
+/// (docs/SECURITY.md, "The gate, in order"). Every answer gets the `Host` check and the security headers,
+/// a path no route has included (a 404 to anyone); the console's own pages and calls are a route group behind a login
 /// and its CSRF token; the pages for testers (`ConsoleVisitorAPI`) are a group of their own, counted
 /// per address, with a visitor's cookie and token. What is registered on the router itself (the assets,
 /// the login exchange, `/metrics`) has the first two only, and carries its own checks.
