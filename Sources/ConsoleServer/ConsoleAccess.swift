@@ -1,7 +1,6 @@
 internal import Crypto
 internal import NIOConcurrencyHelpers
 internal import SessionModel
-internal import WireProtocol
 
 /// How long login codes and console sessions live.
 public struct ConsoleAccessLimits: Sendable, Equatable {

@@ -1,5 +1,4 @@
 package import SessionModel
-internal import WireProtocol
 
 /// Study invitations (issue 32, docs/SESSION-CORE.md): a recruited tester's phone presents its
 /// invitation's code in `<hello>` and records into a session of the invitation's study, iteration

@@ -1,6 +1,5 @@
 internal import Foundation
 internal import SessionModel
-internal import WireProtocol
 
 /// Pairing codes: which open session a code names, and what a wrong one costs (`PairingGuard`).
 extension SessionLifecycleStateMachine {

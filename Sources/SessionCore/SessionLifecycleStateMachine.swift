@@ -2,7 +2,6 @@ internal import Foundation
 package import Logging
 internal import MuEvalWire
 package import SessionModel
-internal import WireProtocol
 
 /// What the open sessions are and decide: which open session a device records into (claim and
 /// pairing), when a session is opened for a device (policy `auto`), interrupted (its last

@@ -4,7 +4,6 @@ public import JournalStorage
 public import Logging
 internal import NIOConcurrencyHelpers
 public import SessionModel
-internal import WireProtocol
 
 /// The open sessions and the rules that bind devices to them (thesis 2.4.1: the developer starts
 /// and stops sessions; one test user and one device per session; several sessions at once).

@@ -1,7 +1,6 @@
 @testable import ConsoleServer
 import SessionModel
 import Testing
-import WireProtocol
 
 /// The console's access rules as a value: no sockets, no clock but the one passed in.
 @Suite struct ConsoleAccessStateTests {
