@@ -57,7 +57,9 @@ class LayerViolationTests(unittest.TestCase):
                            'client may use only foundation, wire, storage, analysis, control-protocol')
         self.add_import('ConsoleServer', 'ControlProtocol')
         self.assertReports('Layer violation: ConsoleServer (adapters) imports ControlProtocol (control-protocol): '
-                           'adapters may use only foundation, wire, storage, analysis, core')
+                           'adapters may use only foundation, wire, storage, pool, analysis, core')
+        self.add_import('TesterPool', 'WireProtocol')
+        self.assertReports('Layer violation: TesterPool (pool) imports WireProtocol (wire): pool may use only foundation, storage')
 
     def test_a_target_in_no_layer_fails(self):
         path = os.path.join(self.root, 'Package.swift')

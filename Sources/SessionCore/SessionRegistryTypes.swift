@@ -29,8 +29,8 @@ public enum AttachOutcome: Sendable {
     /// `logged`: the registry logged it already, rate-limited (a wrong pairing code), so the
     /// connection does not: a flood of guesses must not flood the journal.
     case rejected(reason: String, logged: Bool = false)
-    /// A session is being opened for the device, off the caller's thread (policy `auto`): the
-    /// outcome follows through the `opened` callback of `attach`.
+    /// A session is being found or opened for the device, off the caller's thread (an invitation to look
+    /// up, policy `auto`): the outcome follows through the `opened` callback of `attach`.
     case opening
 }
 

@@ -74,4 +74,26 @@ import Testing
         #expect(try studies.study("remote").participant(leaving)?.attributes == [:])
         await registry.shutdown()
     }
+
+    /// Before issue 39 the stop the withdrawal made marked the invitation `done` over `withdrawn`, so that a
+    /// tester who left counted towards the study's target.
+    @Test func aWithdrawnTestersInvitationStaysWithdrawnWhenTheWithdrawalStopsItsSession() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (studies, registry) = try studies()
+        let result = try studies.recruit(study: "remote", count: 1, quotas: [], requirements: [], iteration: nil, target: nil,
+                                         deadline: nil, seed: 4, now: 10)
+        let invitation = try #require(result.invitations.first)
+        let phone = ConnectingDevice(id: "phone", hello: DeviceHello(deviceId: "phone", invitation: invitation.code), address: "10.0.0.7")
+        let opened = await withCheckedContinuation { continuation in
+            let outcome = registry.attach(phone, connection: 1, deviceToken: nil, now: 20) { continuation.resume(returning: $0) }
+            guard case .opening = outcome else { Issue.record("decided at once: the invitation is looked up off the caller's thread"); return }
+        }
+        guard case .attached(let session) = opened else { Issue.record("not attached: \(opened)"); return }
+        #expect(try studies.invitations(study: "remote", now: 21).map(\.status) == [.recording])
+
+        let withdrawal = try await studies.withdraw(tester: invitation.participant, deleteRecordings: false, now: 30)
+        #expect(withdrawal.stoppedSessions == [session.snapshot.name])
+        #expect(try studies.invitations(study: "remote", now: 31).map(\.status) == [.withdrawn])
+        await registry.shutdown()
+    }
 }
