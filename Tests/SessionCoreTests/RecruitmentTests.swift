@@ -1,6 +1,7 @@
 import Foundation
 import GroupCommit
 import JournalStorage
+import MuEvalWire
 import Logging
 import SessionCore
 import SessionModel
