@@ -112,7 +112,10 @@ final class InvitationPairingTests: XCTestCase {
         // The second tester's session ends by the developer's stop: its invitation is done too.
         let phoneB = try await join(daemon, from: "127.0.0.4", DeviceHello(deviceId: "phone-b", invitation: Self.codeB))
         let sessionB = try XCTUnwrap(phoneB.welcome?.sessionId, "\(phoneB.replies)")
-        XCTAssertEqual(try catalog.invitation(code: Self.codeB)?.status, .recording)
+        // `recording` reaches the catalog on its queue after the welcome went out: waited for, not raced.
+        _ = try await eventually(timeout: 20, "invitation B recording (log: \(daemon.log))") {
+            try catalog.invitation(code: Self.codeB).flatMap { $0.status == .recording ? $0 : nil }
+        }
         _ = try ok(daemon, ["stop", sessionB])
         XCTAssertEqual(try catalog.invitation(code: Self.codeB)?.status, .done, "done once the stop returns")
         await phoneB.close()
