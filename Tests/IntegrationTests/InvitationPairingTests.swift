@@ -77,8 +77,9 @@ final class InvitationPairingTests: XCTestCase {
         try await phone.send(event(1))
         try await phone.waitForAck(1)
         let sessionA = try XCTUnwrap(Int64(welcome.sessionId))
-        let invited = try XCTUnwrap(try catalog.invitation(code: Self.codeA))
-        XCTAssertEqual(invited.status, .recording)
+        let invited = try await eventually(timeout: 20, "invitation A recording (log: \(daemon.log))") {
+            try catalog.invitation(code: Self.codeA).flatMap { $0.status == .recording ? $0 : nil }
+        }
         XCTAssertEqual(invited.sessionId, sessionA)
         XCTAssertEqual(invited.deviceId, "phone-a")
         let record = try await daemon.ctl.call(ControlRequest.ListSessions()).first { $0.id == sessionA }
@@ -103,8 +104,10 @@ final class InvitationPairingTests: XCTestCase {
             try catalog.invitation(code: Self.codeA).flatMap { $0.status == .done ? $0 : nil }
         }
         XCTAssertEqual(done.sessionId, sessionA)
-        let stopped = try await daemon.ctl.call(ControlRequest.ListSessions()).first { $0.id == sessionA }
-        XCTAssertEqual(stopped?.state, .stopped)
+        // `done` is stored as the stop begins; the session is `stopped` once its journal is closed: waited for too.
+        _ = try await eventually(timeout: 20, "session A stopped (log: \(daemon.log))") {
+            try await daemon.ctl.call(ControlRequest.ListSessions()).first { $0.id == sessionA && $0.state == .stopped }
+        }
         let late = try await join(daemon, DeviceHello(deviceId: "phone-a", invitation: Self.codeA))
         XCTAssertEqual(reason(late), "this invitation was used: its session has ended; ask the study's organiser for a new one")
         await late.close()
