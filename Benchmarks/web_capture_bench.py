@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""muEval for the web (make bench): what the library costs a slow phone, and what muevald's WebSocket endpoint
+takes in next to its TCP port.
+
+1. The library in Chromium as a phone with the CPU throttled 4× (Emulation.setCPUThrottlingRate), in
+   Examples/webnotes served from a local origin: the main thread's time (DevTools' Performance.getMetrics
+   TaskDuration) per trusted touch and per view change, with the library and without it (the same page,
+   capture off), less what the library does idle for as long (its frame timing); long tasks over 50 ms
+   (PerformanceObserver longtask) and the long animation frames whose scripts include capture.js; the
+   module's size, raw and gzipped (-9), as muevald serves it.
+2. Ingest on loopback: the same pre-built XML batches of touch events sent as fast as acknowledgements allow,
+   over a WebSocket to /capture (Tests/Browser/websocket_client.py, stdlib) and over the TCP port, from N
+   connections each; events/s and muevald's CPU seconds per 100,000 events for each.
+
+    Benchmarks/web_capture_bench.py --muevald .build-release/release/muevald [--seconds 10] [--touches 100] [--views 40]
+"""
+import argparse, gzip, os, re, shutil, socket, subprocess, sys, tempfile, threading, time, urllib.request
+
+from benchkit import BENCH_CONFIG, cpu_seconds, free_port, wait_for
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "Browser"))
+from websocket_client import WebSocket  # noqa: E402  (Tests/Browser is no package)
+
+BATCH = 100       # events per write (one WebSocket text message, or one TCP write)
+WINDOW = 8        # batches in flight per connection before waiting for an ack
+ACK = re.compile(rb"<ack><key>seq</key><integer>(\d+)</integer></ack>")
+
+
+def start_muevald(muevald, directory, port, console, web_origin):
+    """A release muevald with BENCH_CONFIG, its console (and so /capture) on `console`, web devices without codes."""
+    config = os.path.join(directory, "muevald.toml")
+    with open(config, "w") as f:
+        f.write(BENCH_CONFIG.format(port=port, server="", more=f'[console]\nlisten = "127.0.0.1:{console}"\n'))
+    process = subprocess.Popen([muevald, "--config", config, "--data-dir", os.path.join(directory, "data"),
+                                "--socket", os.path.join(directory, "muevald.sock"), "--no-zeroconf",
+                                "--web-origin", web_origin, "--web-open"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for(port)
+    wait_for(console)
+    return process
+
+
+def hello(device):
+    return (f"<hello><key>deviceId</key><string>{device}</string><key>appId</key><string>bench.web</string>"
+            "<key>screenWidth</key><real>390</real><key>screenHeight</key><real>844</real></hello>\n")
+
+
+def batch(first):
+    """BATCH touch events (began/ended pairs on one button) numbered from `first`: the XML a web phone sends."""
+    return "".join(
+        f"<event><key>class</key><string>UserInputEvent</string><key>seq</key><integer>{seq}</integer>"
+        f"<key>timestamp</key><real>{1.7e9 + seq / 1000:.3f}</real><key>type</key><string>touch</string>"
+        f"<key>phase</key><string>{'began' if seq % 2 else 'ended'}</string><key>identifier</key><integer>{seq % 10}</integer>"
+        f"<key>x</key><real>160.5</real><key>y</key><real>220.25</real><key>view</key><string>NoteList</string></event>\n"
+        for seq in range(first, first + BATCH))
+
+
+class TCPDevice:
+    def __init__(self, port, device):
+        self.socket = socket.create_connection(("127.0.0.1", port))
+        self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.socket.sendall(hello(device).encode())
+        self.pending = b""
+
+    def send(self, text):
+        self.socket.sendall(text.encode())
+
+    def acked(self):
+        """The highest seq of the acks read now (blocks for the next reply)."""
+        data = self.socket.recv(65536)
+        if not data:
+            raise SystemExit("muevald closed a TCP connection")
+        self.pending += data
+        seqs = [int(seq) for seq in ACK.findall(self.pending)]
+        self.pending = self.pending[self.pending.rfind(b"\n") + 1:]
+        return max(seqs, default=0)
+
+    def close(self):
+        self.socket.sendall(b"<goodbye/>\n")
+        self.socket.close()
+
+
+class WebDevice:
+    def __init__(self, url, origin, device):
+        self.socket = WebSocket(url, origin=origin)
+        self.socket.send(hello(device))
+
+    def send(self, text):
+        self.socket.send(text)
+
+    def acked(self):
+        return max((int(seq) for seq in ACK.findall(self.socket.receive().encode())), default=0)
+
+    def close(self):
+        self.socket.send("<goodbye/>")
+        self.socket.close()
+
+
+def ingest(connect, connections, seconds):
+    """Each connection sends batches with at most WINDOW unacknowledged; returns (events acknowledged, seconds)."""
+    acknowledged = [0] * connections
+    deadline = time.monotonic() + seconds
+
+    def run(index):
+        device = connect(index)
+        sent = 0
+        while time.monotonic() < deadline or acknowledged[index] < sent:
+            while time.monotonic() < deadline and sent - acknowledged[index] < WINDOW * BATCH:
+                device.send(batch(sent + 1))
+                sent += BATCH
+            acknowledged[index] = max(acknowledged[index], device.acked())
+        device.close()
+
+    start = time.monotonic()
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sum(acknowledged), time.monotonic() - start
+
+
+def ingest_table(daemon, port, console, origin, seconds):
+    print(f"WebSocket ingest next to TCP (Benchmarks/web_capture_bench.py: {BATCH} touch events per message, {WINDOW} messages "
+          f"in flight per connection, {seconds:g} s per run, loopback, one Python client process):")
+    print("  connections  transport   events/s  muevald CPU s per 100k events")
+    run = 0
+    for connections in [1, 4, 16]:
+        results = {}
+        for name in ["TCP", "WebSocket"]:
+            run += 1
+            prefix = f"bench-{run}-"
+            if name == "TCP":
+                connect = lambda index: TCPDevice(port, prefix + str(index))  # noqa: E731
+            else:
+                connect = lambda index: WebDevice(f"ws://127.0.0.1:{console}/capture", origin, prefix + str(index))  # noqa: E731
+            before = cpu_seconds([daemon.pid])
+            acknowledged, elapsed = ingest(connect, connections, seconds)
+            cpu = cpu_seconds([daemon.pid]) - before
+            results[name] = (acknowledged / elapsed, cpu / max(acknowledged, 1) * 100_000)
+            print(f"  {connections:>11}  {name:<9} {results[name][0]:>9.0f}  {results[name][1]:>6.2f}")
+        print(f"  {connections:>11}  WS/TCP    {results['WebSocket'][0] / results['TCP'][0]:>8.2f}×  "
+              f"{results['WebSocket'][1] / results['TCP'][1]:>6.2f}× CPU per event")
+
+
+# Collected from the page's first script on: long tasks, and long animation frames with the scripts that ran in them.
+OBSERVE = """
+window.__long = {tasks: [], frames: []};
+new PerformanceObserver(list => { for (const e of list.getEntries()) __long.tasks.push(e.duration); }).observe({type: 'longtask', buffered: true});
+try {
+  new PerformanceObserver(list => { for (const e of list.getEntries()) __long.frames.push({duration: e.duration,
+    scripts: e.scripts.map(s => ({url: s.sourceURL, duration: s.duration}))}); }).observe({type: 'long-animation-frame', buffered: true});
+} catch (error) {}
+"""
+
+
+def main_thread(driver):
+    """Seconds the renderer's main thread spent in tasks so far (DevTools' TaskDuration, throttled as the page sees it)."""
+    metrics = driver.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]
+    return next(metric["value"] for metric in metrics if metric["name"] == "TaskDuration")
+
+
+def measure(url, library, touches, views, idle):
+    """One page load of webnotes on a 4×-throttled phone: main-thread seconds while idle for `idle` s, for `touches`
+    taps and for `views` route changes (each phase also timed), and the long tasks and frames seen."""
+    from chromium_driver import PHONE, make_driver
+    from webcapture_browser import Fingers, drained
+    driver = make_driver(window_size="390,844", mobile=PHONE)
+    try:
+        driver.execute_cdp_cmd("Performance.enable", {})
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": OBSERVE})
+        driver.execute_cdp_cmd("Emulation.setCPUThrottlingRate", {"rate": 4})
+        driver.get(url)
+        # With the library, a phase ends when its events are acknowledged (what it does for them counts).
+        settle = (lambda: _until(lambda: drained(driver), 60)) if library else (lambda: None)
+        settle()
+        phases = {}
+        before, start = main_thread(driver), time.monotonic()
+        time.sleep(idle)  # the library's own background work (frame timing, heartbeat) over a known time
+        phases["idle"] = (main_thread(driver) - before, time.monotonic() - start)
+        fingers = Fingers(driver)
+        before, start = main_thread(driver), time.monotonic()
+        for _ in range(touches):
+            fingers.tap("#notes")  # an inert place: the app does nothing, the library sees a whole touch
+        settle()
+        phases["touches"] = (main_thread(driver) - before, time.monotonic() - start)
+        before, start = main_thread(driver), time.monotonic()
+        for index in range(views):
+            driver.execute_script(f"document.getElementById('{'to-search' if index % 2 == 0 else 'to-list'}').click()")
+        settle()
+        phases["views"] = (main_thread(driver) - before, time.monotonic() - start)
+        long = driver.execute_script("return window.__long")
+        return phases, long
+    finally:
+        driver.quit()
+
+
+def _until(condition, seconds):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise SystemExit("the library did not empty its spool in time")
+        time.sleep(0.25)  # few polls: each is a script on the measured main thread
+
+
+def library_cost(with_library, without_library, touches, views, idle=5.0):
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        print("the library's cost in Chromium: NOT MEASURED (no selenium for this python; apt-get install python3-selenium)")
+        return
+    (on, on_long), (off, _) = measure(with_library, True, touches, views, idle), measure(without_library, False, touches, views, idle)
+
+    def extra(phase):
+        """The library's main-thread seconds in a phase: with minus without, each less its idle rate over the phase."""
+        def net(phases):
+            busy, seconds = phases[phase]
+            return busy - phases["idle"][0] / phases["idle"][1] * seconds
+        return net(on) - net(off)
+
+    idle_share = (on["idle"][0] - off["idle"][0]) / on["idle"][1]
+    print(f"muEval for the web in Chromium as a phone, CPU throttled 4× (Benchmarks/web_capture_bench.py, Examples/webnotes, "
+          f"{touches} trusted taps, {views} view changes; main-thread TaskDuration with the library less without):")
+    print(f"  per touch (touchstart + touchend, gesture, spool, send)  {extra('touches') / touches * 1000:6.2f} ms")
+    print(f"  per view change (UI tree, wireframe, spool, send)       {extra('views') / views * 1000:6.2f} ms")
+    print(f"  idle (frame timing, heartbeat)                          {idle_share * 100:6.2f} % of the main thread")
+    ours = [script for frame in on_long["frames"] for script in frame["scripts"] if "capture.js" in (script["url"] or "")]
+    print(f"  long tasks over 50 ms with the library: {len(on_long['tasks'])} (longest {max(on_long['tasks'], default=0):.0f} ms); "
+          f"long animation frames running capture.js: {len(ours)}, its longest script {max((s['duration'] for s in ours), default=0):.0f} ms")
+
+
+def module_size(console):
+    try:
+        source = urllib.request.urlopen(f"http://127.0.0.1:{console}/capture.js", timeout=10).read()
+    except OSError as error:
+        print(f"capture.js: NOT MEASURED, muevald does not serve it ({error})")
+        return
+    print(f"capture.js as muevald serves it: {len(source) / 1024:.1f} KB, {len(gzip.compress(source, 9)) / 1024:.1f} KB gzipped (-9)")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--muevald", required=True)
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--touches", type=int, default=100)
+    parser.add_argument("--views", type=int, default=40)
+    parser.add_argument("--skip-browser", action="store_true", help="only the ingest (no Chromium here)")
+    args = parser.parse_args()
+    scratch = tempfile.mkdtemp(prefix="web-capture-bench-")
+    daemon = web = None
+    try:
+        port, console, web_port = free_port(), free_port(), free_port()
+        origin = f"http://127.0.0.1:{web_port}"
+        daemon = start_muevald(args.muevald, scratch, port, console, origin)
+        module_size(console)
+        if not args.skip_browser:
+            web = subprocess.Popen([sys.executable, "-m", "http.server", str(web_port), "--bind", "127.0.0.1",
+                                    "--directory", os.path.join(ROOT, "Examples", "webnotes")],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            wait_for(web_port)
+            library_cost(f"{origin}/?server=http://127.0.0.1:{console}", f"{origin}/?server=http://127.0.0.1:1",
+                         args.touches, args.views)
+        ingest_table(daemon, port, console, f"http://127.0.0.1:{console}", args.seconds)
+    finally:
+        for process in [web, daemon]:
+            if process:
+                process.terminate()
+                process.wait(timeout=30)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
