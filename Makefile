@@ -189,6 +189,8 @@ install: $(if $(BIN),,release)
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
 	install -d $(DESTDIR)$(PREFIX)/share/mueval/console
 	install -m 0644 Sources/ConsoleServer/Resources/* $(DESTDIR)$(PREFIX)/share/mueval/console/
+	install -d $(DESTDIR)$(PREFIX)/share/mueval/web
+	install -m 0644 CaptureLibrary/Web/capture.js $(DESTDIR)$(PREFIX)/share/mueval/web/
 	@[ -n "$(DESTDIR)" ] || echo "installed; next: systemd-sysusers && systemctl daemon-reload && systemctl enable --now muevald"
 
 ## uninstall: remove what install put in place, except the configuration (it may hold the lab's edits)

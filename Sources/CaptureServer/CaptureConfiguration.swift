@@ -37,6 +37,8 @@ public struct CaptureConfiguration: Sendable {
     /// `tlsListen` a second listener there does, and `host`:`port` stays plaintext (docs/SECURITY.md).
     public var tls: CaptureTLSFiles?
     public var tlsListen: (host: String, port: Int)?
+    /// Browsers as devices, over a WebSocket (`capture.web_*`).
+    public var web = WebCaptureSettings()
 
     /// Where devices connect: one listener, or a plaintext and a TLS one side by side.
     public var listeners: [CaptureListener] {

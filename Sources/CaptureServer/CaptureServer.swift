@@ -19,6 +19,8 @@ public final class CaptureServer: Service {
     private let logger: Logger
     private let tls: CaptureTLS?
     private let onListening: @Sendable (SocketAddress, CaptureListener) -> Void
+    /// Browsers' way in: at `/capture` on the console, and on `capture.web_listen`.
+    public let web: WebCaptureEndpoint
 
     /// `tls` is the certificate of the configuration's TLS listener (`CaptureConfiguration.listeners`).
     /// `ledger` admits each connection against the daemon's descriptor budget.
@@ -35,10 +37,16 @@ public final class CaptureServer: Service {
         self.group = group
         self.logger = logger
         self.onListening = onListening
+        let partialBudget = partialBudget
+        web = WebCaptureEndpoint(settings: settings, library: WebCaptureEndpoint.loadLibrary(logger: logger)) { transport in
+            DeviceConnectionHandler(registry: registry, connections: connections, ledger: ledger, counters: counters,
+                                    configuration: settings.current, partialBudget: partialBudget, transport: transport, logger: logger)
+        }
     }
 
     /// Binds one listener; fails with a message naming the address when it cannot.
-    func bind(_ listener: CaptureListener) async throws -> Channel {
+    /// `webSocket`: the web capture's own listener (`capture.web_listen`), else a device listener.
+    func bind(_ listener: CaptureListener, webSocket: Bool = false) async throws -> Channel {
         let tls = listener.tls ? tls : nil
         if listener.tls, tls == nil {
             throw CaptureServerError.cannotListen(host: listener.host, port: listener.port, reason: "TLS is asked for without a certificate")
@@ -50,6 +58,7 @@ public final class CaptureServer: Service {
         let counters = counters
         let partialBudget = partialBudget
         let logger = logger
+        let web = web
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -75,6 +84,7 @@ public final class CaptureServer: Service {
                     if configuration.idleTimeout > 0 {
                         try sync.addHandler(IdleStateHandler(readTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
                     }
+                    if webSocket { return try web.configureOwnListener(channel) }
                     try sync.addHandler(DeviceConnectionHandler(
                         registry: registry, connections: connections, ledger: ledger, counters: counters,
                         configuration: configuration, partialBudget: partialBudget, logger: logger))
@@ -101,6 +111,16 @@ public final class CaptureServer: Service {
             if let address = channel.localAddress {
                 logger.notice("capture server listening on \(address.ipAddress ?? "?"):\(address.port ?? 0)\(listener.tls ? " (TLS)" : "")")
                 onListening(address, listener)
+            }
+        }
+        if let address = settings.current.web.listen {
+            do {
+                let channel = try await bind(CaptureListener(host: address.host, port: address.port, tls: tls != nil), webSocket: true)
+                channels.append(channel)
+                logger.notice("web capture listening on \(tls != nil ? "wss" : "ws")://\(address.host):\(channel.localAddress?.port ?? address.port)\(WebCaptureEndpoint.path)")
+            } catch {
+                for open in channels { try? await open.close() }
+                throw error
             }
         }
         try? await gracefulShutdown()

@@ -25,6 +25,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     let counters: CaptureCounters
     let configuration: CaptureConfiguration
     let partialBudget: PartialMessageBudget
+    let transport: DeviceTransport
     var logger: Logger
 
     var state = DeviceConnectionStateMachine()
@@ -47,7 +48,8 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     var helloTimer: Scheduled<Void>?
 
     init(registry: SessionRegistry, connections: ConnectionTable, ledger: ConnectionLedger, counters: CaptureCounters,
-         configuration: CaptureConfiguration, partialBudget: PartialMessageBudget, logger: Logger) {
+         configuration: CaptureConfiguration, partialBudget: PartialMessageBudget, transport: DeviceTransport = .tcp, logger: Logger) {
+        self.transport = transport
         self.registry = registry
         self.connections = connections
         self.ledger = ledger
@@ -61,24 +63,36 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     // MARK: Connection lifecycle
 
     func channelActive(context: ChannelHandlerContext) {
-        let address = context.remoteAddress?.ipAddress ?? "unknown"
-        logger[metadataKey: "peer"] = "\(context.remoteAddress.map { "\($0)" } ?? "unknown")"
+        start(context)
+        context.fireChannelActive()
+    }
+
+    /// Added to a connection that is already open (a WebSocket, after its upgrade): it starts now.
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { start(context) }
+    }
+
+    private func start(_ context: ChannelHandlerContext) {
+        let address = transport.address ?? context.remoteAddress?.ipAddress ?? "unknown"
+        logger[metadataKey: "peer"] = "\(transport.address ?? context.remoteAddress.map { "\($0)" } ?? "unknown")"
         counters.connectionsOpen.add(1)
         let channel = context.channel
-        // Chosen to make room: told why on its own event loop, then closed.
-        switch ledger.admit(.capture, close: { channel.pipeline.fireUserInboundEventTriggered(ConnectionSignal.evicted) }) {
-        case .refused(let reason):
-            refuse(context, reason)
-            return
-        case .admitted(let id):
-            admission = id
+        if !transport.admitted {
+            // Chosen to make room: told why on its own event loop, then closed.
+            switch ledger.admit(.capture, close: { channel.pipeline.fireUserInboundEventTriggered(ConnectionSignal.evicted) }) {
+            case .refused(let reason):
+                refuse(context, reason)
+                return
+            case .admitted(let id):
+                admission = id
+            }
         }
         guard let origin = connections.register(context.channel, address: address,
                                                 limit: configuration.maxConnectionsPerAddress) else {
             refuse(context, "too many connections from \(address) (limit \(configuration.maxConnectionsPerAddress))")
             return
         }
-        state.opened(origin: origin, address: address)
+        state.opened(origin: origin, address: address, mustPresentCode: transport.mustPresentCode)
         if configuration.helloTimeout > 0 {
             helloTimer = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(configuration.helloTimeout * 1e9))) {
                 channel.pipeline.fireUserInboundEventTriggered(ConnectionSignal.helloTimeout)
@@ -88,7 +102,6 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         wakeForBudget = { channel.eventLoop.execute { channel.pipeline.fireUserInboundEventTriggered(ConnectionSignal.partialBudgetAvailable) } }
         counters.connectionsAccepted.add(1)
         logger.debug("device connected")
-        context.fireChannelActive()
     }
 
     func refuse(_ context: ChannelHandlerContext, _ reason: String) {

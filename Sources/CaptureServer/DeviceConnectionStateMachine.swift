@@ -75,6 +75,8 @@ struct DeviceConnectionStateMachine {
     /// The device id of a connection without `<hello>`, made once rather than per event.
     private(set) var deviceID = "address:unknown"
     private(set) var address = "unknown"
+    /// A web device: it gets a session only by an invitation or a pairing code.
+    private var mustPresentCode = false
     private var saidGoodbye = false
     /// A whole message arrived (a hello, or an event of a device that sends none): no hello timeout from then on.
     private(set) var hasSpoken = false
@@ -98,9 +100,10 @@ struct DeviceConnectionStateMachine {
     // MARK: Lifecycle
 
     /// The connection was accepted and registered under `origin`.
-    mutating func opened(origin: UInt64, address: String) {
+    mutating func opened(origin: UInt64, address: String, mustPresentCode: Bool = false) {
         lifecycle = .open(origin: origin)
         self.address = address
+        self.mustPresentCode = mustPresentCode
         deviceID = "address:\(address)"
     }
 
@@ -131,7 +134,7 @@ struct DeviceConnectionStateMachine {
     /// leave first when the device changed its id (a new session is attached after).
     mutating func helloReceived(_ hello: DeviceHello) -> Detach? {
         let previous = identity?.id ?? deviceID
-        identity = ConnectingDevice(id: hello.deviceId, hello: hello, address: address)
+        identity = ConnectingDevice(id: hello.deviceId, hello: hello, address: address, mustPresentCode: mustPresentCode)
         deviceID = hello.deviceId
         guard case .attached(let session, let device) = attachment else {
             attachment = .none
@@ -145,7 +148,7 @@ struct DeviceConnectionStateMachine {
 
     /// Who to attach as: the hello's identity, or the address.
     var device: ConnectingDevice {
-        identity ?? ConnectingDevice(id: deviceID, hello: nil, address: address)
+        identity ?? ConnectingDevice(id: deviceID, hello: nil, address: address, mustPresentCode: mustPresentCode)
     }
 
     mutating func goodbyeReceived() {

@@ -54,6 +54,12 @@ struct ConsoleGate: Sendable {
             .add(middleware: CSRFCheck(caller: .login))
     }
 
+    /// Web apps' devices (`/capture`): no login and no console token (pages of other origins connect, as
+    /// `capture.web_origins` lets them), counted per address as visitors are.
+    func forWebDevices(_ router: Router<ConsoleContext>) -> RouterGroup<ConsoleContext> {
+        router.group().add(middleware: QuotaCheck(quotas: quotas, proxies: proxies))
+    }
+
     /// The pages a tester's phone opens without a login, and their calls.
     func forVisitors(_ router: Router<ConsoleContext>) -> RouterGroup<ConsoleContext> {
         router.group()

@@ -15,6 +15,31 @@ internal import SessionModel
 internal import WireProtocol
 internal import ReportCritique
 
+/// The capture server's way in for browsers, as the console serves it (the capture server is a peer module:
+/// muevald hands its parts over). `handOff` readies a channel about to be upgraded at `path` for the
+/// device handlers; `refusal` says why a page's origin may not connect.
+public struct ConsoleWebCapture: Sendable {
+    public var path: String
+    public var libraryPath: String
+    public var library: ByteBuffer?
+    public var libraryHeaders: [(String, String)]
+    public var maxFrameBytes: Int
+    public var refusal: @Sendable (_ origin: String?, _ host: String?) -> String?
+    public var handOff: @Sendable (_ channel: any Channel, _ address: String) async throws -> Void
+
+    public init(path: String, libraryPath: String, library: ByteBuffer?, libraryHeaders: [(String, String)], maxFrameBytes: Int,
+                refusal: @escaping @Sendable (String?, String?) -> String?,
+                handOff: @escaping @Sendable (any Channel, String) async throws -> Void) {
+        self.path = path
+        self.libraryPath = libraryPath
+        self.library = library
+        self.libraryHeaders = libraryHeaders
+        self.maxFrameBytes = maxFrameBytes
+        self.refusal = refusal
+        self.handOff = handOff
+    }
+}
+
 /// The web console, the thesis's "Mobile Monitor" (section 2.7): one HTTP server inside muevald
 /// with the pages, their JSON API, two WebSockets and `/metrics` (docs/CONSOLE.md).
 public final class ConsoleServer: Service, Sendable {
@@ -39,10 +64,13 @@ public final class ConsoleServer: Service, Sendable {
     private let tls = NIOLockedValueBox<ConsoleTLS?>(nil)
     /// Admission against the descriptor budget, and the timeouts before a first request.
     private let connections: ConsoleConnections
+    /// Browsers as devices: the WebSocket at `/capture` and the library at `/capture.js`.
+    private let webCapture: ConsoleWebCapture?
 
     public init(settings: ConsoleSettings, environment: ConsoleEnvironment, group: any EventLoopGroup, logger: Logger,
-                ledger: ConnectionLedger, limits: ConsoleConnectionLimits = ConsoleConnectionLimits(),
+                ledger: ConnectionLedger, limits: ConsoleConnectionLimits = ConsoleConnectionLimits(), webCapture: ConsoleWebCapture? = nil,
                 onReady: @escaping @Sendable () -> Void = {}) {
+        self.webCapture = webCapture
         connections = ConsoleConnections(ledger: ledger, limits: limits, logger: logger)
         self.settings = settings
         self.environment = environment
@@ -130,6 +158,7 @@ public final class ConsoleServer: Service, Sendable {
         let webSockets = Router(context: ConsoleContext.self)
         gate.guardEveryAnswer(of: webSockets)
         registerWebSockets(on: gate.loggedIn(webSockets))
+        if let webCapture { registerWebCapture(webCapture, on: gate.forWebDevices(webSockets), library: router) }
 
         if (settings.tlsCertificate == nil) != (settings.tlsKey == nil) {
             throw ConsoleError.misconfigured("console.tls_certificate and console.tls_key go together: set both, or neither")
@@ -145,7 +174,8 @@ public final class ConsoleServer: Service, Sendable {
             }
             logger.warning("the web console listens on \(settings.host), beyond this machine, without TLS (console.allow_plaintext): anyone on the network can read what passes, login links included")
         }
-        let server = Self.serverBuilder(webSockets: webSockets, tls: sslContext, connections: connections)
+        let server = Self.serverBuilder(webSockets: webSockets, tls: sslContext, connections: connections,
+                                        maxFrameBytes: webCapture?.maxFrameBytes)
         let application = Application(
             router: router, server: server,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
@@ -251,12 +281,15 @@ public final class ConsoleServer: Service, Sendable {
     /// HTTP/1 with the WebSocket upgrade, behind the connection guard: keep-alive connections close
     /// after `console.idle_timeout`, WebSockets whose peer answers no ping after `console.websocket_ping`
     /// (Hummingbird sets neither by default before a first request, nor an idle limit at all).
-    private static func serverBuilder(webSockets: Router<ConsoleContext>, tls: NIOSSLContext?, connections: ConsoleConnections) -> HTTPServerBuilder {
+    /// `maxFrameBytes`: web devices' frames (`capture.web_max_frame_bytes`) when `/capture` is served, else Hummingbird's default.
+    private static func serverBuilder(webSockets: Router<ConsoleContext>, tls: NIOSSLContext?, connections: ConsoleConnections,
+                                      maxFrameBytes: Int?) -> HTTPServerBuilder {
         let limits = connections.limits
         let webSocketResponder = webSockets.buildResponder()
+        let autoPing: AutoPingSetup = limits.webSocketPing > 0 ? .enabled(timePeriod: .nanoseconds(Int64(limits.webSocketPing * 1e9))) : .disabled
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: HTTP1Channel.Configuration(idleTimeout: limits.idleTimeout > 0 ? .nanoseconds(Int64(limits.idleTimeout * 1e9)) : nil),
-            ws: WebSocketServerConfiguration(autoPing: limits.webSocketPing > 0 ? .enabled(timePeriod: .nanoseconds(Int64(limits.webSocketPing * 1e9))) : .disabled))
+            ws: maxFrameBytes.map { WebSocketServerConfiguration(maxFrameSize: $0, autoPing: autoPing) } ?? WebSocketServerConfiguration(autoPing: autoPing))
         return HTTPServerBuilder { responder in
             GuardedConsoleChannel(
                 base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),
@@ -328,6 +361,30 @@ public final class ConsoleServer: Service, Sendable {
                     try await LiveStream.send(LiveStream.messages(lines, after: &lastEventID), to: outbound)
                 }
             }
+        }
+    }
+
+    /// Browsers as devices (docs/PROTOCOL.md, "WebSocket"): the library, and the WebSocket whose frames
+    /// the capture server's device handlers take over as the upgrade completes (`ConsoleWebCapture.handOff`).
+    /// This handler only holds the connection open; it sees no device's message.
+    private func registerWebCapture(_ web: ConsoleWebCapture, on devices: RouterGroup<ConsoleContext>, library: Router<ConsoleContext>) {
+        library.get(RouterPath(web.libraryPath)) { _, _ in
+            guard let script = web.library else { throw ConsoleError.notFound("capture.js is not installed on this server") }
+            var headers: HTTPFields = [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-cache"]
+            for (name, value) in web.libraryHeaders { if let name = HTTPField.Name(name) { headers[name] = value } }
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: script))
+        }
+        devices.ws(RouterPath(web.path), shouldUpgrade: { [logger] request, context in
+            if let refusal = web.refusal(request.headers[.origin], request.head.authority) {
+                logger.notice("web device from \(context.address) refused: \(refusal)")
+                return .dontUpgrade
+            }
+            try await web.handOff(context.channel, context.address)
+            return .upgrade([:])
+        }) { [shutdown, connections] inbound, _, context in
+            let channel = context.requestContext.channel
+            connections.upgraded(channel)
+            try await LiveStream.untilClosed(inbound, channel: channel, or: shutdown) { try await channel.closeFuture.get() }
         }
     }
 

@@ -141,6 +141,29 @@ extension ConfigurationOption {
         // At most a day: `inf` or 1e300 would overflow the idle timer's nanoseconds.
         .number("server.idle_timeout", \.capture.idleTimeout, reloadable: true) { $0 >= 0 && $0 <= 86_400 },
         .number("server.hello_timeout", \.capture.helloTimeout, reloadable: true) { $0 >= 0 && $0 <= 86_400 },
+        .init(key: "capture.web_origins", kind: .stringList, reloadable: true, current: { $0.capture.web.origins.joined(separator: ",") }) { value, config in
+            let origins = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            // What a browser sends as `Origin`: scheme://host[:port], no path (capacitor://localhost for a Capacitor app on iOS).
+            guard origins.allSatisfy({ $0.range(of: #"^[a-z][a-z0-9+.-]*://[^/\s?#@]+$"#, options: .regularExpression) != nil }) else { return false }
+            config.capture.web.origins = origins
+            return true
+        },
+        .init(key: "capture.web_require_code", kind: .boolean, reloadable: true, current: { String($0.capture.web.requireCode) }) { value, config in
+            guard let flag = Bool(value) else { return false }
+            config.capture.web.requireCode = flag
+            return true
+        },
+        .init(key: "capture.web_listen", kind: .hostPort,
+              current: { $0.capture.web.listen.map { HostPort.text(host: $0.host, port: $0.port) } ?? "" }) { value, config in
+            if value.isEmpty {
+                config.capture.web.listen = nil
+                return true
+            }
+            guard let address = HostPort(parsing: value) else { return false }
+            config.capture.web.listen = (address.host.isEmpty ? "0.0.0.0" : address.host, address.port)
+            return true
+        },
+        .positive("capture.web_max_frame_bytes", \.capture.web.maxFrameBytes),
         .positive("limits.descriptor_reserve", \.descriptorReserve),
         .positive("limits.max_message_bytes", \.capture.wireLimits.maxMessageBytes, reloadable: true),
         .positive("limits.max_nesting_depth", \.capture.wireLimits.maxDepth, reloadable: true),

@@ -110,21 +110,6 @@ public struct MuEvalDaemon {
         // Recruited studies complete themselves: their report, the lifecycle event, the lab's command.
         let studyCompletion = StudyCompletionService(catalog: catalog, studies: studies, registry: registry, reports: studyReports,
                                                      settings: configuration.studyCompletion, logger: logger)
-        let console = configuration.console.enabled ? ConsoleServer(
-            settings: configuration.console,
-            environment: ConsoleEnvironment(registry: registry, liveTail: liveTail, counters: counters, board: board,
-                                            dataDirectory: dataDirectory, studies: studies, testers: testers,
-                                            reports: Self.consoleReports(reports, studies: studyReports),
-                                            pairingLimits: { settings.current.pairing }),
-            group: group, logger: logger, ledger: ledger, limits: configuration.consoleConnections,
-            onReady: { readiness.ready(.console) }) : nil
-        let commands = ControlCommands(ControlCollaborators(
-            registry: registry, studies: studies, liveTail: liveTail, board: board,
-            importer: SessionImporter(catalog: catalog, limits: configuration.importLimits, lab: configuration.replication.lab),
-            tailBuffer: { settings.current.tailBuffer }, transcription: transcription, console: console))
-        let control = ControlServer(path: socketPath, access: try ControlAccess(groupName: configuration.controlGroup),
-                                    commands: commands, group: group, logger: logger,
-                                    maxRequestBytes: configuration.controlMaxRequestBytes, ledger: ledger, onListening: { readiness.ready(.controlSocket) })
         let tls = try configuration.capture.tls.map { files in
             guard !files.certificate.isEmpty, !files.key.isEmpty else {
                 throw CaptureTLSError(description: "TLS needs both server.tls_certificate and server.tls_key (PEM files)")
@@ -145,6 +130,21 @@ public struct MuEvalDaemon {
                 if listener == listeners.first { zeroconf?.listening(on: address.port ?? 0) } else { zeroconf?.listeningTLS(on: address.port ?? 0) }
                 if listening.withLockedValue({ $0 += 1; return $0 }) == listeners.count { readiness.ready(.captureServer) }
             })
+        let console = configuration.console.enabled ? ConsoleServer(
+            settings: configuration.console,
+            environment: ConsoleEnvironment(registry: registry, liveTail: liveTail, counters: counters, board: board,
+                                            dataDirectory: dataDirectory, studies: studies, testers: testers,
+                                            reports: Self.consoleReports(reports, studies: studyReports),
+                                            pairingLimits: { settings.current.pairing }),
+            group: group, logger: logger, ledger: ledger, limits: configuration.consoleConnections, webCapture: Self.consoleWebCapture(capture.web),
+            onReady: { readiness.ready(.console) }) : nil
+        let commands = ControlCommands(ControlCollaborators(
+            registry: registry, studies: studies, liveTail: liveTail, board: board,
+            importer: SessionImporter(catalog: catalog, limits: configuration.importLimits, lab: configuration.replication.lab),
+            tailBuffer: { settings.current.tailBuffer }, transcription: transcription, console: console))
+        let control = ControlServer(path: socketPath, access: try ControlAccess(groupName: configuration.controlGroup),
+                                    commands: commands, group: group, logger: logger,
+                                    maxRequestBytes: configuration.controlMaxRequestBytes, ledger: ledger, onListening: { readiness.ready(.controlSocket) })
         let reload = ReloadService(source: source, initial: configuration, logger: logger,
                                    onHangup: { control.recreateSocketIfMissing() }) { [logLevel] reloaded in
             logLevel.level = reloaded.logLevel
@@ -213,6 +213,14 @@ struct JournalService: Service {
 }
 
 extension MuEvalDaemon {
+    /// The web capture endpoint as the console serves it: the console does not import CaptureServer, a peer.
+    static func consoleWebCapture(_ web: WebCaptureEndpoint) -> ConsoleWebCapture {
+        ConsoleWebCapture(path: WebCaptureEndpoint.path, libraryPath: WebCaptureEndpoint.libraryPath, library: web.library,
+                          libraryHeaders: WebCaptureEndpoint.libraryHeaders, maxFrameBytes: web.web.maxFrameBytes,
+                          refusal: { web.web.refusal(origin: $0, host: $1) },
+                          handOff: { try await web.handOff($0, address: $1) })
+    }
+
     /// What the console reads and asks of the reports: the console does not import SessionReports, a peer.
     static func consoleReports(_ sessions: SessionReports, studies: StudyReports) -> ConsoleReportSource {
         ConsoleReportSource(

@@ -189,6 +189,9 @@ extension SessionLifecycleStateMachine {
                 ? "this server needs a device token: send it in <hello> as <key>token</key>"
                 : "the token in <hello> is not this server's device token", logged: false)]
         }
+        if device.mustPresentCode, hello?.invitation == nil, hello?.pairing == nil {
+            return [.count(.authenticationFailure), .reject(reason: Self.codeRequired, logged: false)]
+        }
         if let code = hello?.invitation {
             return invitation(code, for: device, connection: connection, limits: limits, now: now)
         }
@@ -211,6 +214,8 @@ extension SessionLifecycleStateMachine {
         }
         return actions + [.openAutomaticSession]
     }
+
+    static let codeRequired = "a web device must present an invitation or a pairing code: open the app from the tester's invitation (?mueval=CODE), or give start() the session's pairing code (`muevalctl start --pairing-code`)"
 
     /// Policy `auto`, in order with the catalog's writes: the session another connection of the
     /// device opened meanwhile, else nil: a new one must be opened (`automaticSessionOpened`).

@@ -40,11 +40,15 @@ public struct ConnectingDevice: Sendable, Equatable {
     public var hello: DeviceHello?
     /// The device's network address: what wrong codes are counted against (`PairingGuard`).
     public var address: String
+    /// It must present an invitation or a pairing code to get a session (a web device, `capture.web_require_code`):
+    /// a page's device token would be no secret, and any page may connect.
+    public var mustPresentCode: Bool
 
-    public init(id: String, hello: DeviceHello?, address: String) {
+    public init(id: String, hello: DeviceHello?, address: String, mustPresentCode: Bool = false) {
         self.id = id
         self.hello = hello
         self.address = address
+        self.mustPresentCode = mustPresentCode
     }
 }
 

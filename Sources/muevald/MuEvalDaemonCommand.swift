@@ -34,6 +34,15 @@ struct MuEvalDaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("unknown-devices"), help: ArgumentHelp("What to do with devices no session waits for: reject or auto.", valueName: "POLICY"))
     var unknownDevicePolicy: String?
 
+    @Option(name: .customLong("web-origin"), help: ArgumentHelp("An origin whose pages may capture over the WebSocket at /capture (repeatable; capture.web_origins).", valueName: "ORIGIN"))
+    var webOrigins: [String] = []
+
+    @Flag(name: .customLong("web-open"), help: "Let web devices record without an invitation or a pairing code (capture.web_require_code = false).")
+    var webOpen = false
+
+    @Option(name: .customLong("web-listen"), help: ArgumentHelp("An address of its own for web capture, e.g. when the console is off (capture.web_listen).", valueName: "HOST:PORT"))
+    var webListen: String?
+
     @Flag(name: .customLong("no-zeroconf"), help: "Do not announce the service over Zeroconf (Avahi).")
     var noZeroconf = false
 
@@ -61,6 +70,9 @@ struct MuEvalDaemonCommand: AsyncParsableCommand {
         if noZeroconf { flags["zeroconf.enabled"] = "false" }
         flags["console.listen"] = consoleListen
         if noConsole { flags["console.enabled"] = "false" }
+        if !webOrigins.isEmpty { flags["capture.web_origins"] = webOrigins.joined(separator: ",") }
+        if webOpen { flags["capture.web_require_code"] = "false" }
+        flags["capture.web_listen"] = webListen
         let source = ConfigurationSource(file: config, flags: flags)
         let configuration: DaemonConfiguration
         do {

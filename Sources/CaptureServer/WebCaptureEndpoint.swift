@@ -1,0 +1,186 @@
+internal import Foundation
+internal import Logging
+public import NIOCore
+internal import NIOHTTP1
+internal import NIOWebSocket
+
+/// `capture.web_*`: browsers, PWAs and WebViews as devices, over a WebSocket (docs/PROTOCOL.md "WebSocket").
+public struct WebCaptureSettings: Sendable {
+    /// Origins (`https://app.example.org`) whose pages may connect, besides the console's own.
+    public var origins: [String] = []
+    /// A web device gets a session only by an invitation or a pairing code.
+    public var requireCode = true
+    /// Its own address, for when the console (which serves `/capture` too) is off; nil: none.
+    public var listen: (host: String, port: Int)?
+    /// The largest WebSocket frame read: one frame is held whole before it is decoded, so this bounds
+    /// each connection's buffer (the library's frames stay far below: an audio chunk is ~44 KB).
+    public var maxFrameBytes = 1 << 20
+
+    public init() {}
+
+    /// Why a browser page from `origin` may not connect to `host` (the request's `Host`), or nil.
+    /// No `Origin`: no browser's page (a native client can claim any origin anyway, so it proves nothing).
+    public func refusal(origin: String?, host: String?) -> String? {
+        guard let origin else { return nil }
+        if origins.contains(origin) { return nil }
+        if let host, origin == "http://" + host || origin == "https://" + host { return nil }
+        return "pages from \(origin) may not capture here: add it to capture.web_origins"
+    }
+}
+
+/// Where browsers connect as devices: a WebSocket at `/capture`, served by the console's listener
+/// (`handOff`) and, with `capture.web_listen`, by a listener of its own (`CaptureServer`). Either way the
+/// connection ends up as [WebSocket frames → `WebSocketDeviceFrames` → `DeviceConnectionHandler`].
+public final class WebCaptureEndpoint: Sendable {
+    public static let path = "/capture"
+    public static let libraryPath = "/capture.js"
+
+    private let settings: CaptureSettings
+    private let makeDeviceHandler: @Sendable (DeviceTransport) -> DeviceConnectionHandler
+    /// The library, `capture.js`, served at `/capture.js`; nil when its file is missing (a build without it).
+    public let library: ByteBuffer?
+
+    init(settings: CaptureSettings, library: ByteBuffer?, makeDeviceHandler: @escaping @Sendable (DeviceTransport) -> DeviceConnectionHandler) {
+        self.settings = settings
+        self.library = library
+        self.makeDeviceHandler = makeDeviceHandler
+    }
+
+    public var web: WebCaptureSettings { settings.current.web }
+
+    /// For the console: before it upgrades `channel` (a request to `/capture` from `address`, the client a
+    /// trusted proxy names or the peer), a handler that puts the device handlers right after the WebSocket
+    /// frame decoder once the upgrade is done, before the first frame is read: the console's own WebSocket
+    /// handler then sees only the pongs to its pings. The console counted the connection in the descriptor budget.
+    public func handOff(_ channel: any Channel, address: String) async throws {
+        let handlers = deviceHandlers(address: address, admitted: true)
+        try await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.addHandler(WebSocketHandOff(handlers: handlers))
+        }.get()
+    }
+
+    @Sendable func deviceHandlers(address: String?, admitted: Bool) -> @Sendable () -> [any ChannelHandler] {
+        let transport = DeviceTransport(address: address, mustPresentCode: web.requireCode, admitted: admitted)
+        return { [makeDeviceHandler] in [WebSocketDeviceFrames(), makeDeviceHandler(transport)] }
+    }
+
+    /// The pipeline of the endpoint's own listener: HTTP/1 with the WebSocket upgrade at `/capture`;
+    /// other requests get `/capture.js` or a short answer (`WebCaptureHTTPAnswers`).
+    func configureOwnListener(_ channel: any Channel) throws {
+        let web = web
+        let upgrader = NIOWebSocketServerUpgrader(
+            maxFrameSize: web.maxFrameBytes,
+            shouldUpgrade: { channel, head in
+                let refused = head.uri.split(separator: "?").first != Substring(Self.path)
+                    || web.refusal(origin: head.headers.first(name: "origin"), host: head.headers.first(name: "host")) != nil
+                return channel.eventLoop.makeSucceededFuture(refused ? nil : HTTPHeaders())
+            },
+            upgradePipelineHandler: { [self] channel, _ in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers(deviceHandlers(address: nil, admitted: false)())
+                }
+            })
+        let answers = WebCaptureHTTPAnswers(library: library, web: web)
+        try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+            withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
+                context.pipeline.syncOperations.removeHandler(name: WebCaptureHTTPAnswers.name, promise: nil)
+            }))
+        try channel.pipeline.syncOperations.addHandler(answers, name: WebCaptureHTTPAnswers.name)
+    }
+}
+
+/// Waits, after the console's upgrade handler, for the upgrade to complete, then puts the device's handlers
+/// after the WebSocket frame decoder the upgrade added (before the frames buffered meanwhile are read) and goes.
+final class WebSocketHandOff: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    private let handlers: @Sendable () -> [any ChannelHandler]
+
+    init(handlers: @escaping @Sendable () -> [any ChannelHandler]) {
+        self.handlers = handlers
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard case HTTPServerUpgradeEvents.upgradeComplete = event else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        do {
+            let pipeline = context.pipeline.syncOperations
+            let decoder = try pipeline.context(handlerType: ByteToMessageHandler<WebSocketFrameDecoder>.self)
+            try pipeline.addHandlers(handlers(), position: .after(decoder.handler))
+            pipeline.removeHandler(context: context, promise: nil)
+        } catch {
+            context.fireErrorCaught(error)
+            context.close(promise: nil)
+        }
+    }
+}
+
+/// The endpoint's own listener, for requests that are no WebSocket upgrade to `/capture`: the library, or why not.
+final class WebCaptureHTTPAnswers: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    static let name = "WebCaptureHTTPAnswers"
+
+    private let library: ByteBuffer?
+    private let web: WebCaptureSettings
+
+    init(library: ByteBuffer?, web: WebCaptureSettings) {
+        self.library = library
+        self.web = web
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(let head) = unwrapInboundIn(data) else { return }
+        let path = head.uri.split(separator: "?").first.map(String.init) ?? head.uri
+        var headers = HTTPHeaders([("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")])
+        let status: HTTPResponseStatus
+        var body: ByteBuffer
+        if path == WebCaptureEndpoint.libraryPath, head.method == .GET || head.method == .HEAD, let library {
+            status = .ok
+            body = library
+            headers.add(name: "Content-Type", value: "text/javascript; charset=utf-8")
+            WebCaptureEndpoint.libraryHeaders.forEach { headers.add(name: $0.0, value: $0.1) }
+        } else {
+            let reason: String
+            if path == WebCaptureEndpoint.path, head.headers.first(name: "upgrade")?.lowercased() == "websocket",
+               let refusal = web.refusal(origin: head.headers.first(name: "origin"), host: head.headers.first(name: "host")) {
+                (status, reason) = (.forbidden, refusal)
+            } else if path == WebCaptureEndpoint.path {
+                (status, reason) = (.upgradeRequired, "connect with a WebSocket (docs/PROTOCOL.md, \"WebSocket\")")
+            } else {
+                (status, reason) = (.notFound, "this address serves muEval's web capture: \(WebCaptureEndpoint.path) and \(WebCaptureEndpoint.libraryPath)")
+            }
+            body = context.channel.allocator.buffer(string: reason + "\n")
+            headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        }
+        headers.add(name: "Content-Length", value: String(body.readableBytes))
+        headers.add(name: "Connection", value: "close")
+        if head.method == .HEAD { body.clear() }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+}
+
+extension WebCaptureEndpoint {
+    /// The library is a module any page imports across origins: CORS lets it, and nothing in it is secret.
+    public static let libraryHeaders = [("Access-Control-Allow-Origin", "*"), ("Cross-Origin-Resource-Policy", "cross-origin")]
+
+    /// `capture.js`: where `make install` and the Debian package put it (PREFIX/share/mueval/web, beside the
+    /// executable's bin/), else the repository's (a build from source); nil when neither is there.
+    static func loadLibrary(logger: Logger) -> ByteBuffer? {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let candidates = [
+            executable.appendingPathComponent("../share/mueval/web/capture.js").standardizedFileURL,
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../CaptureLibrary/Web/capture.js").standardizedFileURL,
+        ]
+        for candidate in candidates {
+            if let data = FileManager.default.contents(atPath: candidate.path) { return ByteBuffer(bytes: data) }
+        }
+        logger.warning("capture.js is not installed (looked in \(candidates.map(\.path).joined(separator: ", "))): web apps cannot load it from here")
+        return nil
+    }
+}
