@@ -6,6 +6,8 @@ public import WireProtocol
 /// What `study` does: the request's `action`.
 public enum StudyAction: String, Codable, Sendable, CaseIterable {
     case create, list, show
+    /// Changes an existing study: its web app.
+    case set
     case addIteration = "iteration-add"
     case addTask = "task-add"
     case addParticipant = "participant-add"
@@ -20,6 +22,7 @@ extension ControlRequest {
         case create(CreateStudy)
         case list(ListStudies)
         case show(ShowStudy)
+        case set(SetStudy)
         case addIteration(AddIteration)
         case addTask(AddTask)
         case addParticipant(AddParticipant)
@@ -35,6 +38,7 @@ extension ControlRequest {
             case .create: .create
             case .list: .list
             case .show: .show
+            case .set: .set
             case .addIteration: .addIteration
             case .addTask: .addTask
             case .addParticipant: .addParticipant
@@ -52,6 +56,7 @@ extension ControlRequest {
                 case .create: self = .create(try CreateStudy(from: decoder))
                 case .list: self = .list(try ListStudies(from: decoder))
                 case .show: self = .show(try ShowStudy(from: decoder))
+                case .set: self = .set(try SetStudy(from: decoder))
                 case .addIteration: self = .addIteration(try AddIteration(from: decoder))
                 case .addTask: self = .addTask(try AddTask(from: decoder))
                 case .addParticipant: self = .addParticipant(try AddParticipant(from: decoder))
@@ -72,6 +77,7 @@ extension ControlRequest {
             case .create(let payload): try payload.encode(to: encoder)
             case .list(let payload): try payload.encode(to: encoder)
             case .show(let payload): try payload.encode(to: encoder)
+            case .set(let payload): try payload.encode(to: encoder)
             case .addIteration(let payload): try payload.encode(to: encoder)
             case .addTask(let payload): try payload.encode(to: encoder)
             case .addParticipant(let payload): try payload.encode(to: encoder)
@@ -89,16 +95,53 @@ extension ControlRequest {
         /// The app under test's id, as its devices announce it.
         public var appId: String?
         public var description: String?
+        /// The app under test on the web: an absolute http or https URL (docs/STUDIES.md "A web app").
+        public var webApp: String?
 
-        public init(study: String, appId: String? = nil, description: String? = nil) {
+        public init(study: String, appId: String? = nil, description: String? = nil, webApp: String? = nil) {
             self.study = study
             self.appId = appId
             self.description = description
+            self.webApp = webApp
         }
 
         public var request: ControlRequest { .study(.create(self)) }
 
-        private enum CodingKeys: String, CodingKey { case study, appId, description = "label" }
+        private enum CodingKeys: String, CodingKey { case study, appId, description = "label", webApp }
+    }
+
+    /// Changes an existing study (`study set`); answered with the study as it now is.
+    public struct SetStudy: ControlPayload {
+        public typealias Reply = Study
+        public var study: String
+        /// The study's web app; nil removes it.
+        public var webApp: String?
+
+        public init(study: String, webApp: String?) {
+            self.study = study
+            self.webApp = webApp
+        }
+
+        public var request: ControlRequest { .study(.set(self)) }
+
+        private enum CodingKeys: String, CodingKey { case study, webApp }
+
+        /// `webApp` must be there: `null` removes the web app, while a request without the key (a misspelt one)
+        /// is refused rather than taken for a removal.
+        public init(from decoder: Decoder) throws {
+            let fields = try decoder.container(keyedBy: CodingKeys.self)
+            study = try fields.decode(String.self, forKey: .study)
+            guard fields.contains(.webApp) else {
+                throw DecodingError.keyNotFound(CodingKeys.webApp, .init(codingPath: decoder.codingPath, debugDescription: "no webApp"))
+            }
+            webApp = try fields.decodeNil(forKey: .webApp) ? nil : try fields.decode(String.self, forKey: .webApp)
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var fields = encoder.container(keyedBy: CodingKeys.self)
+            try fields.encode(study, forKey: .study)
+            try fields.encode(webApp, forKey: .webApp)
+        }
     }
 
     public struct ListStudies: ControlPayload {

@@ -11,7 +11,9 @@ struct StudyHandlers: Sendable {
         switch command {
         case .create(let create):
             try await writer.succeed(create, with: try studies.create(name: create.study, appId: create.appId,
-                                                                      description: create.description, now: now))
+                                                                      description: create.description, webApp: create.webApp, now: now))
+        case .set(let set):
+            try await writer.succeed(set, with: try studies.setWebApp(set.webApp, of: set.study))
         case .list(let list):
             try await writer.succeed(list, with: try studies.list())
         case .show(let show):

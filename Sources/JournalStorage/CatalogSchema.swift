@@ -15,6 +15,7 @@ enum CatalogSchema {
         Migration(version: 2, summary: "studies, questionnaires, sessions' study assignment", apply: studies),
         Migration(version: 3, summary: "imported sessions' source files", apply: imports),
         Migration(version: 4, summary: "studies' recruitment and invitations", apply: recruitment),
+        Migration(version: 5, summary: "studies' web apps", apply: webApps),
     ]
 
     /// The version this build writes.
@@ -196,6 +197,13 @@ extension CatalogSchema {
             CREATE INDEX invitations_study ON invitations(study, participant);
             CREATE INDEX invitations_participant ON invitations(participant);
             """)
+    }
+}
+
+extension CatalogSchema {
+    /// The web app a study's testers open from their invitation page (issue 40); earlier studies have none.
+    fileprivate static func webApps(_ database: SQLiteDatabase) throws {
+        try database.execute("ALTER TABLE studies ADD COLUMN web_app TEXT")
     }
 }
 

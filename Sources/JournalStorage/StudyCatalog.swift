@@ -1,17 +1,45 @@
+internal import Foundation
 public import SessionModel
 
 /// Studies in the catalog (docs/STUDIES.md): their iterations, tasks, participants and questions, and
 /// the questionnaire answers. Every change checks names and references and says what is wrong.
 extension Catalog {
-    public func createStudy(name: String, appId: String?, description: String?, now: Double) throws -> Study {
+    public func createStudy(name: String, appId: String?, description: String?, webApp: String? = nil, now: Double) throws -> Study {
         try StudyError.checkName(name, as: "study name")
+        try Self.checkWebApp(webApp)
         return try lock.withLock {
             guard try studyID(name) == nil else { throw StudyError.studyExists(name) }
-            let statement = try database.prepare("INSERT INTO studies (name, app_id, description, created) VALUES (?, ?, ?, ?)")
-            statement.bind([.text(name), text(appId), text(description), .real(now)])
+            let statement = try database.prepare("INSERT INTO studies (name, app_id, description, web_app, created) VALUES (?, ?, ?, ?, ?)")
+            statement.bind([.text(name), text(appId), text(description), text(webApp), .real(now)])
             try statement.run()
-            return Study(name: name, appId: appId, description: description, created: now)
+            return Study(name: name, appId: appId, description: description, webApp: webApp, created: now)
         }
+    }
+
+    /// Names the study's web app, or (nil) removes it; returns the study as it now is.
+    public func setWebApp(_ webApp: String?, of study: String) throws -> Study {
+        try Self.checkWebApp(webApp)
+        return try lock.withLock {
+            let id = try existingStudy(study)
+            let statement = try database.prepare("UPDATE studies SET web_app = ? WHERE id = ?")
+            statement.bind([text(webApp), .integer(id)])
+            try statement.run()
+            return try loadStudy(study)
+        }
+    }
+
+    /// The longest web app URL a study takes: room for any real app's address, and a bound on what the invitation page carries.
+    static let maxWebAppBytes = 2048
+
+    /// A web app is an absolute http or https URL with a host, without credentials (the invitation page shows it to
+    /// every tester), of at most `maxWebAppBytes`.
+    static func checkWebApp(_ url: String?) throws(StudyError) {
+        guard let url else { return }
+        guard url.utf8.count <= maxWebAppBytes else { throw .tooLong(what: "a study's web app URL", limit: maxWebAppBytes) }
+        // Not encoded here: a space, a line break or a character outside URLs' is the lab's mistake to see.
+        guard let components = URLComponents(string: url, encodingInvalidCharacters: false), components.scheme.map({ ["http", "https"].contains($0.lowercased()) }) == true,
+              components.host?.isEmpty == false, components.user == nil, components.password == nil
+        else { throw .badWebApp(url) }
     }
 
     public func studies() throws -> [Study] {
@@ -164,12 +192,12 @@ extension Catalog {
     }
 
     func loadStudy(_ name: String) throws -> Study {
-        let row = try database.prepare("SELECT id, app_id, description, created FROM studies WHERE name = ?")
+        let row = try database.prepare("SELECT id, app_id, description, web_app, created FROM studies WHERE name = ?")
         defer { row.reset() }
         row.bind(1, name)
         guard try row.step() else { throw StudyError.noStudy(name) }
         let id = row.int64(0)
-        var study = Study(name: name, appId: row.string(1), description: row.string(2), created: row.double(3))
+        var study = Study(name: name, appId: row.string(1), description: row.string(2), webApp: row.string(3), created: row.double(4))
         try rows("SELECT number, label, created FROM study_iterations WHERE study = ? ORDER BY number", id) {
             study.iterations.append(StudyIteration(number: Int($0.int64(0)), label: $0.string(1), created: $0.double(2)))
         }

@@ -1,3 +1,4 @@
+internal import Foundation
 package import SessionModel
 
 /// Every status a study invitation and a study's recruitment take (issue 39; docs/SESSION-CORE.md
@@ -111,6 +112,20 @@ package struct InvitationLifecycle: Sendable {
         case .expired: .closed("this invitation has expired")
         case .withdrawn: .closed("this invitation was withdrawn")
         }
+    }
+
+    /// The study's web app as the invitation page (`/i/CODE`) links it: `mueval=CODE` in its query, where the web
+    /// capture library looks for an invitation (CaptureLibrary/Web/capture.js), the rest of the query and the fragment
+    /// kept. Only while the invitation can still be used; not once done, expired or withdrawn. nil: no link.
+    package func appLink(_ webApp: String?, for invitation: Invitation, now: Double) -> String? {
+        switch status(of: invitation, now: now) {
+        case .invited, .accepted, .recording: break
+        case .done, .expired, .withdrawn: return nil
+        }
+        guard let webApp, var components = URLComponents(string: webApp, encodingInvalidCharacters: false) else { return nil }
+        components.percentEncodedQueryItems = (components.percentEncodedQueryItems ?? []).filter { $0.name != "mueval" }
+            + [URLQueryItem(name: "mueval", value: invitation.code)]
+        return components.string
     }
 
     // MARK: A tester's withdrawal

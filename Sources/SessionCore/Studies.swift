@@ -26,8 +26,13 @@ public final class Studies: Sendable {
     /// Two weeks: long enough for a tester to find the time, short enough that a forgotten link dies.
     public static let defaultInvitationLifetime: Double = 14 * 86_400
 
-    public func create(name: String, appId: String?, description: String?, now: Double) throws -> Study {
-        try catalog.createStudy(name: name, appId: appId, description: description, now: now)
+    public func create(name: String, appId: String?, description: String?, webApp: String? = nil, now: Double) throws -> Study {
+        try catalog.createStudy(name: name, appId: appId, description: description, webApp: webApp, now: now)
+    }
+
+    /// Names the study's web app (`muevalctl study set NAME --web-app URL`), or (nil) removes it.
+    public func setWebApp(_ webApp: String?, of study: String) throws -> Study {
+        try catalog.setWebApp(webApp, of: study)
     }
 
     public func list() throws -> [Study] {

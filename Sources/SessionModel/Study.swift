@@ -6,6 +6,9 @@ public struct Study: Codable, Sendable, Equatable {
     /// The app under test (its bundle id), as devices announce it.
     public var appId: String?
     public var description: String?
+    /// The app under test on the web (an absolute http or https URL), when it is a web app: testers open it from their
+    /// invitation page (`/i/CODE`) with `mueval=CODE` added to its query.
+    public var webApp: String?
     /// When it was created (seconds since 1970).
     public var created: Double
     public var iterations: [StudyIteration]
@@ -15,12 +18,13 @@ public struct Study: Codable, Sendable, Equatable {
     /// The study's own questions, answered in free text after each iteration.
     public var questions: [StudyQuestion]
 
-    public init(name: String, appId: String? = nil, description: String? = nil, created: Double,
+    public init(name: String, appId: String? = nil, description: String? = nil, webApp: String? = nil, created: Double,
                 iterations: [StudyIteration] = [], tasks: [StudyTask] = [], participants: [Participant] = [],
                 questions: [StudyQuestion] = []) {
         self.name = name
         self.appId = appId
         self.description = description
+        self.webApp = webApp
         self.created = created
         self.iterations = iterations
         self.tasks = tasks

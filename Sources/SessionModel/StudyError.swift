@@ -20,6 +20,7 @@ public enum StudyError: Error, Equatable, Sendable, CustomStringConvertible {
     case answerOutOfRange(questionnaire: String, item: String, value: Int, scale: ClosedRange<Int>)
     case tooManyAnswers(questionnaire: String, given: Int, expected: Int)
     case tooLong(what: String, limit: Int)
+    case badWebApp(String)
 
     public var description: String {
         switch self {
@@ -63,6 +64,10 @@ public enum StudyError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(given) \(questionnaire) answers given: the questionnaire has \(expected) items"
         case .tooLong(let what, let limit):
             "\(what) is too long: at most \(limit) bytes"
+        case .badWebApp(let url):
+            // Quoted with escapes, so that a line break in it cannot break the one-line error.
+            "\(String(reflecting: url)) cannot be a study's web app: give an absolute http:// or https:// URL without a user name or "
+                + "password, such as https://lab.example.org/notes/"
         }
     }
 

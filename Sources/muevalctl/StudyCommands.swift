@@ -12,7 +12,7 @@ struct StudyCommand: ParsableCommand {
         commandName: "study",
         abstract: "Create and inspect studies: iterations, tasks, participants and questions across sessions.",
         discussion: "Start a study's session with `muevalctl start --study S --iteration N --participant P` (docs/STUDIES.md).",
-        subcommands: [Create.self, List.self, Show.self, StudyPart<AddIteration>.self, StudyPart<AddTask>.self,
+        subcommands: [Create.self, SetCommand.self, List.self, Show.self, StudyPart<AddIteration>.self, StudyPart<AddTask>.self,
                       StudyPart<AddParticipant>.self, StudyPart<AddQuestion>.self, ExportCommand.self,
                       Recruit.self, Invitations.self, Status.self])
 
@@ -22,11 +22,37 @@ struct StudyCommand: ParsableCommand {
         @Argument(help: "The study's name (letters, digits, '-', '_', '.').") var name: String
         @Option(help: ArgumentHelp("The app under test's id, as its devices announce it.", valueName: "ID")) var appId: String?
         @Option(help: "What the study is about.") var description: String?
+        @Option(help: StudyCommand.webAppHelp) var webApp: String?
 
         func run() async throws {
-            try await global.call(ControlRequest.CreateStudy(study: name, appId: appId, description: description)) { "created study \($0.name)\n" }
+            try await global.call(ControlRequest.CreateStudy(study: name, appId: appId, description: description, webApp: webApp)) {
+                "created study \($0.name)\n"
+            }
         }
     }
+
+    /// `study set`: what may change once a study exists.
+    struct SetCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "set", abstract: "Change a study: name its web app, or remove it.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The study's name.") var name: String
+        @Option(help: StudyCommand.webAppHelp) var webApp: String?
+        @Flag(help: "Remove the study's web app: invitation pages offer no link to it any more.") var noWebApp = false
+
+        func validate() throws {
+            guard (webApp != nil) != noWebApp else { throw ValidationError("give either --web-app URL or --no-web-app") }
+        }
+
+        func run() async throws {
+            try await global.call(ControlRequest.SetStudy(study: name, webApp: webApp)) { study in
+                "study \(study.name): " + (study.webApp.map { "web app \($0)" } ?? "no web app") + "\n"
+            }
+        }
+    }
+
+    static let webAppHelp = ArgumentHelp(
+        "The app under test on the web: an absolute http:// or https:// URL. Testers open it from their invitation page, "
+            + "with mueval=CODE added to its query.", valueName: "URL")
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Every study.")

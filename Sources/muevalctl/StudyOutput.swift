@@ -6,10 +6,10 @@ internal import SessionModel
 enum StudyOutput {
     static func list(_ studies: [Study]) -> String {
         guard !studies.isEmpty else { return "no study yet: create one with `muevalctl study create NAME`\n" }
-        var table = TextTable(["NAME", "APP", "ITERATIONS", "TASKS", "PARTICIPANTS", "CREATED"])
+        var table = TextTable(["NAME", "APP", "ITERATIONS", "TASKS", "PARTICIPANTS", "CREATED", "WEB APP"])
         for study in studies {
             table.add([study.name, study.appId ?? "-", String(study.iterations.count), String(study.tasks.count),
-                       String(study.participants.count), ControlOutput.time(study.created)])
+                       String(study.participants.count), ControlOutput.time(study.created), study.webApp ?? "-"])
         }
         return table.render()
     }
@@ -18,6 +18,7 @@ enum StudyOutput {
         let study = data.study
         var text = "study \(study.name)" + (study.appId.map { " · app \($0)" } ?? "") + " · created \(ControlOutput.time(study.created))\n"
         if let description = study.description { text += "\(description)\n" }
+        if let webApp = study.webApp { text += "web app \(webApp) (invitation pages link it with mueval=CODE)\n" }
         text += "\niterations\n"
         text += study.iterations.isEmpty ? "  none: add one with `muevalctl study iteration add \(study.name)`\n"
             : study.iterations.map { "  \($0.number)  \($0.label ?? "")\n" }.joined()

@@ -42,7 +42,8 @@ final class StudyCommandTests: XCTestCase {
         XCTAssertTrue(daemon.log.contains("catalog migrated to version 2"), daemon.log)
         XCTAssertTrue(daemon.log.contains("catalog migrated to version 3: imported sessions' source files"), daemon.log)
         XCTAssertTrue(daemon.log.contains("catalog migrated to version 4: studies' recruitment and invitations"), daemon.log)
-        XCTAssertEqual(try userVersion(catalog), 4)
+        XCTAssertTrue(daemon.log.contains("catalog migrated to version 5: studies' web apps"), daemon.log)
+        XCTAssertEqual(try userVersion(catalog), 5)
         XCTAssertEqual(try userVersion(daemon.dataDirectory + "/catalog.sqlite.v0.bak"), 0, "the catalog as it was, kept aside")
 
         // Everything 0.1.0 recorded is still there, in the moved directory: the stopped session with its
@@ -77,7 +78,7 @@ final class StudyCommandTests: XCTestCase {
         ])
         XCTAssertNotEqual(run.status, 0)
         XCTAssertTrue(run.stderr.contains("schema version 99, written by a newer muEval"), run.stderr)
-        XCTAssertTrue(run.stderr.contains("knows versions up to 4"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("knows versions up to 5"), run.stderr)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: catalog)), before, "the newer catalog is left as it was")
         XCTAssertEqual(try userVersion(catalog), 99)
     }
@@ -176,5 +177,43 @@ final class StudyCommandTests: XCTestCase {
         let list = try JSONDecoder().decode([Study].self, from: Data(try ok(daemon, ["study", "list", "--json"]).utf8))
         XCTAssertEqual(list.map(\.name), ["wordpress-2011"])
         XCTAssertEqual(list.first?.participants.map(\.code), ["P01", "P02"])
+    }
+
+    /// A study's web app (issue 40): named at creation or later, removed, shown by `show` and `list` (text and
+    /// `webApp` in JSON), and anything but an absolute http(s) URL refused on one line, changing nothing.
+    func testAStudysWebAppIsNamedShownAndRemovedAndABadURLRefused() async throws {
+        let daemon = try await TestDaemon.start()
+        defer { daemon.cleanUp() }
+        let app = "https://lab.example.org/notes/?lang=en#start"
+        XCTAssertEqual(try ok(daemon, ["study", "create", "webnotes", "--app-id", "org.example.notes", "--web-app", app]), "created study webnotes\n")
+        XCTAssertTrue(try ok(daemon, ["study", "show", "webnotes"]).contains("web app \(app) (invitation pages link it with mueval=CODE)\n"))
+        let listed = try ok(daemon, ["study", "list"])
+        XCTAssertTrue(listed.contains("WEB APP") && listed.contains(app), listed)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try ok(daemon, ["study", "list", "--json"]).utf8)) as? [[String: Any]])
+        XCTAssertEqual(json.first?["webApp"] as? String, app)
+        let shown = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try ok(daemon, ["study", "show", "webnotes", "--json"]).utf8)) as? [String: Any])
+        XCTAssertEqual((shown["study"] as? [String: Any])?["webApp"] as? String, app)
+
+        for (bad, expected) in [("notes.example.org", #""notes.example.org" cannot be a study's web app: give an absolute http:// or https:// URL"#),
+                                ("javascript:alert(1)", #""javascript:alert(1)" cannot be a study's web app"#),
+                                ("https://lab.example.org/my notes", #""https://lab.example.org/my notes" cannot be a study's web app"#),
+                                ("https://" + String(repeating: "a", count: 2050) + ".org/", "a study's web app URL is too long: at most 2048 bytes")] {
+            let message = try refused(daemon, ["study", "set", "webnotes", "--web-app", bad])
+            XCTAssertTrue(message.contains(expected), message)
+            XCTAssertEqual(message.trimmingCharacters(in: .newlines).split(separator: "\n").count, 1, "one line: \(message)")
+            XCTAssertTrue(try refused(daemon, ["study", "create", "other", "--web-app", bad]).contains(expected))
+        }
+        XCTAssertTrue(try refused(daemon, ["study", "show", "other"]).contains("no study \"other\""), "a refused create stores nothing")
+        XCTAssertTrue(try refused(daemon, ["study", "set", "webnotes"]).contains("give either --web-app URL or --no-web-app"))
+        XCTAssertTrue(try refused(daemon, ["study", "set", "webnotes", "--web-app", app, "--no-web-app"]).contains("give either"))
+        XCTAssertTrue(try refused(daemon, ["study", "set", "nowhere", "--no-web-app"]).contains("no study \"nowhere\""))
+
+        XCTAssertEqual(try ok(daemon, ["study", "set", "webnotes", "--web-app", "http://192.168.1.20:8000/"]),
+                       "study webnotes: web app http://192.168.1.20:8000/\n")
+        XCTAssertEqual(try ok(daemon, ["study", "set", "webnotes", "--no-web-app"]), "study webnotes: no web app\n")
+        XCTAssertFalse(try ok(daemon, ["study", "show", "webnotes"]).contains("web app"))
+        let cleared = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try ok(daemon, ["study", "list", "--json"]).utf8)) as? [[String: Any]])
+        XCTAssertNil(cleared.first?["webApp"], "no key once removed")
+        XCTAssertEqual(cleared.first?["appId"] as? String, "org.example.notes", "the rest of the study as it was")
     }
 }

@@ -23,7 +23,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let catalog = try catalog()
         #expect(catalog.migrated == ["version 1: sessions and devices (muEval 0.1.0)", "version 2: studies, questionnaires, sessions' study assignment",
-                                     "version 3: imported sessions' source files", "version 4: studies' recruitment and invitations"])
+                                     "version 3: imported sessions' source files", "version 4: studies' recruitment and invitations",
+                                     "version 5: studies' web apps"])
         #expect(!FileManager.default.fileExists(atPath: directory + "/catalog.sqlite.v0.bak"), "nothing to keep from an empty catalog")
         let study = try catalog.study("momentree")
         #expect(study.iterations.map(\.label) == ["paper"])
@@ -33,6 +34,45 @@ import Testing
         #expect(study.tasks[1].success == .event("PhotoShared"))
         #expect(study.participants == [Participant(code: "P01", attributes: ["experience": "novice"], created: 3)])
         #expect(try Catalog(directory: directory).migrated.isEmpty, "a second open migrates nothing")
+    }
+
+    @Test func aWebAppIsNamedChangedAndRemovedAndOnlyAnAbsoluteHTTPURLIsTaken() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let catalog = try catalog()
+        #expect(try catalog.study("momentree").webApp == nil)
+        let app = "https://lab.example.org/notes/?lang=en#start"
+        #expect(try catalog.createStudy(name: "webnotes", appId: nil, description: nil, webApp: app, now: 4).webApp == app)
+        #expect(try catalog.study("webnotes").webApp == app)
+        #expect(try catalog.setWebApp("http://192.168.1.20:8000/", of: "momentree").webApp == "http://192.168.1.20:8000/")
+        #expect(try catalog.setWebApp(nil, of: "webnotes").webApp == nil)
+        #expect(try catalog.study("webnotes").webApp == nil)
+        #expect(throws: StudyError.noStudy("elsewhere")) { _ = try catalog.setWebApp(app, of: "elsewhere") }
+
+        for bad in ["lab.example.org/notes", "/notes", "ftp://lab.example.org/", "javascript:alert(1)", "https://", "https:notes",
+                    "https://lab.example.org/my notes", "https://alice:secret@lab.example.org/", "https://lab.example.org/\nx"] {
+            #expect(throws: StudyError.badWebApp(bad), "\(bad)") { _ = try catalog.setWebApp(bad, of: "momentree") }
+            #expect(throws: StudyError.badWebApp(bad), "\(bad)") { _ = try catalog.createStudy(name: "other", appId: nil, description: nil, webApp: bad, now: 5) }
+        }
+        let long = "https://lab.example.org/" + String(repeating: "a", count: 2048)
+        #expect(throws: StudyError.tooLong(what: "a study's web app URL", limit: 2048)) { _ = try catalog.setWebApp(long, of: "momentree") }
+        #expect(try catalog.study("momentree").webApp == "http://192.168.1.20:8000/", "a refused URL changes nothing")
+        #expect(throws: StudyError.noStudy("other")) { _ = try catalog.study("other") }
+        #expect(StudyError.badWebApp("lab.example.org/a\nb").description == #""lab.example.org/a\nb" cannot be a study's web app: "#
+                + "give an absolute http:// or https:// URL without a user name or password, such as https://lab.example.org/notes/")
+    }
+
+    /// A catalog of the version before (4) gains the column, keeps its studies (without a web app), and is copied aside first.
+    @Test func aCatalogOfVersion4KeepsItsStudiesWithoutAWebApp() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let before = try catalog().study("momentree")
+        let database = try SQLiteDatabase(path: directory + "/catalog.sqlite")
+        try database.execute("ALTER TABLE studies DROP COLUMN web_app; PRAGMA user_version = 4")
+        let migrated = try Catalog(directory: directory)
+        #expect(migrated.migrated == ["version 5: studies' web apps"])
+        #expect(try migrated.study("momentree") == before)
+        #expect(try migrated.studies().map(\.name) == ["momentree"])
+        #expect(FileManager.default.fileExists(atPath: directory + "/catalog.sqlite.v4.bak"))
+        #expect(try migrated.setWebApp("https://lab.example.org/", of: "momentree").webApp == "https://lab.example.org/")
     }
 
     @Test func answersAreStoredAllOrNoneAndAnswerAgainCorrects() throws {

@@ -66,6 +66,22 @@ import Testing
         #expect(lifecycle.questionnaire(.withdrawn) == .closed("this invitation was withdrawn"))
     }
 
+    @Test func theStudysWebAppIsLinkedWithTheCodeOnlyWhileTheInvitationCanBeUsed() {
+        let app = "https://lab.example.org/notes/?lang=en&q=a%20b#start"
+        let linked = "https://lab.example.org/notes/?lang=en&q=a%20b&mueval=k7m2qh9xpt#start"
+        for status in [InvitationStatus.invited, .accepted, .recording] {
+            #expect(lifecycle.appLink(app, for: invitation(status), now: 10) == linked, "\(status): the query and fragment kept, the code added")
+        }
+        for status in [InvitationStatus.done, .expired, .withdrawn] {
+            #expect(lifecycle.appLink(app, for: invitation(status), now: 10) == nil, "\(status): no link")
+        }
+        #expect(lifecycle.appLink(app, for: invitation(expires: 10), now: 10) == nil, "expired now, though the catalog still says invited")
+        #expect(lifecycle.appLink(nil, for: invitation(), now: 10) == nil, "no web app, no link")
+        #expect(lifecycle.appLink("http://192.168.1.20:8000", for: invitation(), now: 10) == "http://192.168.1.20:8000?mueval=k7m2qh9xpt")
+        #expect(lifecycle.appLink("https://lab.example.org/?mueval=old&x=1", for: invitation(), now: 10)
+                == "https://lab.example.org/?x=1&mueval=k7m2qh9xpt", "a code already in the URL is replaced, not doubled")
+    }
+
     @Test func aWithdrawalIsOneDecisionOverTheTestersInvitationsAndSessions() {
         let invitations = [invitation(.recording, session: 4, device: "phone", code: "a"), invitation(.withdrawn, code: "b")]
         let sessions = [
