@@ -337,6 +337,7 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
         ]),
         // The tester pool on a temporary testers.sqlite: enrolment, settings, profiles, quota sampling.
         .testTarget(name: "TesterPoolTests", dependencies: [

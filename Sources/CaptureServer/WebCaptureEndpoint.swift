@@ -53,15 +53,20 @@ public final class WebCaptureEndpoint: Sendable {
     /// frame decoder once the upgrade is done, before the first frame is read: the console's own WebSocket
     /// handler then sees only the pongs to its pings. The console counted the connection in the descriptor budget.
     public func handOff(_ channel: any Channel, address: String) async throws {
-        let handlers = deviceHandlers(address: address, admitted: true)
+        let handlers = deviceHandlers(address: address, behindConsole: true)
         try await channel.eventLoop.submit {
             try channel.pipeline.syncOperations.addHandler(WebSocketHandOff(handlers: handlers))
         }.get()
     }
 
-    @Sendable func deviceHandlers(address: String?, admitted: Bool) -> @Sendable () -> [any ChannelHandler] {
-        let transport = DeviceTransport(address: address, mustPresentCode: web.requireCode, admitted: admitted)
-        return { [makeDeviceHandler] in [WebSocketDeviceFrames(), makeDeviceHandler(transport)] }
+    /// `behindConsole`: the console's WebSocket handler follows, and its frames go around the device handler.
+    @Sendable func deviceHandlers(address: String?, behindConsole: Bool) -> @Sendable () -> [any ChannelHandler] {
+        let transport = DeviceTransport(address: address, mustPresentCode: web.requireCode, admitted: behindConsole)
+        return { [makeDeviceHandler] in
+            let frames = WebSocketDeviceFrames()
+            let device = makeDeviceHandler(transport)
+            return behindConsole ? [frames, device, WebSocketControlLane(frames: frames)] : [frames, device]
+        }
     }
 
     /// The pipeline of the endpoint's own listener: HTTP/1 with the WebSocket upgrade at `/capture`;
@@ -77,7 +82,7 @@ public final class WebCaptureEndpoint: Sendable {
             },
             upgradePipelineHandler: { [self] channel, _ in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers(deviceHandlers(address: nil, admitted: false)())
+                    try channel.pipeline.syncOperations.addHandlers(deviceHandlers(address: nil, behindConsole: false)())
                 }
             })
         let answers = WebCaptureHTTPAnswers(library: library, web: web)

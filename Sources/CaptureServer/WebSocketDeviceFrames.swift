@@ -16,9 +16,12 @@ struct DeviceTransport: Sendable {
 /// Turns a WebSocket into the byte stream `DeviceConnectionHandler` reads, so that a browser's device
 /// goes through the same decoder, limits, state machine, group commit and acks as a TCP one: the
 /// payloads of text messages (one or more XML messages each, docs/PROTOCOL.md "WebSocket") in, each reply
-/// out as a text message. Pings are answered here; pongs go on to whoever sent the pings (the console's
-/// WebSocket handler); a close frame ends the input as a TCP half-close does, and closing the connection
-/// sends a close frame first.
+/// out as a text message. Pings are answered here; a close frame ends the input as a TCP half-close does,
+/// and closing the connection sends a close frame first.
+///
+/// Behind the console, the console's WebSocket handler comes after the device handler and pings the
+/// browser: its frames and the browser's pongs go around the device handler (`WebSocketControlLane`),
+/// which reads and writes nothing but bytes.
 final class WebSocketDeviceFrames: ChannelDuplexHandler {
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = ByteBuffer
@@ -29,6 +32,18 @@ final class WebSocketDeviceFrames: ChannelDuplexHandler {
     /// message's are taken.
     private var continuingText = false
     private var closeSent = false
+    private var context: ChannelHandlerContext?
+    /// The console's side of the device handler, when there is one.
+    var lane: WebSocketControlLane?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        lane = nil
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
@@ -44,7 +59,7 @@ final class WebSocketDeviceFrames: ChannelDuplexHandler {
             pong.maskKey = nil
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
         case .pong:
-            context.fireChannelRead(data)
+            lane?.pass(frame)
         case .connectionClose:
             // What the device sent before is handled, then the device handler closes (below: our close frame).
             context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
@@ -60,6 +75,22 @@ final class WebSocketDeviceFrames: ChannelDuplexHandler {
         context.write(wrapOutboundOut(frame), promise: promise)
     }
 
+    /// A frame of the console's handler, written from here toward the socket.
+    func writeAround(_ frame: WebSocketFrame, promise: EventLoopPromise<Void>?) {
+        guard let context else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        if frame.opcode == .connectionClose {
+            guard !closeSent else {
+                promise?.succeed()
+                return
+            }
+            closeSent = true
+        }
+        context.write(wrapOutboundOut(frame), promise: promise)
+    }
+
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         if mode == .all { sendClose(context, code: .normalClosure, reason: "") }
         context.close(mode: mode, promise: promise)
@@ -72,5 +103,36 @@ final class WebSocketDeviceFrames: ChannelDuplexHandler {
         data.write(webSocketErrorCode: code)
         data.writeString(reason)
         context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)), promise: nil)
+    }
+}
+
+/// Right after the device handler, before the console's WebSocket handler: the pongs the browser sends go
+/// on to it, and the frames it writes (pings, its close) go around the device handler to the socket.
+final class WebSocketControlLane: ChannelDuplexHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundIn = WebSocketFrame
+
+    private let frames: WebSocketDeviceFrames
+    private var context: ChannelHandlerContext?
+
+    init(frames: WebSocketDeviceFrames) {
+        self.frames = frames
+        frames.lane = self
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func pass(_ frame: WebSocketFrame) {
+        context?.fireChannelRead(NIOAny(frame))
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        frames.writeAround(unwrapOutboundIn(data), promise: promise)
     }
 }

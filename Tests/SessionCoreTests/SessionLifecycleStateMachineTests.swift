@@ -217,6 +217,23 @@ import Testing
         #expect(rejection(attach(&machine, phone()))?.reason.hasPrefix("no session is waiting for device phone") == true)
     }
 
+    @Test func aWebDeviceWithoutACodeGetsNoSessionEvenOneWaitingForAnyDevice() {
+        var machine = open(record(1), record(2, code: "123456"), policy: .auto)
+        var web = phone()
+        web.mustPresentCode = true
+        let refused = attach(&machine, web)
+        #expect(rejection(refused)?.reason.hasPrefix("a web device must present an invitation or a pairing code") == true)
+        #expect(attached(refused) == nil)
+        #expect(refused.contains { if case .count(.authenticationFailure) = $0 { true } else { false } })
+        // With the pairing code it records into that session; with an invitation it is looked up.
+        var paired = phone(pairing: "123456")
+        paired.mustPresentCode = true
+        #expect(attached(attach(&machine, paired)) == 2)
+        var invited = phone("invited", invitation: "2345abcdef")
+        invited.mustPresentCode = true
+        #expect(attach(&machine, invited).contains { if case .lookUpInvitation("2345abcdef") = $0 { true } else { false } })
+    }
+
     @Test func aWrongPairingCodeIsCountedLoggedRationedAndRejected() {
         var machine = open(record(1, code: "123456"))
         let actions = attach(&machine, phone(pairing: "000000", address: "10.0.0.66"))
