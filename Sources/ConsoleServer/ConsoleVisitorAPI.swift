@@ -168,6 +168,8 @@ struct InvitationPage: Encodable {
     var tasks: [Task]
     var questions: [StudyQuestion]
     var questionnaire = QuestionnaireItems()
+    /// The study's web app with this invitation's code, while the invitation can be used: "Open the study's app".
+    var appLink: String?
     /// Whether the questionnaire takes answers now: once the phone has used the invitation.
     var questionnaireOpen: Bool
     var answered: Answered
@@ -178,6 +180,7 @@ struct InvitationPage: Encodable {
         self.invitation = Summary(code: invitation.code, status: status, iteration: invitation.iteration,
                                   participant: invitation.participant, expires: invitation.expires)
         study = StudySummary(name: data.study.name, description: data.study.description, appId: data.study.appId)
+        appLink = lifecycle.appLink(data.study.webApp, for: invitation, now: now)
         tasks = data.study.tasks.enumerated().map { Task(order: $0.offset + 1, name: $0.element.name, instructions: $0.element.instructions,
                                                           timeLimit: $0.element.timeLimit) }
         questions = data.study.questions

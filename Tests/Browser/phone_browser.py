@@ -6,6 +6,8 @@ phone join between them):
 
   phone_browser.py enrol URL                 consent, then the profile; RESULT {"code", "secret"}
   phone_browser.py invitation URL TASKS      the study, its tasks in order (TASKS: JSON list of names), SUS and SEQ
+  phone_browser.py app URL LINK              the invitation page's "Open the study's app": its address LINK, followed;
+                                             LINK "none": the page offers no such link
   phone_browser.py withdraw URL CODE SECRET  withdraws with "also delete my recordings"; RESULT {"deleted": [...]}
   phone_browser.py pool LOGIN_URL CODE       (a desktop, logged in) the pool page: the tester's answers as text, the QR code
 
@@ -112,6 +114,25 @@ def invitation(driver, url, tasks):
     return {"sus": answers, "seq": ratings}
 
 
+def app(driver, url, link):
+    driver.get(url)
+    code = url.rstrip("/").split("/")[-1]
+    wait(driver, "the invitation's code", lambda d: by_id(d, "invitation-code").text == code)
+    fits_the_phone(driver, "the invitation page")
+    if link == "none":
+        check(not shown(driver, "app-open"), "no study's app to open")
+        check("Install the study's app" in by_id(driver, "app-step").text, "the step says to install the app")
+        return {"link": None}
+    check(shown(driver, "app-link"), "the link to the study's app is shown")
+    button = by_id(driver, "app-link")
+    check(button.text == "Open the study's app", f"the link's text: {button.text!r}")
+    check(button.get_attribute("href") == link, f"the link: {button.get_attribute('href')!r}, not {link!r}")
+    check("with your invitation code" in by_id(driver, "app-where").text, "where it leads")
+    button.click()
+    wait(driver, "the study's app", lambda d: d.current_url == link)
+    return {"link": driver.current_url}
+
+
 def withdraw(driver, url, code, secret):
     driver.get(url)
     wait(driver, "the withdrawal form", lambda d: shown(d, "withdraw-form"))
@@ -150,6 +171,8 @@ def main():
             result = enrol(driver, arguments[0])
         elif mode == "invitation":
             result = invitation(driver, arguments[0], json.loads(arguments[1]))
+        elif mode == "app":
+            result = app(driver, *arguments[:2])
         elif mode == "withdraw":
             result = withdraw(driver, *arguments[:3])
         else:

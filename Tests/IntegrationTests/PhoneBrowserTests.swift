@@ -7,7 +7,8 @@ import XCTest
 /// tasks after a real phone (muevalsim) joined with its code, the SUS and SEQ filled on the phone and
 /// stored as that participant's, the pool page in the console, and the withdrawal listing what went.
 /// Between the steps this side recruits through the console's API, as the study page does, and uses
-/// `TesterPhone` (the end-to-end test's HTTP phone) for a second tester and for what must be refused.
+/// `TesterPhone` (the end-to-end test's HTTP phone) for a second tester and for what must be refused. A study's web
+/// app is linked from the invitation page, with the code, and only while the study names one.
 final class PhoneBrowserTests: XCTestCase {
     private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Browser/phone_browser.py").path
@@ -75,6 +76,16 @@ final class PhoneBrowserTests: XCTestCase {
         let invitations = try XCTUnwrap(recruitment["invitations"] as? [[String: Any]])
         let invitation = try XCTUnwrap(invitations.first { $0["participant"] as? String == code }?["code"] as? String, recruited.text)
         let otherInvitation = try XCTUnwrap(invitations.first { $0["participant"] as? String == other.code }?["code"] as? String)
+
+        // The study's web app (issue 40): the invitation page links it with the code, the app's query and fragment kept,
+        // and the link leads there (the console's own withdrawal page stands in for the app); no web app, no link.
+        let webApp = try daemon.muevalctl(["study", "set", "momentree", "--web-app", "\(base)/withdraw?lang=en#start"])
+        XCTAssertEqual(webApp.status, 0, webApp.stderr)
+        let opened = try phone(["app", "\(base)/i/\(otherInvitation)", "\(base)/withdraw?lang=en&mueval=\(otherInvitation)#start"], daemon)
+        XCTAssertEqual(opened["link"] as? String, "\(base)/withdraw?lang=en&mueval=\(otherInvitation)#start")
+        let removed = try daemon.muevalctl(["study", "set", "momentree", "--no-web-app"])
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+        _ = try phone(["app", "\(base)/i/\(otherInvitation)", "none"], daemon)
 
         // Before the phone has joined, the questionnaire is closed.
         do {

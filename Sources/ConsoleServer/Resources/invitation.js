@@ -2,7 +2,10 @@
 // app, the tasks in order, the invitation's status, and after the session the questionnaire
 // (questionnaire-form.js, as in the console), answered as this invitation's participant only.
 //
-// Test hooks: #study-name, #invitation-status, #invitation-code, #tasks > li[data-testid=task],
+// A study that names its web app gets a link to it, with the code in its query, while the invitation can be used
+// (the server says so: `appLink`); the page never builds it.
+//
+// Test hooks: #study-name, #invitation-status, #app-link (shown or not), #invitation-code, #tasks > li[data-testid=task],
 // #questionnaire-note, and questionnaire-form.js's.
 
 import { api, el, formatDuration, run, setChildren, stateBadge } from "./common.js";
@@ -17,11 +20,22 @@ const notes = {
   withdrawn: "This invitation was withdrawn.",
 };
 
+/** "Open the study's app": an http(s) link only (el() keeps links on this origin, so it is set here). */
+function showAppLink(link) {
+  const url = link ? new URL(link) : null;
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) return;
+  document.getElementById("app-link").href = url.href;
+  document.getElementById("app-where").textContent = `It opens ${url.host} with your invitation code.`;
+  document.getElementById("app-step").textContent = "Open the study's app with the button above, on this phone.";
+  document.getElementById("app-open").classList.remove("hidden");
+}
+
 run(api(base).then((page) => {
   document.getElementById("study-name").textContent = page.study.name;
   document.getElementById("study-description").textContent = page.study.description ?? "";
   setChildren(document.getElementById("invitation-status"), stateBadge(page.invitation.status));
   document.getElementById("app-line").textContent = page.study.appId ? ` (${page.study.appId})` : "";
+  showAppLink(page.appLink);
   document.getElementById("invitation-code").textContent = page.invitation.code;
   setChildren(document.getElementById("tasks"), page.tasks.map((task) =>
     el("li", { "data-testid": "task" },
