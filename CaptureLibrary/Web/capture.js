@@ -114,22 +114,24 @@ function device() {
 // ---------------------------------------------------------------- the spool (IndexedDB)
 
 /**
- * Every message is written here, with its seq, before it is sent, and deleted when an <ack> covers it. Seqs are
- * taken from the store's counter in the same transaction, so they go on across reloads and stay unique across
- * tabs of the same device. Bounded by `max` bytes: a sample that does not fit is dropped; a message to keep
- * evicts the newest spooled samples, else goes in over the bound (such messages are small: a view change gives
- * up its screenshot first). Without IndexedDB (a WebView that refuses it) the spool lives in memory.
+ * Every message is written here before it is sent, and deleted when an <ack> covers it. Its seq is the store's
+ * own key (autoIncrement): assigned as it is added, unique across tabs of the device, going on after reloads, and
+ * with no read before the write, so that a page on its way out (pagehide) still gets everything into the store.
+ * The seq goes into the message as it is sent (`xml`). Bounded by `max` bytes: a sample that does not fit is
+ * dropped; a message to keep evicts the newest spooled samples, else goes in over the bound (such messages are
+ * small: a view change gives up its screenshot first). Without IndexedDB (a WebView that refuses it) the spool
+ * lives in memory.
  */
 class Spool {
   constructor(db, max) {
-    Object.assign(this, { db, max, entries: new Map(), bytes: 0, dropped: 0, nextSeq: 0 });
+    Object.assign(this, { db, max, entries: new Map(), bytes: 0, dropped: 0, nextSeq: 1, kept: {} });
   }
 
   static async open(name, max) {
     let db = null;
     try {
       const r = indexedDB.open(name, 1);
-      r.onupgradeneeded = () => { r.result.createObjectStore("spool", { keyPath: "seq" }); r.result.createObjectStore("meta"); };
+      r.onupgradeneeded = () => { r.result.createObjectStore("spool", { keyPath: "seq", autoIncrement: true }); r.result.createObjectStore("meta"); };
       db = await request(r);
     } catch { /* no IndexedDB: in memory */ }
     const spool = new Spool(db, max);
@@ -137,75 +139,73 @@ class Spool {
     return spool;
   }
 
+  static size(e) { return e.head.length + e.tail.length + 60; }
+
+  static xml(e) { return `<${e.name}>${e.head}<key>seq</key><integer>${e.seq}</integer>${e.tail}</${e.name}>\n`; }
+
   /** What the store holds (this tab's and any other's), in seq order. */
   async reload() {
     if (!this.db) return;
     const tx = this.db.transaction(["spool", "meta"]);
-    const [all, meta] = await Promise.all([request(tx.objectStore("spool").getAll()), request(tx.objectStore("meta").get("state"))]);
+    const [all, dropped] = await Promise.all([request(tx.objectStore("spool").getAll()), request(tx.objectStore("meta").get("dropped"))]);
     this.entries = new Map(all.map((e) => [e.seq, e]));
-    this.bytes = all.reduce((n, e) => n + e.xml.length, 0);
-    this.dropped = Math.max(this.dropped, meta?.dropped ?? 0);
+    this.bytes = all.reduce((n, e) => n + Spool.size(e), 0);
+    this.dropped = Math.max(this.dropped, dropped ?? 0);
   }
 
-  /** Numbers and stores messages ({name, head, tail, tier, lean}); resolves with the stored entries once durable. */
+  /** Stores messages ({name, head, tail, tier, lean}); resolves with the stored entries, numbered, once durable. */
   write(items) {
     if (!items.length) return Promise.resolve([]);
     const fits = (n) => this.bytes + n <= this.max;
     const keep = [], evict = [];
     let drops = 0;
     for (const it of items) {
-      let size = it.head.length + it.tail.length + 60;
-      if (!fits(size) && it.tier === SAMPLE) { drops++; continue; }
-      if (!fits(size)) {
+      if (!fits(Spool.size(it)) && it.tier === SAMPLE) { drops++; continue; }
+      if (!fits(Spool.size(it))) {
         for (const e of [...this.entries.values()].reverse()) {
-          if (fits(size)) break;
-          if (e.tier === SAMPLE && !evict.includes(e.seq)) { evict.push(e.seq); this.bytes -= e.xml.length; drops++; }
+          if (fits(Spool.size(it))) break;
+          if (e.tier === SAMPLE && !evict.includes(e.seq)) { evict.push(e.seq); this.bytes -= Spool.size(e); drops++; }
         }
       }
-      if (!fits(size) && it.lean != null) { it.tail = it.lean; size = it.head.length + it.tail.length + 60; }
-      this.bytes += size;
-      keep.push(it);
+      if (!fits(Spool.size(it)) && it.lean != null) it.tail = it.lean;
+      this.bytes += Spool.size(it);
+      keep.push({ name: it.name, head: it.head, tail: it.tail, tier: it.tier });
     }
-    const number = (state) => {
-      let seq = Math.max(state.nextSeq || 0, Date.now() * 1000);
-      const made = keep.map((it) => ({ seq, tier: it.tier, xml: `<${it.name}>${it.head}<key>seq</key><integer>${seq++}</integer>${it.tail}</${it.name}>\n` }));
-      state.nextSeq = seq;
-      state.dropped = (state.dropped || 0) + drops;
-      return made;
-    };
-    const settle = (made, state) => {
+    this.dropped += drops;
+    const settle = () => {
       for (const seq of evict) this.entries.delete(seq);
-      for (const e of made) this.entries.set(e.seq, e);
-      this.bytes = [...this.entries.values()].reduce((n, e) => n + e.xml.length, 0);
-      this.dropped = Math.max(this.dropped + drops, state.dropped);
-      this.nextSeq = state.nextSeq;
-      return made;
+      for (const e of keep) this.entries.set(e.seq, e);
+      this.bytes = [...this.entries.values()].reduce((n, e) => n + Spool.size(e), 0);
+      return keep;
     };
     if (!this.db) {
-      const state = { nextSeq: this.nextSeq, dropped: this.dropped };
-      return Promise.resolve(settle(number(state), state));
+      for (const e of keep) e.seq = this.nextSeq++;
+      return Promise.resolve(settle());
     }
     return new Promise((ok, ko) => {
       const tx = this.db.transaction(["spool", "meta"], "readwrite");
-      const spool = tx.objectStore("spool"), meta = tx.objectStore("meta");
-      let made, state;
-      meta.get("state").onsuccess = (e) => {
-        state = e.target.result || {};
-        made = number(state);
-        for (const m of made) spool.put(m);
-        for (const seq of evict) spool.delete(seq);
-        meta.put(state, "state");
-      };
-      tx.oncomplete = () => ok(settle(made, state));
+      const spool = tx.objectStore("spool");
+      for (const e of keep) spool.add(e).onsuccess = (r) => { e.seq = r.target.result; };
+      for (const seq of evict) spool.delete(seq);
+      if (drops) tx.objectStore("meta").put(this.dropped, "dropped");
+      tx.commit?.();
+      tx.oncomplete = () => ok(settle());
       tx.onerror = tx.onabort = () => ko(tx.error);
     });
+  }
+
+  /** A value kept beside the spool (the device's id and invitation: they must live as long as what is spooled). */
+  async meta(key, value) {
+    if (!this.db) return value === undefined ? this.kept[key] : (this.kept[key] = value);
+    const store = this.db.transaction("meta", value === undefined ? "readonly" : "readwrite").objectStore("meta");
+    return request(value === undefined ? store.get(key) : store.put(value, key));
   }
 
   /** Settled (acknowledged, or refused for good): gone from the spool. */
   remove(seqs) {
     for (const seq of seqs) {
       const e = this.entries.get(seq);
-      if (e) { this.bytes -= e.xml.length; this.entries.delete(seq); }
+      if (e) { this.bytes -= Spool.size(e); this.entries.delete(seq); }
     }
     if (this.db && seqs.length) {
       const store = this.db.transaction("spool", "readwrite").objectStore("spool");
@@ -523,7 +523,8 @@ class Overlay {
   constructor(capture) {
     this.capture = capture;
     this.host = document.createElement("mueval-overlay");
-    const root = this.host.attachShadow({ mode: "closed" });
+    // Open, so that tests reach it (host.shadowRoot, buttons by data-action); a closed root would protect nothing.
+    const root = this.host.attachShadow({ mode: "open" });
     h("style", null, OVERLAY_CSS, root);
     const box = this.box = h("div", "box", null, root);
     const bar = h("div", "bar", null, box);
@@ -531,6 +532,7 @@ class Overlay {
     handle.title = "Move";
     this.rec = h("span", "rec", "Recording", bar);
     this.toggle = h("button", null, "–", bar);
+    this.toggle.dataset.action = "toggle";
     this.toggle.setAttribute("aria-label", "Collapse");
     const body = h("div", "body", null, box);
     this.count = h("p", "count", null, body);
@@ -546,6 +548,7 @@ class Overlay {
     this.link.rel = "noopener";
     h("p", "note", "This page records what you do here (touches, screens, not what you type) for a usability study.", body);
     this.stop = h("button", "quiet", "Stop recording", body);
+    for (const [el, action] of [[this.begin, "begin"], [this.done, "done"], [this.giveUp, "giveUp"], [this.stop, "stop"], [this.link, "questionnaire"]]) el.dataset.action = action;
     this.begin.onclick = () => this.mark("begin");
     this.done.onclick = () => this.mark("end");
     this.giveUp.onclick = () => this.mark("giveUp");
@@ -652,13 +655,8 @@ class Capture extends EventTarget {
     if (!["http:", "https:", "ws:", "wss:"].includes(server.protocol)) throw new Error(`muEval: server must be an http(s) origin, not ${o.server}`);
     this.socketURL = `${server.protocol.replace("http", "ws")}//${server.host}/capture`;
     this.server = server.origin;
-    const query = new URLSearchParams(location.search).get("mueval");
-    // The invitation outlives a navigation that drops ?mueval= (and a reload): kept until stop().
-    this.invitation = o.invitation || query || (o.pairingCode ? null : stored("invitation"));
-    if (this.invitation) stored("invitation", this.invitation);
     this.o = { mask: "inputs", maxSpoolBytes: 8 << 20, overlay: true, sensors: ["accelerometer", "frameTiming"], ...o };
     if (!["inputs", "all", "none"].includes(this.o.mask)) throw new Error(`muEval: mask must be "inputs", "all" or "none", not ${o.mask}`);
-    this.deviceId = stored("device") || stored("device", "web-" + randomId());
     Object.assign(this, { ws: null, welcome: null, inflight: new Map(), highest: -1, queue: [], flushing: null, attempt: 0,
       counts: { sent: 0, acked: 0, refused: 0 }, lastError: null, lastHeard: 0, probing: false, view: null, stack: [],
       off: [], timers: [], fingers: new Map(), moves: new Map(), gesture: null, typing: new Map(), frames: new Frames(),
@@ -669,6 +667,16 @@ class Capture extends EventTarget {
 
   async open() {
     this.spool = await Spool.open("mueval " + this.server, this.o.maxSpoolBytes);
+    // The device's id is kept with the spool (IndexedDB is written at once; a killed browser may lose the last of
+    // localStorage), so that what is spooled is always sent as the device that recorded it. The invitation outlives
+    // a navigation that drops ?mueval= and a reload: kept until stop().
+    const saved = (await this.spool.meta("device").catch(() => null)) || {};
+    this.deviceId = saved.id || stored("device") || "web-" + randomId();
+    const o = this.o, query = new URLSearchParams(location.search).get("mueval");
+    this.invitation = o.invitation || query || (o.pairingCode ? null : saved.invitation || stored("invitation"));
+    stored("device", this.deviceId);
+    stored("invitation", this.invitation);
+    await this.spool.meta("device", { id: this.deviceId, invitation: this.invitation });
     this.droppedReported = this.spool.dropped;
     if (this.o.overlay) this.overlay = new Overlay(this);
     this.record("ApplicationEvent", { type: "launch", appId: this.o.appId, appVersion: this.o.appVersion });
@@ -701,6 +709,7 @@ class Capture extends EventTarget {
     this.ws?.close();
     this.overlay?.remove();
     stored("invitation", null);
+    await this.spool.meta("device", { id: this.deviceId }).catch(() => {});
     return this.status();
   }
 
@@ -798,8 +807,8 @@ class Capture extends EventTarget {
     ws.onopen = () => {
       this.lastHeard = performance.now();
       ws.send(this.hello());
-      // Another tab of this device may have spooled messages meanwhile: this connection delivers them too.
-      this.spool.reload().then(() => this.pump());
+      // What another tab of this device (or the page before a reload) spooled meanwhile goes on this connection too.
+      this.loaded = this.spool.reload();
     };
     ws.onmessage = (e) => { if (ws === this.ws) this.receive(String(e.data)); };
     ws.onclose = () => { if (ws === this.ws) { this.ws = null; this.reconnect(); } };
@@ -831,11 +840,11 @@ class Capture extends EventTarget {
   pump() {
     const ws = this.ws;
     if (!ws || ws.readyState !== 1 || !this.welcome) return;
-    let frame = "", full = false;
+    let frame = "", full = false, late = false;
     for (const e of this.spool.entries.values()) {
-      if (e.seq <= this.highest) continue;
+      if (e.seq <= this.highest) { late ||= !this.inflight.has(e.seq); continue; }
       if ((full = ws.bufferedAmount > 1 << 20)) break;
-      frame += e.xml;
+      frame += Spool.xml(e);
       this.inflight.set(e.seq, e);
       this.highest = e.seq;
       this.counts.sent++;
@@ -844,6 +853,9 @@ class Capture extends EventTarget {
     if (frame) ws.send(frame);
     // Not all sent (the socket's buffer is full): try again when it has drained.
     if (full) setTimeout(() => this.pump(), 100);
+    // Spooled late (by another tab) below what this connection sent: an ack would cover it unsent, so a new
+    // connection sends everything again in order (stored once by seq).
+    if (late) this.renew();
   }
 
   receive(text) {
@@ -868,7 +880,7 @@ class Capture extends EventTarget {
       this.overlay?.study(m.session, this.tasks(), m.questionnaire);
       this.dispatchEvent(new CustomEvent("welcome", { detail: this.status() }));
     }
-    if (first) this.pump();
+    if (first) this.loaded.then(() => this.pump());
   }
 
   /** Everything this connection sent up to `seq` is dealt with: gone from the spool. */
@@ -925,7 +937,7 @@ class Capture extends EventTarget {
       if (document.visibilityState === "hidden") return this.background("hidden");
       this.foreground();
     });
-    on(window, "pagehide", (e) => { this.background("pagehide", e.persisted); this.flush(); });
+    on(window, "pagehide", (e) => this.background("pagehide", e.persisted));
     on(window, "pageshow", (e) => { if (e.persisted) { this.foreground(); this.renew(); } });
     on(window, "online", () => this.renew());
     on(window, "error", (e) => {
@@ -961,12 +973,15 @@ class Capture extends EventTarget {
     }
   }
 
+  /** Hidden or leaving: a page may be frozen or killed from here on, so the queue goes to the spool at once. */
   background(why, persisted) {
-    if (this.hidden) return;
-    this.hidden = true;
-    this.endFrames();
-    this.typing.forEach((t, el) => this.typed(el));
-    this.record("ApplicationEvent", { type: "background", reason: why, persisted });
+    if (!this.hidden) {
+      this.hidden = true;
+      this.endFrames();
+      this.typing.forEach((t, el) => this.typed(el));
+      this.record("ApplicationEvent", { type: "background", reason: why, persisted });
+    }
+    this.flush();
   }
 
   foreground() {
