@@ -123,6 +123,13 @@ public final class TestDaemon: @unchecked Sendable {
         try await TestDevice.connect(port: port, source: source)
     }
 
+    /// A browser's device at the console's `/capture` (the console must listen: `consoleLink` waits for it).
+    public func connectWebDevice(origin: String?) async throws -> TestDevice {
+        let url = try await consoleLink().url
+        guard let port = URLComponents(string: url)?.port else { throw TestDaemonError.timedOut("a console port in \(url)") }
+        return try await TestDevice.connectWebSocket(port: port, origin: origin)
+    }
+
     /// SIGTERM, then waits for the exit; returns the exit status.
     @discardableResult
     public func stop(timeout: Double = 10) async throws -> Int32 {

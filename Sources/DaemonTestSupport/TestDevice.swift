@@ -11,7 +11,7 @@ public final class TestDevice: Sendable {
     private let channel: Channel
     private let inbox: ReplyInbox
 
-    private init(channel: Channel, inbox: ReplyInbox) {
+    init(channel: Channel, inbox: ReplyInbox) {
         self.channel = channel
         self.inbox = inbox
     }
@@ -86,12 +86,12 @@ public final class TestDevice: Sendable {
     }
 }
 
-private final class ReplyInbox: Sendable {
+final class ReplyInbox: Sendable {
     let messages = NIOLockedValueBox<[WireMessage]>([])
 }
 
 /// Decodes the daemon's replies with the same decoder the daemon uses for devices.
-private final class ReplyCollector: ChannelInboundHandler {
+final class ReplyCollector: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     private let inbox: ReplyInbox
     private var decoder = WireDecoder()
