@@ -963,14 +963,19 @@ class Capture extends EventTarget {
     const observer = new MutationObserver(() => this.viewMayChange());
     observer.observe(document.documentElement, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-mueval-view", "hidden"] });
     this.off.push(() => observer.disconnect());
-    if (typeof DeviceMotionEvent?.requestPermission === "function") {
-      // iOS asks for motion only from a tap: the first one anywhere (the overlay's Begin included).
-      const ask = () => { off(); DeviceMotionEvent.requestPermission().then((s) => s === "granted" && this.motion()).catch(() => {}); };
-      const off = () => { removeEventListener("click", ask, true); removeEventListener("touchend", ask, true); };
-      addEventListener("click", ask, true);
-      addEventListener("touchend", ask, true);
+  }
+
+  /** Motion where the browser asks for it: at once (Chrome grants it), else (iOS wants a tap) at the first tap
+   * anywhere, the overlay's Begin included. */
+  askForMotion() {
+    const ask = () => DeviceMotionEvent.requestPermission().then((s) => s === "granted" && this.motion());
+    ask().catch(() => {
+      const tapped = () => { off(); ask().catch(() => this.problem("motion sensors are off: the tester did not allow them")); };
+      const off = () => { removeEventListener("click", tapped, true); removeEventListener("touchend", tapped, true); };
+      addEventListener("click", tapped, true);
+      addEventListener("touchend", tapped, true);
       this.off.push(off);
-    }
+    });
   }
 
   /** Hidden or leaving: a page may be frozen or killed from here on, so the queue goes to the spool at once. */
@@ -1242,9 +1247,9 @@ class Capture extends EventTarget {
   /** Sensors on and off as the session selects them (before the welcome: all the app asked for but the microphone). */
   startSensors() {
     if (this.stopped) return;
-    if (this.selects("accelerometer")) {
-      if (typeof DeviceMotionEvent?.requestPermission !== "function") this.motion();
-    } else this.motionOff?.();
+    if (!this.selects("accelerometer")) this.motionOff?.();
+    else if (typeof self.DeviceMotionEvent?.requestPermission !== "function") this.motion();
+    else if (!this.motionOff && !this.askedForMotion) { this.askedForMotion = true; this.askForMotion(); }
     if (this.selects("frameTiming") && !this.longFrames && self.PerformanceObserver) {
       const types = PerformanceObserver.supportedEntryTypes || [];
       const type = types.includes("long-animation-frame") ? "long-animation-frame" : types.includes("longtask") ? "longtask" : null;
