@@ -655,7 +655,10 @@ class Capture extends EventTarget {
     if (!["http:", "https:", "ws:", "wss:"].includes(server.protocol)) throw new Error(`muEval: server must be an http(s) origin, not ${o.server}`);
     this.socketURL = `${server.protocol.replace("http", "ws")}//${server.host}/capture`;
     this.server = server.origin;
-    this.o = { mask: "inputs", maxSpoolBytes: 8 << 20, overlay: true, sensors: ["accelerometer", "frameTiming"], ...o };
+    // An option given as undefined keeps its default.
+    this.o = { mask: "inputs", maxSpoolBytes: 8 << 20, overlay: true, sensors: ["accelerometer", "frameTiming"] };
+    for (const k in o) if (o[k] !== undefined) this.o[k] = o[k];
+    if (!(this.o.maxSpoolBytes > 0)) throw new Error(`muEval: maxSpoolBytes must be a positive number, not ${o.maxSpoolBytes}`);
     if (!["inputs", "all", "none"].includes(this.o.mask)) throw new Error(`muEval: mask must be "inputs", "all" or "none", not ${o.mask}`);
     Object.assign(this, { ws: null, welcome: null, inflight: new Map(), highest: -1, queue: [], flushing: null, attempt: 0,
       counts: { sent: 0, acked: 0, refused: 0 }, lastError: null, lastHeard: 0, probing: false, view: null, stack: [],
