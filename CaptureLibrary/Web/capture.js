@@ -1271,7 +1271,7 @@ class Capture extends EventTarget {
   }
 
   /** The accelerometer in g along the device's axes, gravity included, signed as UIKit's (upright: y = −1): every
-   * 2 s at rest, at 50 Hz for 1.5 s after the phone moved hard (0.5 g away from the last calm reading). */
+   * 2 s at rest, every event (up to 60 a second) for 1.5 s after the phone moved hard (0.5 g away from the last calm reading). */
   motion() {
     if (this.motionOff || this.stopped) return;
     let calm = null, fastUntil = 0, lastSample = -Infinity;
@@ -1282,7 +1282,7 @@ class Capture extends EventTarget {
       const away = calm ? Math.hypot(x - calm[0], y - calm[1], z - calm[2]) : 0;
       if (away > 0.5) fastUntil = t + 1500;
       else if (t > fastUntil && Math.abs(Math.hypot(x, y, z) - 1) < 0.15) calm = [x, y, z];
-      if (t - lastSample < (t < fastUntil ? 19 : 2000)) return;
+      if (t - lastSample < (t < fastUntil ? 15 : 2000)) return;
       lastSample = t;
       this.record("DeviceSensorEvent", { sensor: "accelerometer", x: Math.round(x * 1000) / 1000, y: Math.round(y * 1000) / 1000, z: Math.round(z * 1000) / 1000 }, SAMPLE);
     };
