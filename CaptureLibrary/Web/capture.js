@@ -561,14 +561,15 @@ class Overlay {
     document.documentElement.append(this.host);
   }
 
+  /** Where the tester put it (kept), else the bottom left corner, whatever its height. */
   place(p) {
-    const r = p && typeof p.x === "number" ? p : { x: 8, y: innerHeight - 200 };
-    this.pos = { x: Math.max(0, Math.min(innerWidth - 60, r.x)), y: Math.max(0, Math.min(innerHeight - 44, r.y)) };
-    Object.assign(this.box.style, { left: this.pos.x + "px", top: this.pos.y + "px" });
+    if (!(typeof p?.x === "number" && typeof p.y === "number")) return Object.assign(this.box.style, { left: "8px", top: "", bottom: "8px" });
+    this.pos = { x: Math.max(0, Math.min(innerWidth - 60, p.x)), y: Math.max(0, Math.min(innerHeight - 44, p.y)) };
+    Object.assign(this.box.style, { left: this.pos.x + "px", top: this.pos.y + "px", bottom: "" });
   }
 
   drag(e, handle) {
-    const start = { x: e.clientX - this.pos.x, y: e.clientY - this.pos.y };
+    const r = this.box.getBoundingClientRect(), start = { x: e.clientX - r.left, y: e.clientY - r.top };
     handle.setPointerCapture(e.pointerId);
     handle.onpointermove = (m) => this.place({ x: m.clientX - start.x, y: m.clientY - start.y });
     handle.onpointerup = handle.onpointercancel = () => { handle.onpointermove = null; stored("overlay", JSON.stringify(this.pos)); };
