@@ -77,11 +77,12 @@ showNotes();
 render();
 
 // muEval: the lab's server from `?server=` (else muevald's console on this machine); the library reads
-// `?mueval=CODE` (a tester's invitation) by itself. Without a server the app works as before.
+// `?mueval=CODE` (a tester's invitation) by itself. Without a server the app works as before. The microphone
+// (think-aloud) is asked for once a session took the page and selects it (a session selects every sensor by default).
 const server = params.get("server") ?? "http://127.0.0.1:28080";
 try {
   const muEval = await import(new URL("/capture.js", server));
-  capture = await muEval.start({ server, appId: "webnotes", appVersion: "1.0", sensors: ["accelerometer", "frameTiming"] });
+  capture = await muEval.start({ server, appId: "webnotes", appVersion: "1.0", sensors: ["accelerometer", "frameTiming", "microphone"] });
   globalThis.webnotesCapture = capture;  // for the browser tests and the benchmark: capture.status()
 } catch (error) {
   console.warn(`muEval capture is off: ${error}`);
