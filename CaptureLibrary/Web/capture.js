@@ -1012,10 +1012,14 @@ class Capture extends EventTarget {
 
   isOverlay(target) { return !!this.overlay && target === this.overlay.host; }
 
-  /** Input counts as the start of a transition it causes, and keeps frame timing on for a second. */
+  /** Input: the start of a transition it may cause. */
   activate() {
     this.lastInput = performance.now();
-    this.renderUntil = this.lastInput + 1000;
+  }
+
+  /** The page moves (a finger drags, it scrolls, a view comes in): frames are counted for `ms` more. */
+  rendering(ms) {
+    this.renderUntil = Math.max(this.renderUntil, performance.now() + ms);
     this.frameLoop();
   }
 
@@ -1079,8 +1083,8 @@ class Capture extends EventTarget {
     if (g) {
       if (g.path.length < 64) g.path.push(g.end);
       if (this.fingers.size >= 2) g.span = this.span();
-      this.renderUntil = performance.now() + 1000;
     }
+    this.rendering(250);
   }
 
   moved(p, f) {
@@ -1129,8 +1133,7 @@ class Capture extends EventTarget {
   /** Scrolling during a gesture makes it a scroll; the scroll's end is a UserInterfaceEvent, as UIKit's. */
   scrolled(e) {
     if (this.gesture) this.gesture.scrolled = true;
-    this.renderUntil = performance.now() + 1000;
-    this.frameLoop();
+    this.rendering(250);
     clearTimeout(this.scrollTimer);
     this.scrollTimer = setTimeout(() => {
       const el = e.target instanceof Element ? e.target : document.scrollingElement || document.documentElement;
@@ -1226,7 +1229,7 @@ class Capture extends EventTarget {
     const kind = !from ? "launch" : at >= 0 ? "pop" : transition === "pop" ? "pop" : "push";
     for (const r of this.frames.viewAppeared(name, from ? (performance.now() - started) / 1000 : undefined)) this.frameReading(r);
     if (!from && this.launchTime != null) this.frameReading({ kind: "launch", view: name, duration: this.launchTime });
-    this.activate();
+    this.rendering(600);
     this.viewAppeared(name, from, kind).catch((error) => this.problem(`the view ${name} could not be captured: ${error}`));
   }
 
@@ -1234,6 +1237,7 @@ class Capture extends EventTarget {
   async viewAppeared(view, from, transition) {
     const bg = new Map();
     const tree = await inIdle(uiTree(this.o.mask, this.overlay?.host, bg));
+    await new Promise(idle);  // the drawing in a slice of its own, not after the tree's last
     const screenshot = await wireframe(tree, bg).catch(() => undefined);
     const title = document.title ? masked(document.title, this.o.mask, true) : undefined;
     const fields = { type: "viewDidAppear", transition, view, title, previousView: from ?? undefined, viewStack: [...this.stack], uiState: tree };
@@ -1297,8 +1301,10 @@ class Capture extends EventTarget {
     this.record("DeviceSensorEvent", { sensor: "frameTiming", ...micro({ ...r }) }, r.kind === "frames" ? SAMPLE : KEEP);
   }
 
-  /** Frames are counted while the page renders for the tester: a second after input, a scroll or a view change.
-   * (requestAnimationFrame fires at every refresh of an idle page too, which would dilute the hitches.) */
+  /** Frames are counted while the page moves: a finger dragging, scrolling, a view's transition, and a little
+   * after. Not after every tap: requesting animation frames makes the browser render frames a still page would
+   * not (a second of them cost more than the rest of a tap on a slow phone), and an idle page's frames would
+   * dilute the hitches. Long animation frames (PerformanceObserver) cover the rest. */
   frameLoop() {
     if (this.looping || this.stopped || this.hidden || !this.selects("frameTiming")) return;
     this.looping = true;
