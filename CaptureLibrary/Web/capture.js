@@ -400,10 +400,10 @@ const dark = (colour) => {
 
 /** The tree drawn as a wireframe PNG, as the simulator draws its screens: boxes by class, text "greeked". */
 async function wireframe(tree, bg) {
-  const w = tree.frame.width, h = tree.frame.height, scale = Math.min(2, devicePixelRatio || 1);
-  const canvas = self.OffscreenCanvas ? new OffscreenCanvas(w * scale, h * scale) : Object.assign(document.createElement("canvas"), { width: w * scale, height: h * scale });
+  // One pixel per CSS pixel: a wireframe gains nothing from more, and each pixel costs the main thread to fill.
+  const w = tree.frame.width, h = tree.frame.height;
+  const canvas = self.OffscreenCanvas ? new OffscreenCanvas(w, h) : Object.assign(document.createElement("canvas"), { width: w, height: h });
   const g = canvas.getContext("2d");
-  g.scale(scale, scale);
   const fill = (f, colour) => { g.fillStyle = colour; g.fillRect(f.x, f.y, f.width, f.height); };
   const stroke = (f, colour) => { g.strokeStyle = colour; g.strokeRect(f.x + 0.5, f.y + 0.5, f.width - 1, f.height - 1); };
   // A bar per word, lines wrapped to the frame, each glyph about half the font size wide.
