@@ -1003,7 +1003,11 @@ class Capture extends EventTarget {
     if (!this.ws) { this.attempt = 0; this.connect(); } else if (this.ws.readyState === 1 && this.welcome) this.probe();
   }
 
+  /** An error as an exception event; the same one at most 10 times (a page throwing in every frame would flood). */
   exception(name, reason, stack, source) {
+    const key = `${name}: ${reason}`, seen = (this.errors ??= new Map()).get(key) || 0;
+    if (seen >= 10 || this.errors.size > 100) return;
+    this.errors.set(key, seen + 1);
     this.record("ApplicationEvent", { type: "exception", name: String(name), reason: String(reason ?? ""), fatal: false, source,
       callStack: stack ? String(stack).split("\n").slice(0, 30).map((l) => l.trim()).filter(Boolean) : undefined });
   }
