@@ -79,6 +79,17 @@ function parseReplies(text) {
 
 // ---------------------------------------------------------------- small helpers
 
+/** Text in WebSocket messages of at most 256 Ki UTF-16 units (under muevald's 1 MiB frame limit in UTF-8; a
+ * message may span frames), never cutting a surrogate pair. */
+function send(ws, text) {
+  for (let i = 0; i < text.length;) {
+    let j = Math.min(text.length, i + 262144);
+    if (j < text.length && (text.charCodeAt(j) & 0xfc00) === 0xdc00) j--;
+    ws.send(text.slice(i, j));
+    i = j;
+  }
+}
+
 const round = (v, step = 0.5) => Math.round(v / step) * step;
 const idle = (fn) => (self.requestIdleCallback ? requestIdleCallback(fn, { timeout: 300 }) : setTimeout(fn, 1));
 const stored = (key, value) => {
@@ -852,9 +863,9 @@ class Capture extends EventTarget {
       this.inflight.set(e.seq, e);
       this.highest = e.seq;
       this.counts.sent++;
-      if (frame.length > 65536) { ws.send(frame); frame = ""; }
+      if (frame.length > 65536) { send(ws, frame); frame = ""; }
     }
-    if (frame) ws.send(frame);
+    if (frame) send(ws, frame);
     // Not all sent (the socket's buffer is full): try again when it has drained.
     if (full) setTimeout(() => this.pump(), 100);
     // Spooled late (by another tab) below what this connection sent: an ack would cover it unsent, so a new
