@@ -3,11 +3,11 @@
 takes in next to its TCP port.
 
 1. The library in Chromium as a phone with the CPU throttled 4× (Emulation.setCPUThrottlingRate), in
-   Examples/webnotes served from a local origin: the main thread's time (DevTools' Performance.getMetrics
-   TaskDuration) per trusted touch and per view change, with the library and without it (the same page,
-   capture off), less what the library does idle for as long (its frame timing); long tasks over 50 ms
-   (PerformanceObserver longtask) and the long animation frames whose scripts include capture.js; the
-   module's size, raw and gzipped (-9), as muevald serves it.
+   Examples/webnotes served from a local origin: the main thread's time under capture.js (DevTools' sampling
+   profiler, every stack with a frame of the module, layout and canvas work it causes included) per trusted
+   touch, per view change and idle; long tasks over 50 ms (PerformanceObserver longtask) and the long
+   animation frames whose scripts include capture.js; the module's size, raw and gzipped (-9), as muevald
+   serves it.
 2. Ingest on loopback: the same pre-built XML batches of touch events sent as fast as acknowledgements allow,
    over a WebSocket to /capture (Tests/Browser/websocket_client.py, stdlib) and over the TCP port, from N
    connections each; events/s and muevald's CPU seconds per 100,000 events for each.
@@ -147,51 +147,64 @@ def ingest_table(daemon, port, console, origin, seconds):
 # Collected from the page's first script on: long tasks, and long animation frames with the scripts that ran in them.
 OBSERVE = """
 window.__long = {tasks: [], frames: []};
-new PerformanceObserver(list => { for (const e of list.getEntries()) __long.tasks.push(e.duration); }).observe({type: 'longtask', buffered: true});
+new PerformanceObserver(list => { for (const e of list.getEntries()) __long.tasks.push({start: e.startTime, duration: e.duration}); })
+  .observe({type: 'longtask', buffered: true});
 try {
-  new PerformanceObserver(list => { for (const e of list.getEntries()) __long.frames.push({duration: e.duration,
-    scripts: e.scripts.map(s => ({url: s.sourceURL, duration: s.duration}))}); }).observe({type: 'long-animation-frame', buffered: true});
+  new PerformanceObserver(list => { for (const e of list.getEntries()) __long.frames.push({start: e.startTime, duration: e.duration,
+    scripts: e.scripts.map(s => ({url: s.sourceURL, duration: s.duration, invoker: s.invoker}))}); })
+    .observe({type: 'long-animation-frame', buffered: true});
 } catch (error) {}
 """
 
 
-def main_thread(driver):
-    """Seconds the renderer's main thread spent in tasks so far (DevTools' TaskDuration, throttled as the page sees it)."""
-    metrics = driver.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]
-    return next(metric["value"] for metric in metrics if metric["name"] == "TaskDuration")
+def library_seconds(profile):
+    """Seconds of a DevTools CPU profile whose stack holds a frame of capture.js: the library's main-thread time,
+    what it calls into the browser for (layout, style, canvas) included, the app's own code not."""
+    parent = {child: node["id"] for node in profile["nodes"] for child in node.get("children", [])}
+    ours = {node["id"] for node in profile["nodes"] if node["callFrame"]["url"].endswith("/capture.js")}
+    inside = {}
+
+    def counts(node):
+        if node not in inside:
+            inside[node] = node in ours or (node in parent and counts(parent[node]))
+        return inside[node]
+
+    # timeDeltas[i] is the time from sample i-1 to sample i: it belongs to what sample i found running.
+    return sum(delta for node, delta in zip(profile["samples"], profile["timeDeltas"]) if counts(node)) / 1e6
 
 
-def measure(url, library, touches, views, idle):
-    """One page load of webnotes on a 4×-throttled phone: main-thread seconds while idle for `idle` s, for `touches`
-    taps and for `views` route changes (each phase also timed), and the long tasks and frames seen."""
+def measure(url, touches, views, idle):
+    """webnotes with the library on a 4×-throttled phone, sampled every 100 µs: the library's seconds while idle for
+    `idle` s, over `touches` trusted taps and over `views` route changes, each phase until its events are
+    acknowledged; and the long tasks and frames seen meanwhile."""
     from chromium_driver import PHONE, make_driver
     from webcapture_browser import Fingers, drained
     driver = make_driver(window_size="390,844", mobile=PHONE)
     try:
-        driver.execute_cdp_cmd("Performance.enable", {})
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": OBSERVE})
         driver.execute_cdp_cmd("Emulation.setCPUThrottlingRate", {"rate": 4})
+        driver.execute_cdp_cmd("Profiler.enable", {})
+        driver.execute_cdp_cmd("Profiler.setSamplingInterval", {"interval": 100})
         driver.get(url)
-        # With the library, a phase ends when its events are acknowledged (what it does for them counts).
-        settle = (lambda: _until(lambda: drained(driver), 60)) if library else (lambda: None)
+        settle = lambda: _until(lambda: drained(driver), 60)  # noqa: E731
         settle()
-        phases = {}
-        before, start = main_thread(driver), time.monotonic()
-        time.sleep(idle)  # the library's own background work (frame timing, heartbeat) over a known time
-        phases["idle"] = (main_thread(driver) - before, time.monotonic() - start)
+        started = driver.execute_script("return performance.now()")  # what comes before is the page's load
         fingers = Fingers(driver)
-        before, start = main_thread(driver), time.monotonic()
-        for _ in range(touches):
-            fingers.tap("#notes")  # an inert place: the app does nothing, the library sees a whole touch
-        settle()
-        phases["touches"] = (main_thread(driver) - before, time.monotonic() - start)
-        before, start = main_thread(driver), time.monotonic()
-        for index in range(views):
-            driver.execute_script(f"document.getElementById('{'to-search' if index % 2 == 0 else 'to-list'}').click()")
-        settle()
-        phases["views"] = (main_thread(driver) - before, time.monotonic() - start)
-        long = driver.execute_script("return window.__long")
-        return phases, long
+
+        def phase(action):
+            driver.execute_cdp_cmd("Profiler.start", {})
+            action()
+            settle()
+            return library_seconds(driver.execute_cdp_cmd("Profiler.stop", {})["profile"])
+
+        spent = {
+            "idle": phase(lambda: time.sleep(idle)),  # the library's own background work (frame timing, heartbeat)
+            # An inert place to tap: the app does nothing there, the library sees a whole touch.
+            "touches": phase(lambda: [fingers.tap("#notes") for _ in range(touches)]),
+            "views": phase(lambda: [driver.execute_script(f"document.getElementById('{'to-search' if n % 2 == 0 else 'to-list'}').click()")
+                                    for n in range(views)]),
+        }
+        return spent, driver.execute_script("return window.__long"), started
     finally:
         driver.quit()
 
@@ -204,30 +217,25 @@ def _until(condition, seconds):
         time.sleep(0.25)  # few polls: each is a script on the measured main thread
 
 
-def library_cost(with_library, without_library, touches, views, idle=5.0):
+def library_cost(url, touches, views, idle=5.0):
     try:
         import selenium  # noqa: F401
     except ImportError:
         print("the library's cost in Chromium: NOT MEASURED (no selenium for this python; apt-get install python3-selenium)")
         return
-    (on, on_long), (off, _) = measure(with_library, True, touches, views, idle), measure(without_library, False, touches, views, idle)
-
-    def extra(phase):
-        """The library's main-thread seconds in a phase: with minus without, each less its idle rate over the phase."""
-        def net(phases):
-            busy, seconds = phases[phase]
-            return busy - phases["idle"][0] / phases["idle"][1] * seconds
-        return net(on) - net(off)
-
-    idle_share = (on["idle"][0] - off["idle"][0]) / on["idle"][1]
-    print(f"muEval for the web in Chromium as a phone, CPU throttled 4× (Benchmarks/web_capture_bench.py, Examples/webnotes, "
-          f"{touches} trusted taps, {views} view changes; main-thread TaskDuration with the library less without):")
-    print(f"  per touch (touchstart + touchend, gesture, spool, send)  {extra('touches') / touches * 1000:6.2f} ms")
-    print(f"  per view change (UI tree, wireframe, spool, send)       {extra('views') / views * 1000:6.2f} ms")
-    print(f"  idle (frame timing, heartbeat)                          {idle_share * 100:6.2f} % of the main thread")
-    ours = [script for frame in on_long["frames"] for script in frame["scripts"] if "capture.js" in (script["url"] or "")]
-    print(f"  long tasks over 50 ms with the library: {len(on_long['tasks'])} (longest {max(on_long['tasks'], default=0):.0f} ms); "
-          f"long animation frames running capture.js: {len(ours)}, its longest script {max((s['duration'] for s in ours), default=0):.0f} ms")
+    spent, long, started = measure(url, touches, views, idle)
+    print(f"muEval for the web in Chromium as a phone, CPU throttled 4× (Benchmarks/web_capture_bench.py, Examples/webnotes; main-thread "
+          f"time under capture.js in a 100 µs sampling profile, until acknowledged):")
+    print(f"  per touch (touchstart, touchend, gesture, spool, send; {touches} taps)       {spent['touches'] / touches * 1000:6.2f} ms")
+    print(f"  per view change (UI tree, wireframe, spool, send; {views} changes)      {spent['views'] / views * 1000:6.2f} ms")
+    print(f"  idle (frame timing, heartbeat; {idle:g} s)                              {spent['idle'] / idle * 100:6.2f} % of the main thread")
+    for name, during in [("while loading (the module, start())", lambda e: e["start"] < started),
+                         ("while measured", lambda e: e["start"] >= started)]:
+        tasks = [task["duration"] for task in long["tasks"] if during(task)]
+        ours = [script for frame in long["frames"] if during(frame) for script in frame["scripts"] if (script["url"] or "").endswith("/capture.js")]
+        print(f"  {name}: long tasks over 50 ms {len(tasks)} (longest {max(tasks, default=0):.0f} ms); long animation frames running "
+              f"capture.js {len(ours)}, its longest script in them {max((s['duration'] for s in ours), default=0):.0f} ms"
+              + (f" ({max(ours, key=lambda s: s['duration'])['invoker']})" if ours else ""))
 
 
 def module_size(console):
@@ -259,8 +267,7 @@ def main():
                                     "--directory", os.path.join(ROOT, "Examples", "webnotes")],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             wait_for(web_port)
-            library_cost(f"{origin}/?server=http://127.0.0.1:{console}", f"{origin}/?server=http://127.0.0.1:1",
-                         args.touches, args.views)
+            library_cost(f"{origin}/?server=http://127.0.0.1:{console}", args.touches, args.views)
         ingest_table(daemon, port, console, f"http://127.0.0.1:{console}", args.seconds)
     finally:
         for process in [web, daemon]:
