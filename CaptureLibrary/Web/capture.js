@@ -142,7 +142,15 @@ class Spool {
     let db = null;
     try {
       const r = indexedDB.open(name, 1);
-      r.onupgradeneeded = () => { r.result.createObjectStore("spool", { keyPath: "seq", autoIncrement: true }); r.result.createObjectStore("meta"); };
+      r.onupgradeneeded = () => {
+        const spool = r.result.createObjectStore("spool", { keyPath: "seq", autoIncrement: true });
+        r.result.createObjectStore("meta");
+        // Seqs start at microseconds since 1970, as MuEvalCapture's: a device id that outlived its store (kept in
+        // localStorage) never reuses a seq that muevald would take for a duplicate. A key set moves the generator on.
+        const first = Date.now() * 1000;
+        spool.add({ seq: first });
+        spool.delete(first);
+      };
       db = await request(r);
     } catch { /* no IndexedDB: in memory */ }
     const spool = new Spool(db, max);
