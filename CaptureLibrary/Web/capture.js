@@ -116,7 +116,7 @@ function device() {
     model = (m[2] || "").replace(/ Build\/.*/, "").trim();
     if (!model || model === "K") model = "Android";
   } else if ((m = ua.match(/Windows NT [\d.]+|Mac OS X [\d_.]+|CrOS|Linux/))) system = m[0].replace(/_/g, ".");
-  const browser = /EdgA?\//.test(ua) ? "Edge" : /CriOS|Chrome\//.test(ua) ? "Chrome" : /FxiOS|Firefox\//.test(ua) ? "Firefox"
+  const browser = /; wv\)/.test(ua) ? "a WebView" : /EdgA?\//.test(ua) ? "Edge" : /CriOS|Chrome\//.test(ua) ? "Chrome" : /FxiOS|Firefox\//.test(ua) ? "Firefox"
     : /Safari\//.test(ua) ? "Safari" : "a WebView";
   return { deviceName: `${browser} on ${model}`, model, systemVersion: system, screenWidth: screen.width, screenHeight: screen.height,
     screenScale: Math.min(100, Math.max(0.1, devicePixelRatio || 1)) };
