@@ -67,10 +67,13 @@ function readPairs(el) {
   return out;
 }
 
-/** The server's replies in one text frame: each message parsed on its own, so a bad one spoils none other. */
+/** The server's replies in one text frame: each message parsed on its own (DOMParser), so a bad one spoils none
+ * other. An ack in muevald's exact form (most replies) is read without building a document for it. */
 function parseReplies(text) {
   const out = [];
   for (const m of text.matchAll(/<(welcome|ack|error)\b[^>]*?(?:\/>|>[\s\S]*?<\/\1>)/g)) {
+    const ack = /^<ack><key>seq<\/key><integer>(\d+)<\/integer><\/ack>$/.exec(m[0]);
+    if (ack) { out.push({ type: "ack", seq: Number(ack[1]) }); continue; }
     const doc = new DOMParser().parseFromString(m[0], "application/xml");
     if (!doc.getElementsByTagName("parsererror").length) out.push({ type: m[1], ...readPairs(doc.documentElement) });
   }
@@ -682,7 +685,7 @@ class Capture extends EventTarget {
     if (!["inputs", "all", "none"].includes(this.o.mask)) throw new Error(`muEval: mask must be "inputs", "all" or "none", not ${o.mask}`);
     Object.assign(this, { ws: null, welcome: null, inflight: new Map(), highest: -1, queue: [], flushing: null, attempt: 0,
       counts: { sent: 0, acked: 0, refused: 0 }, lastError: null, lastHeard: 0, probing: false, view: null, stack: [],
-      off: [], timers: [], fingers: new Map(), moves: new Map(), gesture: null, typing: new Map(), frames: new Frames(),
+      writing: 0, off: [], timers: [], fingers: new Map(), moves: new Map(), gesture: null, typing: new Map(), frames: new Frames(),
       renderUntil: 0, looping: false, lastInput: 0, last: 0, anchor: Date.now() - performance.now(), selection: [] });
   }
 
@@ -739,7 +742,7 @@ class Capture extends EventTarget {
   /** What tests and apps may read: delivery, the session, the spool. */
   status() {
     return { connected: this.ws?.readyState === 1 && !!this.welcome, sessionId: this.welcome?.session ?? null,
-      spooled: this.spool?.entries.size ?? 0, spoolBytes: this.spool?.bytes ?? 0, dropped: this.spool?.dropped ?? 0,
+      spooled: (this.spool?.entries.size ?? 0) + this.queue.length + this.writing, spoolBytes: this.spool?.bytes ?? 0, dropped: this.spool?.dropped ?? 0,
       ...this.counts, lastError: this.lastError, deviceId: this.deviceId, tasks: this.tasks(), questionnaire: this.welcome?.questionnaire ?? null };
   }
 
@@ -765,10 +768,11 @@ class Capture extends EventTarget {
     return this.enqueue("event", pairs({ class: cls, timestamp: this.now() }), pairs(fields), tier, lean && pairs(lean));
   }
 
-  /** A message whose seq goes between `head` and `tail`; spooled with the others of this turn of the event loop. */
+  /** A message whose seq goes between `head` and `tail`; spooled with the others of the next 100 ms (a tap's
+   * touches, gesture and click in one transaction, one send, one ack). Hidden or leaving, the page flushes at once. */
   enqueue(name, head, tail, tier, lean) {
     this.queue.push({ name, head, tail, tier, lean });
-    return (this.flushing ??= new Promise((ok) => setTimeout(ok, 0)).then(() => this.flush()));
+    return (this.flushing ??= new Promise((ok) => setTimeout(ok, 100)).then(() => this.flush()));
   }
 
   /** Writes the queue to the spool now (pagehide calls it: no timer runs after that), then sends. */
@@ -776,7 +780,8 @@ class Capture extends EventTarget {
     this.flushing = null;
     const items = this.queue;
     this.queue = [];
-    const written = this.spool.write(items).then(() => this.pump()).catch((error) => this.problem(`the spool cannot be written: ${error}`));
+    this.writing += items.length;
+    const written = this.spool.write(items).finally(() => { this.writing -= items.length; }).then(() => this.pump()).catch((error) => this.problem(`the spool cannot be written: ${error}`));
     this.reportDropped();
     return written;
   }
