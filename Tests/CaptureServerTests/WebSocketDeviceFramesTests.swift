@@ -112,6 +112,23 @@ import WireProtocol
         await temporary.cleanUp()
     }
 
+    @Test func theSameHelloAgainIsAHeartbeatAnsweredByTheWelcome() async throws {
+        let temporary = try TemporaryRegistry()
+        let session = try await temporary.start("web")
+        let channel = try await channel(temporary, mustPresentCode: false)
+        let hello = "<hello><key>deviceId</key><string>browser</string></hello>"
+        try await frame(channel, hello + eventXML(seq: 1))
+        try await frame(channel, hello)
+        try await frame(channel, hello + eventXML(seq: 2))
+        let welcomes = messages(try await written(channel)).filter { if case .welcome = $0 { true } else { false } }
+        #expect(welcomes == Array(repeating: .welcome(Welcome(sessionId: String(session.id), sensors: [])), count: 3))
+        try await session.journal.flush()
+        #expect(try await waitUntil { session.snapshot.events == 2 })
+        #expect(session.snapshot.device == "browser")
+        #expect(session.snapshot.state == .recording, "never interrupted by its own heartbeat")
+        await temporary.cleanUp()
+    }
+
     @Test func aBinaryMessageIsRefusedWithItsReasonInTheCloseFrame() async throws {
         let temporary = try TemporaryRegistry()
         let channel = try await channel(temporary, mustPresentCode: false)
