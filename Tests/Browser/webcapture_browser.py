@@ -7,7 +7,7 @@ with Examples/webnotes as the app. Run by Tests/IntegrationTests/WebCaptureBrows
       of names) on the overlay (the first done, the last given up) with trusted touches (taps, a swipe, a
       two-finger pinch), taps the small button, shakes the phone (DevTools sensor overrides), speaks an exclamation
       into the fake microphone (an espeak-ng WAV), stops the recording on the overlay and answers SUS on the
-      questionnaire page the overlay links to. RESULT {"touchIds", "marks", "sus"}
+      questionnaire page the overlay links to. RESULT {"touchIds": the fingers on the app, "sus": the answers}
   webcapture_browser.py once APP_URL CERT
       exactly once: marks recorded online, more marks and touches offline, the tab closed, the app opened again in
       a new tab with the network back; waits until the library's spool is empty. RESULT {"marks"}
