@@ -128,6 +128,10 @@ final class WebCaptureBrowserTests: XCTestCase {
         XCTAssertEqual(stored, touchIds, "every finger the browser put down, by its identifier: \(touches.prefix(5))")
         let phases = Set(touches.compactMap { $0["phase"] as? String })
         XCTAssertTrue(phases.isSuperset(of: ["began", "moved", "ended"]), "\(phases)")
+        XCTAssertEqual(touches.filter { $0["phase"] as? String == "began" }.count, touchIds.count, "each finger down once")
+        let gestures = try reader.events(classes: ["UserInputEvent"]).map(payload).filter { $0["type"] as? String == "gesture" }
+        XCTAssertTrue(gestures.contains { $0["gesture"] as? String == "pinch" && $0["fingers"] as? Int == 2 }, "\(gestures)")
+        XCTAssertTrue(gestures.contains { $0["gesture"] as? String == "swipe" }, "\(gestures)")
         let views = try reader.events(classes: ["UserInterfaceEvent"]).map(payload).compactMap { $0["view"] as? String }
         XCTAssertTrue(Set(views).isSuperset(of: ["NoteList", "NoteSearch"]), "both views by their data-mueval-view: \(views)")
 
@@ -199,7 +203,8 @@ final class WebCaptureBrowserTests: XCTestCase {
         let capture = console.replacingOccurrences(of: "https://", with: "wss://") + "/capture"
         let refused = try browser(["refusals", capture, certificates.caFile, origin, code, "\(app)&mueval=\(code)",
                                    certificates.certificateFile, profile], daemon)
-        XCTAssertEqual(refused["foreignOrigin"] as? Int, 403, "an Origin not in capture.web_origins")
+        // On the console's address a refused upgrade is a 400 (docs/PROTOCOL.md, "WebSocket": 403 on the endpoint's own).
+        XCTAssertEqual(refused["foreignOrigin"] as? Int, 400, "an Origin not in capture.web_origins")
         let missing = try XCTUnwrap(refused["noInvitation"] as? String)
         XCTAssertTrue(missing.hasPrefix("a web device must present an invitation or a pairing code"), missing)
         XCTAssertEqual(refused["otherPhone"] as? String, "this invitation is in use by another phone")
