@@ -117,7 +117,7 @@ fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" SWIFT=$(SWIFT) \
 		FUZZ_DEPS_SCRATCH=.build FUZZ_DEPS_BUILD="-c debug" Fuzz/run.sh
 
-## bench: the shipped release build (make deb's), then the end-to-end, console, micro, report, study report and speech benchmarks;
+## bench: the shipped release build (make deb's), then the end-to-end, console, micro, report, study report, speech and web capture benchmarks;
 ## prints the figures and writes docs/BENCHMARKS.md (loopback only; docs/DEVELOPMENT.md says how long). The benchmark library
 ## lives in a package of its own (Benchmarks/, its own scratch path), so that `make build` and `make test` never compile it.
 BENCH_SCRATCH ?= $(DEB_SCRATCH)
@@ -143,6 +143,7 @@ bench: deps
 		--plainnote $(BENCH_SCRATCH)/release/plainnote >> $(BENCH_SCRATCH)/report.txt
 	-python3 Benchmarks/replication_bench.py --muevald $(BENCH_SCRATCH)/release/muevald --muevalsim $(BENCH_SCRATCH)/release/muevalsim \
 		--muevalctl $(BENCH_SCRATCH)/release/muevalctl >> $(BENCH_SCRATCH)/report.txt
+	-python3 Benchmarks/web_capture_bench.py --muevald $(BENCH_SCRATCH)/release/muevald >> $(BENCH_SCRATCH)/report.txt
 	$(BENCH_SCRATCH)/benchmarks/release/muevalbench run --muevald $(BENCH_SCRATCH)/release/muevald \
 		--micro $(BENCH_SCRATCH)/micro.md --report $(BENCH_SCRATCH)/report.txt --study $(BENCH_SCRATCH)/study.txt \
 		--replay-script Benchmarks/replay_first_frame.py \
