@@ -143,7 +143,7 @@ bench: deps
 		--plainnote $(BENCH_SCRATCH)/release/plainnote >> $(BENCH_SCRATCH)/report.txt
 	-python3 Benchmarks/replication_bench.py --muevald $(BENCH_SCRATCH)/release/muevald --muevalsim $(BENCH_SCRATCH)/release/muevalsim \
 		--muevalctl $(BENCH_SCRATCH)/release/muevalctl >> $(BENCH_SCRATCH)/report.txt
-	-python3 Benchmarks/web_capture_bench.py --muevald $(BENCH_SCRATCH)/release/muevald >> $(BENCH_SCRATCH)/report.txt
+	-/usr/bin/python3 Benchmarks/web_capture_bench.py --muevald $(BENCH_SCRATCH)/release/muevald >> $(BENCH_SCRATCH)/report.txt
 	$(BENCH_SCRATCH)/benchmarks/release/muevalbench run --muevald $(BENCH_SCRATCH)/release/muevald \
 		--micro $(BENCH_SCRATCH)/micro.md --report $(BENCH_SCRATCH)/report.txt --study $(BENCH_SCRATCH)/study.txt \
 		--replay-script Benchmarks/replay_first_frame.py \
