@@ -15,6 +15,8 @@ public struct WebCaptureSettings: Sendable {
     /// The largest WebSocket frame read: one frame is held whole before it is decoded, so this bounds
     /// each connection's buffer (the library's frames stay far below: an audio chunk is ~44 KB).
     public var maxFrameBytes = 1 << 20
+    /// What `maxFrameBytes` may be: room for a hello, at most what `limits.max_message_bytes` allows by default.
+    public static let frameBytesRange = 1024...(64 << 20)
 
     public init() {}
 
@@ -60,7 +62,7 @@ public final class WebCaptureEndpoint: Sendable {
     }
 
     /// `behindConsole`: the console's WebSocket handler follows, and its frames go around the device handler.
-    @Sendable func deviceHandlers(address: String?, behindConsole: Bool) -> @Sendable () -> [any ChannelHandler] {
+    func deviceHandlers(address: String?, behindConsole: Bool) -> @Sendable () -> [any ChannelHandler] {
         let transport = DeviceTransport(address: address, mustPresentCode: web.requireCode, admitted: behindConsole)
         return { [makeDeviceHandler] in
             let frames = WebSocketDeviceFrames()
@@ -76,7 +78,7 @@ public final class WebCaptureEndpoint: Sendable {
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: web.maxFrameBytes,
             shouldUpgrade: { channel, head in
-                let refused = head.uri.split(separator: "?").first != Substring(Self.path)
+                let refused = Self.path(of: head.uri) != Self.path
                     || web.refusal(origin: head.headers.first(name: "origin"), host: head.headers.first(name: "host")) != nil
                 return channel.eventLoop.makeSucceededFuture(refused ? nil : HTTPHeaders())
             },
@@ -139,7 +141,7 @@ final class WebCaptureHTTPAnswers: ChannelInboundHandler, RemovableChannelHandle
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(let head) = unwrapInboundIn(data) else { return }
-        let path = head.uri.split(separator: "?").first.map(String.init) ?? head.uri
+        let path = WebCaptureEndpoint.path(of: head.uri)
         var headers = HTTPHeaders([("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")])
         let status: HTTPResponseStatus
         var body: ByteBuffer
@@ -171,6 +173,11 @@ final class WebCaptureHTTPAnswers: ChannelInboundHandler, RemovableChannelHandle
 }
 
 extension WebCaptureEndpoint {
+    /// A request target's path, without its query.
+    static func path(of uri: String) -> String {
+        uri.firstIndex(of: "?").map { String(uri[..<$0]) } ?? uri
+    }
+
     /// The library is a module any page imports across origins: CORS lets it, and nothing in it is secret.
     public static let libraryHeaders = [("Access-Control-Allow-Origin", "*"), ("Cross-Origin-Resource-Policy", "cross-origin")]
 

@@ -163,7 +163,12 @@ extension ConfigurationOption {
             config.capture.web.listen = (address.host.isEmpty ? "0.0.0.0" : address.host, address.port)
             return true
         },
-        .positive("capture.web_max_frame_bytes", \.capture.web.maxFrameBytes),
+        // NIO's frame decoder traps above UInt32.max; a frame held whole is bounded far below that.
+        .init(key: "capture.web_max_frame_bytes", kind: .integer, current: { String($0.capture.web.maxFrameBytes) }) { value, config in
+            guard let bytes = Int(value), (WebCaptureSettings.frameBytesRange).contains(bytes) else { return false }
+            config.capture.web.maxFrameBytes = bytes
+            return true
+        },
         .positive("limits.descriptor_reserve", \.descriptorReserve),
         .positive("limits.max_message_bytes", \.capture.wireLimits.maxMessageBytes, reloadable: true),
         .positive("limits.max_nesting_depth", \.capture.wireLimits.maxDepth, reloadable: true),

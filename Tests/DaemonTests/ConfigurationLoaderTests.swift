@@ -77,6 +77,14 @@ final class ConfigurationLoaderTests: XCTestCase {
         XCTAssertThrowsError(try ConfigurationLoader(environment: [:]).load(file: nil, flags: ["server.listen": "localhost"])) { error in
             XCTAssertTrue("\(error)".contains("HOST:PORT"), "\(error)")
         }
+        // A frame bound NIO's decoder would trap on (above UInt32.max) is refused when read, not at the first upgrade.
+        let hugeFrames = try file("[capture]\nweb_max_frame_bytes = 10000000000000\n")
+        XCTAssertThrowsError(try ConfigurationLoader(environment: [:]).load(file: hugeFrames, flags: [:])) { error in
+            XCTAssertTrue("\(error)".contains("capture.web_max_frame_bytes"), "\(error)")
+        }
+        XCTAssertThrowsError(try ConfigurationLoader(environment: [:]).load(file: nil, flags: ["capture.web_origins": "https://app.example/path"])) { error in
+            XCTAssertTrue("\(error)".contains("capture.web_origins"), "\(error)")
+        }
     }
 
     /// docs/PROTOCOL.md, "Value ranges": the window and bounds are the decoder's, and a window that ends before it starts is refused.
