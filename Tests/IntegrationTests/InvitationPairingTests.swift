@@ -14,12 +14,6 @@ final class InvitationPairingTests: XCTestCase {
     static let codeA = "2345abcdef"
     static let codeB = "fedcba5432"
 
-    private func ok(_ daemon: TestDaemon, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        let run = try daemon.muevalctl(arguments)
-        XCTAssertEqual(run.status, 0, "muevalctl \(arguments.joined(separator: " ")): \(run.stderr)", file: file, line: line)
-        return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     /// A connection from `source` presenting `hello`; returns it once the daemon answered.
     private func join(_ daemon: TestDaemon, from source: String = "127.0.0.1", _ hello: DeviceHello) async throws -> TestDevice {
         let device = try await daemon.connectDevice(from: source)
@@ -44,10 +38,10 @@ final class InvitationPairingTests: XCTestCase {
         let daemon = try await TestDaemon.start(arguments: ["--config", config])
         defer { daemon.cleanUp() }
 
-        _ = try ok(daemon, ["study", "create", "remote"])
-        _ = try ok(daemon, ["study", "iteration", "add", "remote"])
-        _ = try ok(daemon, ["study", "task", "add", "remote", "Add a note", "--instructions", "Write down <milk> & save it", "--time-limit", "120"])
-        _ = try ok(daemon, ["study", "task", "add", "remote", "Find the note"])
+        _ = try daemon.ok(["study", "create", "remote"])
+        _ = try daemon.ok(["study", "iteration", "add", "remote"])
+        _ = try daemon.ok(["study", "task", "add", "remote", "Add a note", "--instructions", "Write down <milk> & save it", "--time-limit", "120"])
+        _ = try daemon.ok(["study", "task", "add", "remote", "Find the note"])
         let now = Date().timeIntervalSince1970
         let catalog = try Catalog(directory: daemon.dataDirectory)
         try catalog.createInvitations(
@@ -119,13 +113,13 @@ final class InvitationPairingTests: XCTestCase {
         _ = try await eventually(timeout: 20, "invitation B recording (log: \(daemon.log))") {
             try catalog.invitation(code: Self.codeB).flatMap { $0.status == .recording ? $0 : nil }
         }
-        _ = try ok(daemon, ["stop", sessionB])
+        _ = try daemon.ok(["stop", sessionB])
         XCTAssertEqual(try catalog.invitation(code: Self.codeB)?.status, .done, "done once the stop returns")
         await phoneB.close()
 
         // A study session the developer starts also tells its device the tasks, with no questionnaire.
-        _ = try ok(daemon, ["study", "participant", "add", "remote", "P01"])
-        let started = try ok(daemon, ["start", "--study", "remote", "--iteration", "1", "--participant", "P01"])
+        _ = try daemon.ok(["study", "participant", "add", "remote", "P01"])
+        let started = try daemon.ok(["start", "--study", "remote", "--iteration", "1", "--participant", "P01"]).trimmingCharacters(in: .newlines)
         let lab = try await join(daemon, DeviceHello(deviceId: "lab-phone"))
         XCTAssertEqual(lab.welcome?.sessionId, started, "\(lab.replies)")
         XCTAssertEqual(lab.welcome?.tasks, tasks)

@@ -17,12 +17,6 @@ final class WebCaptureTests: XCTestCase {
     static let app = "http://notes.test:8000"
     static let code = "3456bcdefg"
 
-    private func ok(_ daemon: TestDaemon, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        let run = try daemon.muevalctl(arguments)
-        XCTAssertEqual(run.status, 0, "muevalctl \(arguments.joined(separator: " ")): \(run.stderr)", file: file, line: line)
-        return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     private func touch(_ seq: Int64) -> [UInt8] {
         WireEncoder.event(["class": .string("UserInputEvent"), "seq": .integer(seq), "x": .integer(10), "y": .integer(20)])
     }
@@ -38,9 +32,9 @@ final class WebCaptureTests: XCTestCase {
     func testAnInvitedBrowserRecordsOverTheConsolesWebSocketExactlyOnce() async throws {
         let daemon = try await TestDaemon.start(arguments: ["--web-origin", Self.app])
         defer { daemon.cleanUp() }
-        _ = try ok(daemon, ["study", "create", "web"])
-        _ = try ok(daemon, ["study", "iteration", "add", "web"])
-        _ = try ok(daemon, ["study", "task", "add", "web", "Add a note"])
+        _ = try daemon.ok(["study", "create", "web"])
+        _ = try daemon.ok(["study", "iteration", "add", "web"])
+        _ = try daemon.ok(["study", "task", "add", "web", "Add a note"])
         let now = Date().timeIntervalSince1970
         let catalog = try Catalog(directory: daemon.dataDirectory)
         try catalog.createInvitations(
@@ -61,7 +55,7 @@ final class WebCaptureTests: XCTestCase {
         }
 
         // An allowed page without an invitation or a pairing code gets no session, even with one open for any device.
-        _ = try ok(daemon, ["start", "--name", "open to anyone"])
+        _ = try daemon.ok(["start", "--name", "open to anyone"])
         let anonymous = try await join(daemon, DeviceHello(deviceId: "browser-x"))
         XCTAssertTrue(anonymous.errors.first?.reason.hasPrefix("a web device must present an invitation or a pairing code") == true,
                       "\(anonymous.replies)")
@@ -125,7 +119,7 @@ final class WebCaptureTests: XCTestCase {
             XCTAssertEqual(refused.status, 403)
         }
         // Opened (`--web-open`): a page's device records into the session waiting for any device.
-        let started = try ok(daemon, ["start", "--name", "kiosk"])
+        let started = try daemon.ok(["start", "--name", "kiosk"]).trimmingCharacters(in: .newlines)
         let device = try await TestDevice.connectWebSocket(port: port, origin: nil)
         try await device.hello(DeviceHello(deviceId: "kiosk-browser"))
         try await device.send(touch(1))
