@@ -231,10 +231,12 @@ enum LiveStream {
     /// nothing, but reading is what answers their close frame at once and ends the sending with it.
     /// At shutdown the connection is closed outright: a write to a browser that stopped reading waits
     /// for it, and so would the close frame, holding the daemon's exit as long as the browser stalls.
+    /// `onMessage`: what a message the peer should not send does (the pages' are ignored).
     static func untilClosed(_ inbound: WebSocketInboundStream, channel: any Channel, or shutdown: ConsoleShutdown,
+                            onMessage: @escaping @Sendable () -> Void = {},
                             _ sending: @escaping @Sendable () async throws -> Void) async throws {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { for try await _ in inbound {} }
+            tasks.addTask { for try await _ in inbound { onMessage() } }
             tasks.addTask { try await sending() }
             tasks.addTask {
                 await shutdown.wait()

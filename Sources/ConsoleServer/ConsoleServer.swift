@@ -381,10 +381,15 @@ public final class ConsoleServer: Service, Sendable {
             }
             try await web.handOff(context.channel, context.address)
             return .upgrade([:])
-        }) { [shutdown, connections] inbound, _, context in
+        }) { [shutdown, connections, logger] inbound, _, context in
             let channel = context.requestContext.channel
             connections.upgraded(channel)
-            try await LiveStream.untilClosed(inbound, channel: channel, or: shutdown) { try await channel.closeFuture.get() }
+            // The device's handlers take every data frame: one here means the hand-off did not happen, and the
+            // device's events would vanish unacknowledged. Closed loudly instead; the device resends them.
+            try await LiveStream.untilClosed(inbound, channel: channel, or: shutdown, onMessage: {
+                logger.error("a web device's message reached the console's own WebSocket handler: the capture hand-off failed; closing the connection")
+                channel.close(promise: nil)
+            }) { try await channel.closeFuture.get() }
         }
     }
 
