@@ -138,19 +138,16 @@ let package = Package(
         // Offline speech recognition of think-aloud audio (PocketSphinx): transcripts and exclamations.
         .systemLibrary(name: "CPocketSphinx", pkgConfig: "pocketsphinx", providers: [.apt(["libpocketsphinx-dev"])]),
         // Any audio file to 16 kHz mono for the recogniser, over Debian's libavformat/libavcodec/libswresample.
-        // What both decoders share: libavformat reads a phone's file through descriptor callbacks and opens nothing else.
-        .target(name: "CMediaInput", linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avutil")]),
-        .target(name: "CAudioDecode", dependencies: ["CMediaInput"], linkerSettings: [
-            .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swresample"), .linkedLibrary("avutil"),
-        ]),
+        // What both decoders share: FFmpeg's libraries, loaded at first use (dlopen: linked, their ~140 libraries were
+        // mapped at every start, 22 MB resident), and libavformat reading a phone's file through descriptor callbacks.
+        .target(name: "CMediaInput"),
+        .target(name: "CAudioDecode", dependencies: ["CMediaInput"]),
         .target(name: "SpeechRecognition", dependencies: [
             "CAudioDecode", "CPocketSphinx",
         ]),
         // The face video (H.264 in MP4) to grey frames for the face scan, over the same libraries: the mov demuxer and
         // H.264 decoder alone, no protocol (docs/SECURITY.md, "Names and media from files and devices").
-        .target(name: "CVideoDecode", dependencies: ["CMediaInput"], linkerSettings: [
-            .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
-        ]),
+        .target(name: "CVideoDecode", dependencies: ["CMediaInput"]),
         // muevald's background transcription of stopped sessions' audio.
         .target(name: "TranscriptionService", dependencies: [
             "JournalStorage", "SessionModel", "SpeechRecognition",
@@ -314,7 +311,7 @@ let package = Package(
         ]),
 
         .testTarget(name: "SpeechRecognitionTests", dependencies: [
-            "SpeechRecognition", "WireProtocol",
+            "CMediaInput", "SpeechRecognition", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         .testTarget(name: "WireProtocolTests", dependencies: [

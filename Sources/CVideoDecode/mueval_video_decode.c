@@ -5,11 +5,9 @@
 // from files and devices").
 #include "mueval_video_decode.h"
 
+#include "mueval_ffmpeg.h"
 #include "mueval_media_input.h"
 
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
-#include <libavutil/pixdesc.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -26,6 +24,8 @@ enum { INPUT_BLOCK = 65536 };
 static const double LATEST_TIME = 1e6;
 
 struct mueval_video {
+    /// FFmpeg's functions, loaded before anything else is done.
+    const struct mueval_ffmpeg *ff;
     mueval_video_limits limits;
     int descriptor;
     AVIOContext *input;
@@ -64,12 +64,13 @@ static int is_eight_bit_luma(enum AVPixelFormat format) {
 
 void mueval_video_close(mueval_video *video) {
     if (!video) return;
-    avcodec_free_context(&video->codec);
-    avformat_close_input(&video->format);
-    if (video->input) av_freep(&video->input->buffer);
-    avio_context_free(&video->input);
-    av_frame_free(&video->frame);
-    av_packet_free(&video->packet);
+    const struct mueval_ffmpeg *ff = video->ff;
+    ff->avcodec_free_context(&video->codec);
+    ff->avformat_close_input(&video->format);
+    if (video->input) ff->av_freep(&video->input->buffer);
+    ff->avio_context_free(&video->input);
+    ff->av_frame_free(&video->frame);
+    ff->av_packet_free(&video->packet);
     if (video->descriptor >= 0) close(video->descriptor);
     free(video->grey);
     free(video);
@@ -80,8 +81,11 @@ mueval_video *mueval_video_open(const char *path, mueval_video_limits limits, ch
         mueval_media_fail(error, error_size, "the face scan's limits are not positive", 0);
         return NULL;
     }
+    const struct mueval_ffmpeg *ff = mueval_ffmpeg(error, error_size);
+    if (!ff) return NULL;
     mueval_video *video = calloc(1, sizeof *video);
     if (!video) { mueval_media_fail(error, error_size, "out of memory", 0); return NULL; }
+    video->ff = ff;
     video->limits = limits;
     video->first = AV_NOPTS_VALUE;
     for (int value = 0; value < 256; value++) {
@@ -100,27 +104,27 @@ mueval_video *mueval_video_open(const char *path, mueval_video_limits limits, ch
         mueval_media_fail(error, error_size, "the face video is not a regular file", 0);
         goto failed;
     }
-    const AVInputFormat *mov = av_find_input_format("mov");
-    video->packet = av_packet_alloc();
-    video->frame = av_frame_alloc();
-    uint8_t *buffer = av_malloc(INPUT_BLOCK);
+    const AVInputFormat *mov = ff->av_find_input_format("mov");
+    video->packet = ff->av_packet_alloc();
+    video->frame = ff->av_frame_alloc();
+    uint8_t *buffer = ff->av_malloc(INPUT_BLOCK);
     if (!mov || !video->packet || !video->frame || !buffer
-        || !(video->input = avio_alloc_context(buffer, INPUT_BLOCK, 0, &video->descriptor, mueval_media_read, NULL, mueval_media_seek))) {
-        if (!video->input) av_free(buffer);
+        || !(video->input = ff->avio_alloc_context(buffer, INPUT_BLOCK, 0, &video->descriptor, mueval_media_read, NULL, mueval_media_seek))) {
+        if (!video->input) ff->av_free(buffer);
         mueval_media_fail(error, error_size, "out of memory (or libavformat without its mov demuxer)", 0);
         goto failed;
     }
-    if (!(video->format = avformat_alloc_context())) { mueval_media_fail(error, error_size, "out of memory", 0); goto failed; }
+    if (!(video->format = ff->avformat_alloc_context())) { mueval_media_fail(error, error_size, "out of memory", 0); goto failed; }
     video->format->pb = video->input;
     video->format->flags |= AVFMT_FLAG_CUSTOM_IO;
     video->format->io_open = mueval_media_refuse_open;
-    av_dict_set(&options, "format_whitelist", "mov", 0);
-    av_dict_set(&options, "protocol_whitelist", "", 0);  // none at all
-    av_dict_set(&options, "codec_whitelist", "h264", 0);
+    ff->av_dict_set(&options, "format_whitelist", "mov", 0);
+    ff->av_dict_set(&options, "protocol_whitelist", "", 0);  // none at all
+    ff->av_dict_set(&options, "codec_whitelist", "h264", 0);
     // The demuxer is named, never probed: bytes that look like a playlist are not MP4 and fail here.
     // On failure avformat_open_input frees the context (and leaves our AVIOContext to us).
-    code = avformat_open_input(&video->format, NULL, mov, &options);
-    av_dict_free(&options);
+    code = ff->avformat_open_input(&video->format, NULL, mov, &options);
+    ff->av_dict_free(&options);
     if (code < 0) { mueval_media_fail(error, error_size, "cannot open the face video as MP4", code); goto failed; }
 
     // No avformat_find_stream_info: it would decode frames before the size below is checked. The MP4's
@@ -134,7 +138,7 @@ mueval_video *mueval_video_open(const char *path, mueval_video_limits limits, ch
     AVCodecParameters *parameters = stream->codecpar;
     if (parameters->codec_id != AV_CODEC_ID_H264) {
         snprintf(error, error_size, "the face video is %s, not H.264 (muEval decodes H.264 face video only)",
-                 avcodec_get_name(parameters->codec_id));
+                 ff->avcodec_get_name(parameters->codec_id));
         goto failed;
     }
     if (parameters->width <= 0 || parameters->height <= 0
@@ -151,28 +155,28 @@ mueval_video *mueval_video_open(const char *path, mueval_video_limits limits, ch
         if ((int)index != video->stream) video->format->streams[index]->discard = AVDISCARD_ALL;
     }
 
-    const AVCodec *decoder = avcodec_find_decoder(AV_CODEC_ID_H264);
-    if (!decoder || !(video->codec = avcodec_alloc_context3(decoder))) {
+    const AVCodec *decoder = ff->avcodec_find_decoder(AV_CODEC_ID_H264);
+    if (!decoder || !(video->codec = ff->avcodec_alloc_context3(decoder))) {
         mueval_media_fail(error, error_size, "libavcodec has no H.264 decoder", 0);
         goto failed;
     }
-    if ((code = avcodec_parameters_to_context(video->codec, parameters)) < 0) {
+    if ((code = ff->avcodec_parameters_to_context(video->codec, parameters)) < 0) {
         mueval_media_fail(error, error_size, "cannot start the face video's decoder", code);
         goto failed;
     }
     // The decoder refuses, before allocating, any frame (an in-band SPS may differ from the MP4's header) larger than allowed.
     video->codec->max_pixels = (int64_t)limits.max_width * limits.max_height;
     video->codec->thread_count = 1;
-    av_dict_set(&options, "codec_whitelist", "h264", 0);
-    code = avcodec_open2(video->codec, decoder, &options);
-    av_dict_free(&options);
+    ff->av_dict_set(&options, "codec_whitelist", "h264", 0);
+    code = ff->avcodec_open2(video->codec, decoder, &options);
+    ff->av_dict_free(&options);
     if (code < 0) { mueval_media_fail(error, error_size, "cannot start the face video's decoder", code); goto failed; }
     video->grey_size = (size_t)parameters->width * (size_t)parameters->height;
     if (!(video->grey = malloc(video->grey_size))) { mueval_media_fail(error, error_size, "out of memory", 0); goto failed; }
     return video;
 
 failed:
-    av_dict_free(&options);
+    ff->av_dict_free(&options);
     mueval_video_close(video);
     return NULL;
 }
@@ -185,24 +189,25 @@ static double monotonic_seconds(void) {
 
 /// Decodes the next frame into `video->frame`: 1 a frame, 0 the end, -1 an error.
 static int decode(mueval_video *video, char *error, size_t error_size) {
+    const struct mueval_ffmpeg *ff = video->ff;
     for (;;) {
-        int code = avcodec_receive_frame(video->codec, video->frame);
+        int code = ff->avcodec_receive_frame(video->codec, video->frame);
         if (code >= 0) return 1;
         if (code == AVERROR_EOF) return 0;
         // A damaged packet (a lost chunk's neighbour) is skipped, not fatal: the rest still decodes.
         if (code != AVERROR(EAGAIN) && code != AVERROR_INVALIDDATA) { mueval_media_fail(error, error_size, "cannot decode the face video", code); return -1; }
         if (video->flushing) return 0;
-        code = av_read_frame(video->format, video->packet);
+        code = ff->av_read_frame(video->format, video->packet);
         if (code < 0) {
             // The end, or a tail cut short (the phone's connection lost mid-fragment): what was read is the video.
             video->flushing = 1;
-            code = avcodec_send_packet(video->codec, NULL);
+            code = ff->avcodec_send_packet(video->codec, NULL);
         } else if (video->packet->stream_index != video->stream) {
-            av_packet_unref(video->packet);
+            ff->av_packet_unref(video->packet);
             continue;
         } else {
-            code = avcodec_send_packet(video->codec, video->packet);
-            av_packet_unref(video->packet);
+            code = ff->avcodec_send_packet(video->codec, video->packet);
+            ff->av_packet_unref(video->packet);
         }
         if (code < 0 && code != AVERROR(EAGAIN) && code != AVERROR_EOF && code != AVERROR_INVALIDDATA) {
             mueval_media_fail(error, error_size, "cannot decode the face video", code);
@@ -213,6 +218,7 @@ static int decode(mueval_video *video, char *error, size_t error_size) {
 
 int mueval_video_next(mueval_video *video, double *time, int *width, int *height, const uint8_t **pixels,
                       char *error, size_t error_size) {
+    const struct mueval_ffmpeg *ff = video->ff;
     const double interval = 1.0 / video->limits.samples_per_second;
     while (!video->ended && video->kept < video->limits.max_samples) {
         int got = decode(video, error, error_size);
@@ -223,7 +229,7 @@ int mueval_video_next(mueval_video *video, double *time, int *width, int *height
         AVFrame *frame = video->frame;
         // Frames that are decoded but never kept (a video of a million frames at one timestamp) still take time.
         if (video->limits.deadline > 0 && monotonic_seconds() > video->limits.deadline) {
-            av_frame_unref(frame);
+            ff->av_frame_unref(frame);
             mueval_media_fail(error, error_size, "the face video took longer to decode than the scan may run", 0);
             video->ended = 1;
             return -1;
@@ -238,28 +244,28 @@ int mueval_video_next(mueval_video *video, double *time, int *width, int *height
         }
         if (!(t >= video->last_time)) t = video->last_time;  // never back (B-frames are reordered already; NaN too)
         if (t > LATEST_TIME) {
-            av_frame_unref(frame);
+            ff->av_frame_unref(frame);
             snprintf(error, error_size, "the face video's timestamps run past %.0f s", LATEST_TIME);
             video->ended = 1;
             return -1;
         }
         video->last_time = t;
-        if (t + 1e-6 < video->due) { av_frame_unref(frame); continue; }
+        if (t + 1e-6 < video->due) { ff->av_frame_unref(frame); continue; }
         while (video->due <= t + 1e-6) video->due += interval;
 
         if (frame->width <= 0 || frame->height <= 0 || frame->width > video->limits.max_width
             || frame->height > video->limits.max_height || !is_eight_bit_luma((enum AVPixelFormat)frame->format)) {
-            const char *name = av_get_pix_fmt_name((enum AVPixelFormat)frame->format);
+            const char *name = ff->av_get_pix_fmt_name((enum AVPixelFormat)frame->format);
             snprintf(error, error_size, "the face video has a %dx%d frame in %s (muEval decodes 8-bit YUV up to %dx%d)",
                      frame->width, frame->height, name ? name : "an unknown format", video->limits.max_width, video->limits.max_height);
-            av_frame_unref(frame);
+            ff->av_frame_unref(frame);
             video->ended = 1;
             return -1;
         }
         size_t size = (size_t)frame->width * (size_t)frame->height;
         if (size > video->grey_size) {
             uint8_t *grown = realloc(video->grey, size);
-            if (!grown) { av_frame_unref(frame); mueval_media_fail(error, error_size, "out of memory", 0); video->ended = 1; return -1; }
+            if (!grown) { ff->av_frame_unref(frame); mueval_media_fail(error, error_size, "out of memory", 0); video->ended = 1; return -1; }
             video->grey = grown;
             video->grey_size = size;
         }
@@ -279,7 +285,7 @@ int mueval_video_next(mueval_video *video, double *time, int *width, int *height
         *height = frame->height;
         *pixels = video->grey;
         video->kept++;
-        av_frame_unref(frame);
+        ff->av_frame_unref(frame);
         return 1;
     }
     return 0;

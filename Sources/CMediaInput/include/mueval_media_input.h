@@ -1,5 +1,6 @@
-// What the audio and the video decoder share: libavformat reads a phone's file through these callbacks over
-// a descriptor, never a URL, and opens nothing else (docs/SECURITY.md, "Names and media from files and devices").
+// What the audio and the video decoder share: FFmpeg's libraries, loaded at first use (mueval_ffmpeg.h), and the
+// callbacks through which libavformat reads a phone's file over a descriptor, never a URL, and opens nothing else
+// (docs/SECURITY.md, "Names and media from files and devices").
 #ifndef MUEVAL_MEDIA_INPUT_H
 #define MUEVAL_MEDIA_INPUT_H
 
@@ -9,6 +10,11 @@
 struct AVFormatContext;
 struct AVIOContext;
 struct AVDictionary;
+
+/// Opens FFmpeg's lib`name`.so.`major` (dlopen) into `handle`: 0, or -1 with "FFmpeg's libavformat.so.59 could not
+/// be loaded: …; install libavformat59" in `error`. The decoders' loading (mueval_ffmpeg.h) opens each library so;
+/// public for the test of that message, with a major no FFmpeg has.
+int mueval_media_open_library(const char *name, int major, void **handle, char *error, size_t size);
 
 /// AVIOContext's read callback; `opaque` points to the descriptor (an int).
 int mueval_media_read(void *opaque, uint8_t *buffer, int size);
