@@ -1,5 +1,6 @@
 /// The interpreters of an analysis: the one place where an interpreter is registered.
 /// Order does not matter; the controller runs each when its requirements are on the blackboard.
+/// A change to what any of them finds adds one to `AnalysisVersion.current` (stored digests are made again).
 public enum Interpreters {
     public static func standard(options: AnalysisOptions) -> [any Interpreter] {
         [

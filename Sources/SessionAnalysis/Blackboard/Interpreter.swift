@@ -4,7 +4,8 @@ public protocol InterpretationResult: Sendable {}
 
 /// An expert on the blackboard: reads the session journal and the results of others, adds its own.
 ///
-/// To add one: write a type that conforms, and list it in `Interpreters.standard`.
+/// To add one: write a type that conforms, and list it in `Interpreters.standard`. Adding one, or changing what
+/// one finds, adds one to `AnalysisVersion.current`, so that digests stored by the older analysis are made again.
 /// Every interpreter contributes once (the thesis's `ContributeOnceInterpreter`): the controller runs it in
 /// the first round in which everything it `requires` is on the blackboard.
 public protocol Interpreter: Sendable {
