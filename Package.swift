@@ -285,7 +285,7 @@ let package = Package(
         ]),
         // Study analysis: attempts, outcomes and numbers across a study's sessions, and its CSV export.
         .target(name: "StudyAnalysis", dependencies: [
-            "SessionAnalysis", "SessionModel", "StudyMetrics", "WireProtocol",
+            "JournalStorage", "SessionAnalysis", "SessionModel", "StudyMetrics", "WireProtocol",
         ]),
         // Critique: the static HTML report written from the analysis results.
         .target(name: "ReportCritique", dependencies: [
@@ -370,7 +370,8 @@ let package = Package(
         ]),
         // The study analysis on synthetic study sessions: attempts, outcomes, metrics, problems, the CSV export.
         .testTarget(name: "StudyAnalysisTests", dependencies: [
-            "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+            "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel", "StudyAnalysis", "StudyMetrics",
+            "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // The control socket's server side in-process: a real registry, a real Unix socket, the real client.

@@ -81,11 +81,12 @@ public struct StudyReportWriter {
 
 /// Analyses a study and writes its report: the study's counterpart of `ReportGenerator`.
 public enum StudyReportGenerator {
-    /// Analyses (StudyAnalyzer.analyze) and writes; with `sessionReports`, also each session's own report into
-    /// DIR/sessions/ID/ (ReportGenerator), two at a time, and links to it. Returns index.html's path.
+    /// Analyses (StudyAnalyzer.analyze: from the sessions' digests, `digests` saying whether those it makes are
+    /// stored) and writes; with `sessionReports`, also each session's own report into DIR/sessions/ID/
+    /// (ReportGenerator), two at a time, and links to it. Returns index.html's path.
     public static func generate(_ data: StudyData, iteration: Int?, output: String, options: AnalysisOptions,
-                                links: StudyReportLinks, sessionReports: Bool) async throws -> String {
-        let results = try await StudyAnalyzer.analyze(data, iteration: iteration, options: options)
+                                links: StudyReportLinks, sessionReports: Bool, digests: DigestStorage = .readOnly) async throws -> String {
+        let results = try await StudyAnalyzer.analyze(data, iteration: iteration, options: options, digests: digests)
         var links = links
         if sessionReports {
             let configuration = ReportConfiguration(options: options)

@@ -1,6 +1,6 @@
 internal import Foundation
 package import Logging
-package import ReportCritique
+internal import ReportCritique
 internal import SessionModel
 
 /// Until issue 39 the console wrote the study reports it was asked for into `<data>/reports/study-NAME/`, beside

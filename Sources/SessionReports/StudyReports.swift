@@ -63,10 +63,11 @@ package final class StudyReports: Sendable {
         let links = StudyReportLinks(console: consoleURL())
         let outcome: ReportState
         do {
-            // Analysis and writing run off the cooperative threads (StudyReportGenerator).
+            // Analysis and writing run off the cooperative threads (StudyReportGenerator). The digests it has to make
+            // (sessions imported, or changed since their stop) are stored: muevald owns the session files.
             let written = try await slots.run(unbounded: unbounded) {
                 try await StudyReportGenerator.generate(data, iteration: key.iteration, output: output, options: AnalysisOptions(),
-                                                        links: links, sessionReports: false)
+                                                        links: links, sessionReports: false, digests: .readWrite)
             }
             logger.info("report of study \(key.study)\(key.iteration.map { " iteration \($0)" } ?? "") written in \(String(format: "%.2f", Date().timeIntervalSince(began))) s: \(written)")
             outcome = .ready(url: ReportLocations.url(study: key.study, iteration: key.iteration), generated: Date().timeIntervalSince1970)

@@ -31,8 +31,7 @@ struct ProblemGrouping {
         for digest in digests {
             let session = digest.session
             participantsPerIteration[session.iteration, default: []].insert(session.participant)
-            for found in digest.problems {
-                let problem = found.problem
+            for problem in digest.problems {
                 let key = Key(iteration: session.iteration, kind: problem.kind, view: problem.view, element: problem.element)
                 if groups[key] == nil {
                     order.append(key)
@@ -43,7 +42,7 @@ struct ProblemGrouping {
                 }
                 groups[key]!.occurrences += problem.occurrences
                 groups[key]!.sightings.append(ProblemSighting(session: session.id, participant: session.participant, time: problem.time,
-                                                              screenshot: found.screenshot, frame: problem.frame, point: problem.point))
+                                                              screenshot: problem.screenshot, frame: problem.frame, point: problem.point))
             }
         }
         var ids: Set<String> = []

@@ -4,7 +4,7 @@ internal import WireProtocol
 
 /// What a task attempt needs of a session's first run of the task, measured while the session's
 /// analysis is at hand (docs/STUDIES.md, "Attempts").
-struct RunMeasure: Sendable, Equatable {
+struct RunMeasure: Sendable, Equatable, Codable {
     var span: TaskSpan
     var derived: TaskOutcome
     var reason: String

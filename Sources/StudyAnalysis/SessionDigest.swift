@@ -20,22 +20,22 @@ struct SessionDigest: Sendable {
     var quotes: [TranscriptSegment]
 
     /// Analyses the session file at `record.path` (one pass of the standard interpreters) and reduces it.
-    init(_ record: SessionRecord, study: Study, options: AnalysisOptions) throws(StudyAnalysisError) {
+    init(_ record: SessionRecord, tasks: [StudyTask], options: AnalysisOptions) throws(StudyAnalysisError) {
         let analysis: AnalyzedSession
         do {
             analysis = try AnalyzedSession(path: record.path, options: options)
         } catch {
             throw .unreadableSession(id: record.id, path: record.path, reason: "\(error)")
         }
+        try self.init(analysis, record: record, tasks: tasks, options: options)
+    }
+
+    /// Reduces an analysis at hand (the daemon's automatic report's, at the stop) to what the study's results need.
+    init(_ analysis: AnalyzedSession, record: SessionRecord, tasks: [StudyTask], options: AnalysisOptions) throws(StudyAnalysisError) {
         let results = analysis.results
-        let file = analysis.journal.session
-        guard let iteration = record.iteration ?? file.iteration, let participant = record.participant ?? file.participant else {
-            throw .unassignedSession(id: record.id, path: record.path)
-        }
         let overview = results.first(Overview.self)
-        session = AnalysedSession(id: record.id, uuid: record.uuid, name: record.name, iteration: iteration, participant: participant,
-                                  path: record.path, start: overview?.start ?? 0, duration: overview?.duration ?? 0,
-                                  events: Int64(overview?.eventCount ?? 0))
+        session = try Self.placed(record, file: analysis.journal.session.assignment, start: overview?.start ?? 0,
+                                  duration: overview?.duration ?? 0, events: Int64(overview?.eventCount ?? 0))
 
         // The standard interpreters always put it there.
         guard let interactions = results.first(Interactions.self) else {
@@ -43,7 +43,7 @@ struct SessionDigest: Sendable {
         }
         let noteEntries = results.first(ObserverNotes.self)?.notes ?? []
         quotes = results.first(Speech.self)?.quotes.map(\.segment) ?? []
-        let tasks = Dictionary(study.tasks.map { ($0.name, $0) }) { first, _ in first }
+        let tasks = Dictionary(tasks.map { ($0.name, $0) }) { first, _ in first }
         spans = TaskSpans.merge(appRuns: results.first(Tasks.self)?.runs ?? [], notes: noteEntries, tasks: Set(tasks.keys))
         let unresponsive = (try? UnresponsiveTapDetector.unresponsiveTaps(in: results, options: options)) ?? []
         firstRuns = [:]
@@ -67,25 +67,70 @@ struct SessionDigest: Sendable {
         notes = noteEntries.filter { $0.note.taskMark == nil }.map { ($0.time, $0.note) }
     }
 
+    init(session: AnalysedSession, firstRuns: [String: RunMeasure], runCounts: [String: Int], spans: [TaskSpan],
+         problems: [SessionProblem], touches: [ViewTouches], notes: [(time: Double, note: ObserverNote)], quotes: [TranscriptSegment]) {
+        self.session = session
+        self.firstRuns = firstRuns
+        self.runCounts = runCounts
+        self.spans = spans
+        self.problems = problems
+        self.touches = touches
+        self.notes = notes
+        self.quotes = quotes
+    }
+
+    /// The session as the study places it: the catalog's iteration and participant, else its file's.
+    static func placed(_ record: SessionRecord, file: StudyAssignment?, start: Double, duration: Double,
+                       events: Int64) throws(StudyAnalysisError) -> AnalysedSession {
+        guard let iteration = record.iteration ?? file?.iteration, let participant = record.participant ?? file?.participant else {
+            throw .unassignedSession(id: record.id, path: record.path)
+        }
+        return AnalysedSession(id: record.id, uuid: record.uuid, name: record.name, iteration: iteration, participant: participant,
+                               path: record.path, start: start, duration: duration, events: events)
+    }
+
     /// The task whose run (the latest begun) was going on at `time`.
     func task(at time: Double) -> String? {
         spans.last { $0.contains(time) }?.task
     }
 }
 
-/// A problem one session's detectors found, with its screenshot as a reference into the file.
-struct SessionProblem: Sendable {
-    var problem: UsabilityProblem
+/// A problem one session's detectors found, as the study groups it, with its screenshot as a reference into the file.
+struct SessionProblem: Sendable, Equatable {
+    var kind: UsabilityProblem.Kind
+    var view: String?
+    var element: String?
+    var time: Double
+    var occurrences: Int
+    var frame: Rect?
+    var point: Point?
+    var evidence: String
+    var recommendation: String
     var screenshot: ScreenshotReference?
 
     init(_ problem: UsabilityProblem, screenshot: ScreenshotReference?) {
-        self.problem = problem
+        self.init(kind: problem.kind, view: problem.view, element: problem.element, time: problem.time, occurrences: problem.occurrences,
+                  frame: problem.frame, point: problem.point, evidence: problem.evidence, recommendation: problem.recommendation,
+                  screenshot: screenshot)
+    }
+
+    init(kind: UsabilityProblem.Kind, view: String?, element: String?, time: Double, occurrences: Int, frame: Rect?, point: Point?,
+         evidence: String, recommendation: String, screenshot: ScreenshotReference?) {
+        self.kind = kind
+        self.view = view
+        self.element = element
+        self.time = time
+        self.occurrences = occurrences
+        self.frame = frame
+        self.point = point
+        self.evidence = evidence
+        self.recommendation = recommendation
         self.screenshot = screenshot
     }
 }
 
 /// Where fingers went down on one view in one session, with a screenshot of the view.
-struct ViewTouches: Sendable {
+struct ViewTouches: Sendable, Equatable {
     var view: String
     var screenshot: ScreenshotReference?
     var points: [Point]

@@ -3,7 +3,7 @@ internal import WireProtocol
 
 /// Who delimited a run of a task: the app's task events, the tester's own task marks (the capture
 /// library's `beginTask`/`endTask`/`giveUpTask`), the observer's task marks.
-public enum TaskMarkSource: String, Sendable, CaseIterable, Comparable {
+public enum TaskMarkSource: String, Sendable, CaseIterable, Comparable, Codable {
     case app, tester, observer
 
     /// In the order of the cases: how `marked_by` lists them.
@@ -22,7 +22,7 @@ public enum TaskMarkSource: String, Sendable, CaseIterable, Comparable {
 
 /// One run of a study task in one session: from the earliest begin among the app's task events, the
 /// tester's marks and the observer's marks that overlap, to the end that matches that begin (docs/STUDIES.md).
-struct TaskSpan: Sendable, Equatable {
+struct TaskSpan: Sendable, Equatable, Codable {
     var task: String
     var start: Double
     /// Nil when the run never ended.
