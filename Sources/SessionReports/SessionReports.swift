@@ -85,14 +85,28 @@ package final class SessionReports: Sendable {
             // Analysis reads the whole session file and the face scan waits for its subprocess (minutes for an
             // hour of video): on the report threads of their own, never NIO's pool, which the console's SQLite
             // calls share, nor the cooperative one; and only as many at once as `reports.max_concurrent` allows.
-            try await slots.run { try await BlockingWork.run { [faceScanner, problemMarks] in
+            let digestOutcome = try await slots.run { try await BlockingWork.run { [faceScanner, problemMarks] in
+                // The default report's analysis also gives a study session its digest (docs/STUDIES.md, "Digests"),
+                // read before the analysis so that a note added meanwhile makes it stale, never wrong.
+                let digest = name == ReportLocations.defaultName ? StudyDigestMaker(sessionFile: record.path, options: configuration.options) : nil
                 let analysis = try AnalyzedSession(path: record.path, options: configuration.options)
+                let digestOutcome = digest.map { digest in
+                    let making = Date()
+                    return Result { try digest.store(from: analysis, record: record, options: configuration.options) }
+                        .map { Date().timeIntervalSince(making) }
+                }
                 var writer = ReportWriter(configuration: configuration)
                 writer.faceScanner = faceScanner
                 _ = try writer.write([analysis], to: output)
                 let marks = analysis.problems.map { ProblemMark(t: $0.time, title: $0.kind.rawValue + ($0.view.map { " in " + $0 } ?? "")) }
                 try problemMarks.write(marks, session: record.id, report: name)
+                return digestOutcome
             } }
+            switch digestOutcome {
+            case .success(let seconds): logger.info("digest of session \(record.id) stored in \(String(format: "%.3f", seconds)) s")
+            case .failure(let error): logger.warning("digest of session \(record.id) not stored (its study report will analyse it): \(error)")
+            case nil: break
+            }
             logger.info("report of session \(record.id) (\(name)) written in \(String(format: "%.2f", Date().timeIntervalSince(started))) s: \(output)")
             return .ready(url: ReportLocations.url(session: record.id, report: name), generated: Date().timeIntervalSince1970)
         } catch {
