@@ -416,7 +416,7 @@ let package = Package(
         ]),
         // The console's access rules and message framing, without sockets.
         .testTarget(name: "ConsoleServerTests", dependencies: [
-            "ConsoleServer", "SessionModel", "WireProtocol",
+            "ConsoleServer", "GroupCommit", "JournalStorage", "ReportCritique", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

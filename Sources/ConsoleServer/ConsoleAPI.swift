@@ -157,7 +157,22 @@ struct ConsoleAPI: Sendable {
         }
         api.get("sessions/:session/replay") { _, context in
             let record = try await find(context)
-            return ConsoleResponse.json(try await reports.replayIndex(of: record))
+            let file = try await reports.replayIndex(of: record)
+            return ConsoleResponse.json(try await blocking { try file.wholeJSON() })
+        }
+        api.get("sessions/:session/replay/index") { request, context in
+            let record = try await find(context)
+            // A page that read the head asks for the same file: it is not made again under it.
+            guard let wanted = request.headers[.ifMatch] else {
+                return try await replayIndexAnswer(try await reports.replayIndex(of: record), range: request.headers[.range])
+            }
+            guard let file = try await reports.currentReplayIndex(of: record), file.etag == wanted else {
+                var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+                headers[.cacheControl] = "no-store"
+                return Response(status: .preconditionFailed, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(
+                    string: #"{"error":"the replay index was made again: read its head again"}"#)))
+            }
+            return try await replayIndexAnswer(file, range: request.headers[.range])
         }
         api.get("report-options") { _, _ in try encode(reports.options()) }
         api.get("sessions/:session/report") { _, context in
@@ -213,6 +228,18 @@ struct ConsoleAPI: Sendable {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {
             throw ConsoleError.badRequest(ConsoleInput.describe(error, body: data))
+        }
+    }
+
+    /// Bytes of a replay index per answer to a range request: a few chunks, or a whole head.
+    static let replayIndexPieceBytes: Int64 = 4 << 20
+
+    /// The replay index file, or the range of it asked for (`ByteRangeRequest`), with its `ETag`.
+    func replayIndexAnswer(_ file: ReplayIndexFile, range: String?) async throws -> Response {
+        var headers: HTTPFields = [.contentType: "application/octet-stream", .cacheControl: "private, no-cache"]
+        headers[.eTag] = file.etag
+        return try await ByteRangeRequest.response(range, total: file.size, limit: Self.replayIndexPieceBytes, headers: headers) { range in
+            try await blocking { try file.descriptor.read(range) }
         }
     }
 

@@ -87,29 +87,11 @@ extension ConsoleAPI {
                 }
                 return layout
             }
-            let total = layout.totalBytes
-            var headers: HTTPFields = [.contentType: layout.stream.contentType, .acceptRanges: "bytes", .cacheControl: "private, no-cache"]
-            switch ByteRangeRequest.answer(rangeHeader, total: total, limit: Self.mediaPieceBytes) {
-            case .unsatisfiable:
-                headers[.contentRange] = "bytes */\(total)"
-                return Response(status: .rangeNotSatisfiable, headers: headers)
-            case .partial(let range):
-                let bytes = try await blocking { try SessionReader(path: record.path).mediaBytes(layout, range: range) }
-                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(total)"
-                return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-            case .whole:
-                // The whole file, read and written a piece at a time: memory holds one piece, whatever the length.
-                let path = record.path
-                return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: Int(total)) { writer in
-                    var offset: Int64 = 0
-                    while offset < total {
-                        let range = offset..<min(total, offset.checkedAdding(Self.mediaPieceBytes) ?? total)
-                        let bytes = try await blocking { try SessionReader(path: path).mediaBytes(layout, range: range) }
-                        try await writer.write(ByteBuffer(bytes: bytes))
-                        offset = range.upperBound
-                    }
-                    try await writer.finish(nil)
-                })
+            let path = record.path
+            return try await ByteRangeRequest.response(
+                rangeHeader, total: layout.totalBytes, limit: Self.mediaPieceBytes,
+                headers: [.contentType: layout.stream.contentType, .cacheControl: "private, no-cache"]) { range in
+                try await blocking { try SessionReader(path: path).mediaBytes(layout, range: range) }
             }
         }
     }

@@ -74,31 +74,42 @@ struct ConsoleReports: Sendable {
             })
     }
 
-    /// The replay index (ReplayIndex) of a session. A stopped session's file changes only when a note
-    /// is added, which changes its event count: its index is kept in `replay-index-EVENTS.json` next
-    /// to its reports, so that the Replay page of a one-hour session does not wait for a scan of it. One older
-    /// than the default report (whose news this console missed) is made again with the report's problems.
-    func replayIndex(of record: SessionRecord, rebuild: Bool = false) async throws -> [UInt8] {
+    /// The replay index (ReplayIndex) of a session, open. It is kept as `replay.index` next to the
+    /// session's reports and written again when it is missing, of another version, of fewer events than
+    /// the session has now (a recording session, or a note added), or older than the default report
+    /// (whose news this console missed, so its problems are not in it). A stopped session's file is
+    /// written once, after its default report, so that the Replay page of a one-hour session does not
+    /// wait for a scan of it. `rebuild`: written again whatever it holds.
+    func replayIndex(of record: SessionRecord, rebuild: Bool = false) async throws -> ReplayIndexFile {
         let problems = source.problems(record.id)
-        guard record.state == .stopped else { return try await blocking { try ReplayIndex.build(record: record, problems: problems) } }
         let directory = locations.session(record.id)
-        let file = "\(directory)/replay-index-\(record.events).json"
+        let path = "\(directory)/\(ReplayIndex.fileName)"
         let report = source.sessionState(record.id, ReportLocations.defaultName)
         return try await blocking {
-            if !rebuild, let data = FileManager.default.contents(atPath: file), !Self.older(file, than: report) { return [UInt8](data) }
-            let json = try ReplayIndex.build(record: record, problems: problems)
+            if !rebuild, let file = try ReplayIndexFile(path: path), file.preamble.sessionEvents == record.events,
+               !Self.older(path, than: report) {
+                return file
+            }
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try ReplayIndex.write(record: record, problems: problems, to: path)
+            // The JSON of the index's first version, `replay-index-EVENTS.json`, is not read any more.
             for old in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where old.hasPrefix("replay-index-") {
                 try? FileManager.default.removeItem(atPath: directory + "/" + old)
             }
-            try Data(json).write(to: URL(fileURLWithPath: file), options: .atomic)
-            return json
+            guard let file = try ReplayIndexFile(path: path) else { throw ReplayIndexError(damaged: "it cannot be read back") }
+            return file
         }
     }
 
-    private static func older(_ file: String, than report: ReportState) -> Bool {
+    /// The file the page read its head from: the replay index as it is, made again by no one here (nil: none).
+    func currentReplayIndex(of record: SessionRecord) async throws -> ReplayIndexFile? {
+        let path = "\(locations.session(record.id))/\(ReplayIndex.fileName)"
+        return try await blocking { try ReplayIndexFile(path: path) }
+    }
+
+    private static func older(_ path: String, than report: ReportState) -> Bool {
         guard let generated = report.generated,
-              let written = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date else { return false }
+              let written = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else { return false }
         return written.timeIntervalSince1970 < generated
     }
 

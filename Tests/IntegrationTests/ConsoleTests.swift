@@ -135,6 +135,23 @@ final class ConsoleTests: XCTestCase {
         XCTAssertEqual((index["touches"] as? [Any])?.count, 19)
         XCTAssertEqual((index["notes"] as? [[String: Any]])?.first?["text"] as? String, "hesitates at <b>Publish</b>")
         XCTAssertEqual(((index["events"] as? [String: Any])?["id"] as? [Int])?.count, 21)
+        // The file the Replay page reads by ranges: its preamble and head first, the same file after.
+        let file = try await client.request("GET", "/api/sessions/\(id)/replay/index", headers: ["Range": "bytes=0-63"])
+        XCTAssertEqual(file.status, 206, file.text)
+        XCTAssertTrue(file.text.hasPrefix("mueval-replay-index 2 21 "), file.text)
+        let etag = try XCTUnwrap(file.header("ETag"))
+        let total = try XCTUnwrap(file.header("Content-Range")?.split(separator: "/").last.flatMap { Int64($0) })
+        let same = try await client.request("GET", "/api/sessions/\(id)/replay/index", headers: ["Range": "bytes=64-", "If-Match": etag])
+        XCTAssertEqual(same.status, 206, same.text)
+        XCTAssertEqual(Int64(same.body.count), total - 64)
+        // A range past any end is a 416, whatever its digits; an ETag of another file a 412.
+        for range in ["bytes=99999999999999999999999999-", "bytes=\(total)-", "bytes=-0"] {
+            let past = try await client.request("GET", "/api/sessions/\(id)/replay/index", headers: ["Range": range])
+            XCTAssertEqual(past.status, 416, "\(range): \(past.text)")
+            XCTAssertEqual(past.header("Content-Range"), "bytes */\(total)")
+        }
+        let stale = try await client.request("GET", "/api/sessions/\(id)/replay/index", headers: ["Range": "bytes=0-63", "If-Match": "\"1-2-3-4\""])
+        XCTAssertEqual(stale.status, 412, stale.text)
         let blob = try await client.request("GET", "/api/sessions/\(id)/blobs/\(try XCTUnwrap(screenshots[0]["sha"] as? String))")
         XCTAssertEqual(blob.status, 200)
         XCTAssertEqual(Array(blob.body), png)
