@@ -23,9 +23,15 @@ final class PocketSphinxDecoder {
     private let decoder: OpaquePointer
     private let config: OpaquePointer
 
+    /// PocketSphinx logs through one FILE for the whole process, which `-logfn` replaces, closing the old one, each
+    /// time a decoder starts: a decoder starting on one thread closed the file another was writing its log to (a
+    /// crash in the tests, where Swift Testing runs two transcriptions at once). Its log is switched off once instead.
+    private static let logOff: Void = err_set_logfp(nil)
+
     /// `arguments`: PocketSphinx options as on its command line (`-hmm DIR`, `-lm FILE`…).
     init(arguments: [String]) throws(SpeechError) {
-        var argv: [UnsafeMutablePointer<CChar>?] = (["mueval"] + arguments + ["-logfn", "/dev/null"]).map { strdup($0) }
+        _ = Self.logOff
+        var argv: [UnsafeMutablePointer<CChar>?] = (["mueval"] + arguments).map { strdup($0) }
         defer { for pointer in argv { free(pointer) } }
         guard let config = cmd_ln_parse_r(nil, ps_args(), Int32(argv.count), &argv, 1) else {
             throw SpeechError("PocketSphinx refused its options \(arguments.joined(separator: " "))")
