@@ -150,6 +150,8 @@ enum ReportAssets {
             var shot = byId('tl-shot'), caption = byId('tl-shot-caption');
             var pageSize = 500, limit = pageSize, matches = [];
             var comparing = data.users.length > 1;
+            // The classes come with the rows (the page is written as the journal is read).
+            data.classes.forEach(function (name) { option(classSelect, name); });
 
             function fillTypes() {
               var chosen = typeSelect.value, classIndex = data.classes.indexOf(classSelect.value), seen = {}, types = [];

@@ -28,7 +28,9 @@ public struct ReportWriter {
         }
         let context = ReportContext(sessions: reported, options: configuration.options)
         let index = directory + "/index.html"
-        try ReportDirectory.write(page(context), to: index)
+        let output = try ReportOutput(path: index)
+        try writePage(context, to: output)
+        try output.close()
         return index
     }
 
@@ -72,14 +74,14 @@ public struct ReportWriter {
         }
     }
 
-    private func page(_ context: ReportContext) -> String {
+    private func writePage(_ context: ReportContext, to output: ReportOutput) throws {
         let parts = configuration.sections.map { kind in
-            ReportDirectory.Part(id: kind.rawValue, title: kind.title, body: kind.section.body(context))
+            ReportDirectory.Part(id: kind.rawValue, title: kind.title) { try kind.section.write(context, to: $0) }
         }
         let count = context.sessions.count
-        return ReportDirectory.page(title: "Usability report: " + context.sessions.map(\.label).joined(separator: ", "),
-                                    subtitle: "muEval report of \(Format.count(count, "session"))\(count == 1 ? "" : ", side by side")",
-                                    parts: parts)
+        try ReportDirectory.writePage(title: "Usability report: " + context.sessions.map(\.label).joined(separator: ", "),
+                                      subtitle: "muEval report of \(Format.count(count, "session"))\(count == 1 ? "" : ", side by side")",
+                                      parts: parts, to: output)
     }
 }
 

@@ -241,7 +241,9 @@ final class InterpreterTests: AnalysisTestCase {
             journal.viewDidAppear(at: t0 + 1, view: "A", transition: "launch", stack: ["A"], screenshot: image("a"))
             journal.tap(at: t0 + 2, x: 10, y: 20, view: "A", target: button)
         }
-        let entries = try analysis.result(Timeline.self).entries
+        // Read from the journal as the report writes it, not kept on the blackboard.
+        var entries: [TimelineEntry] = []
+        try analysis.result(Timeline.self).forEachEntry(in: analysis.journal) { entries.append($0) }
         XCTAssertEqual(entries.map(\.eventClass), ["DeviceSensorEvent", "UserInterfaceEvent", "UserInputEvent", "UserInputEvent"])
         XCTAssertEqual(entries.map(\.type), ["accelerometer", "viewDidAppear", "touch", "touch"])
         XCTAssertEqual(entries.map(\.screenshot), [nil, 0, 0, 0])

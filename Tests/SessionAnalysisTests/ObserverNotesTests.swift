@@ -35,7 +35,10 @@ final class ObserverNotesTests: AnalysisTestCase {
         XCTAssertEqual(notes.map(\.note.kind), ["problem", "quote"])
         XCTAssertEqual(notes.map(\.screenshot), [0, 1])
         XCTAssertEqual(notes[1].note.observer, "<b>eve</b>")
-        let timeline = try analysis.result(Timeline.self).entries.filter { $0.eventClass == ObserverNote.eventClass }
+        var timeline: [TimelineEntry] = []
+        try analysis.result(Timeline.self).forEachEntry(in: analysis.journal) { entry in
+            if entry.eventClass == ObserverNote.eventClass { timeline.append(entry) }
+        }
         XCTAssertEqual(timeline.map(\.type), ["quote", "problem"])
         XCTAssertEqual(timeline.last?.summary, "cannot find the Edit button")
     }

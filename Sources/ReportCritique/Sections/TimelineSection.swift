@@ -2,50 +2,20 @@ internal import Foundation
 internal import SessionAnalysis
 
 /// Every event, filterable by class and type and searchable, each linked to the screenshot of its moment.
-/// The rows are JSON for report.js, which renders the ones that match: an hour has 100,000 of them.
-struct TimelineSection: ReportSection {
-    func body(_ context: ReportContext) -> String {
-        var classes: [String] = []
-        var classIndex: [String: Int] = [:]
-        var rows = ""
-        func classNumber(_ name: String) -> Int {
-            if let index = classIndex[name] { return index }
-            classes.append(name)
-            classIndex[name] = classes.count - 1
-            return classes.count - 1
-        }
-        func row(_ session: Int, _ time: Double, _ eventClass: String, _ type: String, _ view: String?, _ summary: String, _ shot: String?) {
-            if !rows.isEmpty { rows += ",\n" }
-            rows += "[\(session),\(jsonNumber(time)),\(classNumber(eventClass)),\(jsonString(type)),"
-            rows += "\(jsonString(view ?? "")),\(jsonString(summary)),\(jsonString(shot ?? ""))]"
-        }
-        for (sessionIndex, session) in context.sessions.enumerated() {
-            // Findings among the events at their time: what the tester said (class "speech"), shakes (class "motion").
-            var findings = Self.findings(session)[...]
-            func findingsBefore(_ time: Double) {
-                while let finding = findings.first, finding.time <= time {
-                    row(sessionIndex, finding.time - session.start, finding.eventClass, finding.type, finding.view, finding.summary,
-                        session.shotFile(finding.screenshot))
-                    findings.removeFirst()
-                }
-            }
-            for entry in session.result(Timeline.self)?.entries ?? [] {
-                findingsBefore(entry.time)
-                row(sessionIndex, entry.time - session.start, entry.eventClass, entry.type, entry.view, entry.summary,
-                    session.shotFile(entry.screenshot))
-            }
-            findingsBefore(.infinity)
-        }
+/// The rows are JSON for report.js, which renders the ones that match: an hour has 100,000 of them, so they are
+/// written as they are read from the journal, never held (the classes, known only then, come after the rows,
+/// and report.js fills the class filter from them).
+struct TimelineSection: SectionWriter {
+    func write(_ context: ReportContext, to output: ReportOutput) throws {
         let users = context.sessions.map { jsonString($0.label) }.joined(separator: ",")
         // Per session, its voice's file and where time 0 is in it: a click on a row plays from there.
         let audio = context.sessions.map { $0.audio.map { "[\(jsonString($0.file)),\(jsonNumber($0.offset))]" } ?? "null" }
-        let data = "{\"users\":[\(users)],\"classes\":[\(classes.map(jsonString).joined(separator: ","))],\"audio\":[\(audio.joined(separator: ","))],\"rows\":[\n\(rows)]}"
         let player = context.sessions.contains { $0.audio != nil }
             ? "<audio id=\"tl-audio\" controls preload=\"metadata\" aria-label=\"the tester's voice\"></audio>" : ""
-        return """
+        try output.append("""
             <div class="timeline" id="timeline-events" data-ready="0">
             <form class="filters">
-            <label>Class <select id="tl-class"><option value="">all</option>\(classes.map { "<option>\(esc($0))</option>" }.joined())</select></label>
+            <label>Class <select id="tl-class"><option value="">all</option></select></label>
             <label>Type <select id="tl-type"><option value="">all</option></select></label>
             \(context.isComparison ? "<label>User <select id=\"tl-user\"><option value=\"\">all</option>\(context.sessions.map { "<option>\(esc($0.label))</option>" }.joined())</select></label>" : "")
             <label>Search <input id="tl-search" type="search" placeholder="view, element, text…"></label>
@@ -55,9 +25,43 @@ struct TimelineSection: ReportSection {
             <div class="timeline-body"><div class="timeline-rows"><table><thead><tr>\(context.isComparison ? "<th>User</th>" : "")<th>Time</th><th>Class</th><th>Type</th><th>View</th><th>Details</th></tr></thead><tbody id="tl-rows"></tbody></table>
             <button id="tl-more" type="button" hidden>Show more</button></div>
             <figure class="timeline-shot"><img id="tl-shot" alt="the screen at the selected event" hidden><figcaption id="tl-shot-caption">Select an event to see the screen at its time.</figcaption></figure></div>
-            <script type="application/json" id="timeline-data">\(data)</script>
-            </div>
-            """
+            <script type="application/json" id="timeline-data">{"users":[\(users)],"audio":[\(audio.joined(separator: ","))],"rows":[
+
+            """)
+        var classes: [String] = []
+        var classIndex: [String: Int] = [:]
+        var first = true
+        func row(_ session: Int, _ time: Double, _ eventClass: String, _ type: String, _ view: String?, _ summary: String, _ shot: String?) throws {
+            let number: Int
+            if let known = classIndex[eventClass] {
+                number = known
+            } else {
+                number = classes.count
+                classes.append(eventClass)
+                classIndex[eventClass] = number
+            }
+            try output.append((first ? "" : ",\n") + "[\(session),\(jsonNumber(time)),\(number),\(jsonString(type)),"
+                + "\(jsonString(view ?? "")),\(jsonString(summary)),\(jsonString(shot ?? ""))]")
+            first = false
+        }
+        for (sessionIndex, session) in context.sessions.enumerated() {
+            // Findings among the events at their time: what the tester said (class "speech"), shakes (class "motion").
+            var findings = Self.findings(session)[...]
+            func findingsBefore(_ time: Double) throws {
+                while let finding = findings.first, finding.time <= time {
+                    try row(sessionIndex, finding.time - session.start, finding.eventClass, finding.type, finding.view, finding.summary,
+                            session.shotFile(finding.screenshot))
+                    findings.removeFirst()
+                }
+            }
+            try session.result(Timeline.self)?.forEachEntry(in: session.analysis.journal) { entry in
+                try findingsBefore(entry.time)
+                try row(sessionIndex, entry.time - session.start, entry.eventClass, entry.type, entry.view, entry.summary,
+                        session.shotFile(entry.screenshot))
+            }
+            try findingsBefore(.infinity)
+        }
+        try output.append("],\"classes\":[\(classes.map(jsonString).joined(separator: ","))]}</script>\n</div>")
     }
 
     /// The analysis' own rows, in time order: quotes, and each shake with its figures.

@@ -16,9 +16,24 @@ public struct TimelineEntry: Equatable, Sendable {
     public var screenshot: Int?
 }
 
-/// Every event of the session, for the report's filterable timeline.
+/// Every event of the session, for the report's filterable timeline: read from the journal when the report
+/// writes it, entry by entry, so that an hour's 100,000 lines (or a day's millions) are never all in memory.
 public struct Timeline: InterpretationResult, Equatable {
-    public var entries: [TimelineEntry]
+    /// What the screen showed at each moment.
+    let screenshots: Screenshots
+
+    /// Each event's line, in storage order.
+    public func forEachEntry(in journal: SessionJournal, _ body: (TimelineEntry) throws -> Void) throws {
+        try journal.forEachEvent { event in
+            // An observer's note: its kind is the type, its text the details.
+            let note = event.eventClass == ObserverNote.eventClass ? ObserverNote(payload: event.payload) : nil
+            try body(TimelineEntry(eventID: event.id, time: event.time, eventClass: event.eventClass,
+                                   type: note?.kind ?? event.type ?? "", view: event.view,
+                                   summary: note?.line(limit: TimelineInterpreter.summaryLimit)
+                                       ?? TimelineInterpreter.summary(of: event.payload),
+                                   screenshot: screenshots.shown(at: event.time)))
+        }
+    }
 }
 
 public struct TimelineInterpreter: Interpreter {
@@ -32,17 +47,7 @@ public struct TimelineInterpreter: Interpreter {
     static let shownElsewhere: Set<String> = ["class", "timestamp", "seq", "type", "view", "sensor"]
 
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
-        let screenshots = try results.required(Screenshots.self)
-        var entries: [TimelineEntry] = []
-        try journal.forEachEvent { event in
-            // An observer's note: its kind is the type, its text the details.
-            let note = event.eventClass == ObserverNote.eventClass ? ObserverNote(payload: event.payload) : nil
-            entries.append(TimelineEntry(eventID: event.id, time: event.time, eventClass: event.eventClass,
-                                         type: note?.kind ?? event.type ?? "", view: event.view,
-                                         summary: note?.line(limit: Self.summaryLimit) ?? Self.summary(of: event.payload),
-                                         screenshot: screenshots.shown(at: event.time)))
-        }
-        results.add(Timeline(entries: entries))
+        results.add(Timeline(screenshots: try results.required(Screenshots.self)))
     }
 
     /// `key=value` for each field not shown in a column, as the live tail writes values.
