@@ -146,7 +146,7 @@ bench: deps
 	-/usr/bin/python3 Benchmarks/web_capture_bench.py --muevald $(BENCH_SCRATCH)/release/muevald >> $(BENCH_SCRATCH)/report.txt
 	$(BENCH_SCRATCH)/benchmarks/release/muevalbench run --muevald $(BENCH_SCRATCH)/release/muevald \
 		--micro $(BENCH_SCRATCH)/micro.md --report $(BENCH_SCRATCH)/report.txt --study $(BENCH_SCRATCH)/study.txt \
-		--replay-script Benchmarks/replay_first_frame.py \
+		--replay-script Benchmarks/replay_first_frame.py --thesis-stack Benchmarks/thesis_stack_bench.py \
 		--out docs/BENCHMARKS.md --command "make bench"
 
 ## deb: mueval_VERSION_ARCH.deb and mueval-tools_VERSION_ARCH.deb here (docs/PACKAGING.md): a release build with the

@@ -11,6 +11,8 @@ struct BenchReport {
     var flatOut: [(muevald: RunResult, bound: RunResult)] = []
     var rateLimited: [RunResult] = []
     var idle: (connections: Int, rss: Int, peak: Int)?
+    /// muevald next to the thesis-style stack (issue 41); nil when not run.
+    var thesis: ThesisComparison?
     var console: ConsoleReport?
     var micro: String?
     var report: String?
@@ -36,18 +38,19 @@ struct BenchReport {
             One session; N connections of one device (disjoint seqs) over loopback TCP; the clock runs from the \
             first event to the last `<ack>` (every event durable: committed with `synchronous = full`). \
             *Bound*: the same bytes over the same number of connections into a sink that reads and discards. \
-            CPU is seconds of CPU per second of wall time (2.0 = both cores) from /proc/PID/stat; the sender \
+            CPU is seconds of CPU per second of wall time (2.0 = both cores) from /proc/PID/stat, and the same \
+            CPU time divided by the events (all of muevald's threads, user and system); the sender \
             (this benchmark) shares the machine. Receipt→durable is `received` to the `<ack>` covering the \
             event (an upper bound of receipt→commit).
 
-            | profile | conns | events/s | MB/s | bound MB/s | of bound | muevald CPU | sender CPU | peak RSS | receipt→durable p50 / p99 | note |
-            |---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|
+            | profile | conns | events/s | MB/s | bound MB/s | of bound | muevald CPU | muevald CPU µs/event | sender CPU | peak RSS | receipt→durable p50 / p99 | note |
+            |---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|
 
             """
         for (run, bound) in flatOut {
             out += "| \(run.profile) | \(run.connections) | \(Self.int(run.eventsPerSecond)) | \(Self.fixed(run.megabytesPerSecond, 1)) | "
             out += "\(Self.fixed(bound.megabytesPerSecond, 1)) | \(Self.fixed(100 * run.megabytesPerSecond / bound.megabytesPerSecond, 0)) % | "
-            out += "\(Self.fixed(run.serverCPU, 2)) | \(Self.fixed(run.senderCPU, 2)) | \(Self.megabytes(run.peakRSS)) | "
+            out += "\(Self.fixed(run.serverCPU, 2)) | \(Self.fixed(run.serverMicrosecondsPerEvent, 2)) | \(Self.fixed(run.senderCPU, 2)) | \(Self.megabytes(run.peakRSS)) | "
             out += "\(Self.latency(run.durable)) | \([run.note, bound.note].filter { !$0.isEmpty }.joined(separator: "; ")) |\n"
         }
         out += """
@@ -75,6 +78,7 @@ struct BenchReport {
 
                 """
         }
+        if let thesis { out += Self.thesisMarkdown(thesis) }
         if let console { out += console.markdown }
         out += "\n### Micro: one core\n\n" + (micro ?? "not measured: the micro benchmarks did not run (see make bench's output)") + "\n"
         out += "\n### Analysis: report for a one-hour session\n\n"
@@ -92,6 +96,14 @@ struct BenchReport {
         let touch = flatOut.map(\.muevald).filter { $0.profile == "touch" && (4...32).contains($0.connections) }
         if let best = touch.map(\.eventsPerSecond).max() {
             rows.append("| touch, durable, 4–32 connections ≥ 300,000 events/s | \(Self.int(best)) events/s (best) | \(best >= 300_000 ? "met" : "missed") |")
+        }
+        if let one = flatOut.map(\.muevald).first(where: { $0.profile == "touch" && $0.connections == 1 }) {
+            let cpu = one.serverMicrosecondsPerEvent
+            rows.append("| touch, durable, 1 connection: muevald CPU ≤ 4.7 µs per event | \(Self.fixed(cpu, 2)) µs per event | \(cpu <= 4.7 ? "met" : "missed") |")
+        }
+        if let thesis {
+            rows.append("| touch, durable, 1 connection: ≥ 30× a thesis-style stack | \(Self.fixed(thesis.speedup, 1))× events/s, "
+                        + "\(Self.fixed(thesis.cpuRatio, 1))× less CPU per event | \(thesis.speedup >= 30 ? "met" : "missed") |")
         }
         if let best = flatOut.map(\.muevald).filter({ $0.profile == "mixed" }).map(\.megabytesPerSecond).max() {
             rows.append("| mixed ≥ 150 MB/s | \(Self.fixed(best, 1)) MB/s (best) | \(best >= 150 ? "met" : "missed") |")
@@ -114,6 +126,28 @@ struct BenchReport {
         rows.append("| study report for 40 sessions of one hour ≤ 60 s | \(study.flatMap(Self.reportTotal) ?? "not measured") | "
                     + "\(study.flatMap(Self.reportTotal).flatMap { Double($0.prefix { $0 != " " }) }.map { $0 <= 60 ? "met" : "missed" } ?? "") |")
         return rows.joined(separator: "\n") + "\n"
+    }
+
+    private static func thesisMarkdown(_ thesis: ThesisComparison) -> String {
+        var out = """
+
+            ### muevald next to a thesis-style stack
+
+            The thesis's server played by `Benchmarks/thesis_stack_bench.py` (Debian's /usr/bin/python3, standard \
+            library only: each socket read's XML messages parsed with xml.etree into dicts, stored in one SQLite \
+            transaction with `synchronous = FULL` and WAL, then acknowledged); the same touch events from the same \
+            sender over one connection, each run done at the last `<ack>` (durable). CPU from /proc/PID/stat.
+
+            | server | events | events/s | CPU | CPU µs/event | peak RSS | note |
+            |---|--:|--:|--:|--:|--:|---|
+
+            """
+        for run in [thesis.muevald, thesis.thesis] {
+            out += "| \(run.server) | \(int(Double(run.events))) | \(int(run.eventsPerSecond)) | \(fixed(run.serverCPU, 2)) | "
+            out += "\(fixed(run.serverMicrosecondsPerEvent, 2)) | \(megabytes(run.peakRSS)) | \(run.note) |\n"
+        }
+        out += "\n**\(thesis.line)**. The stack's own count: \(thesis.summary.isEmpty ? "none (it printed nothing)" : thesis.summary).\n"
+        return out
     }
 
     /// "total:    3.21 s (limit 10 s)" → "3.21 s".

@@ -20,6 +20,9 @@ struct RunResult {
 
     var eventsPerSecond: Double { Double(events) / seconds }
     var megabytesPerSecond: Double { Double(bytes) / seconds / 1e6 }
+    /// The server's CPU time per event (all its threads, user and system), in microseconds: steadier
+    /// than events/s on a shared machine, since it leaves out the time spent waiting for a core.
+    var serverMicrosecondsPerEvent: Double { events > 0 ? serverCPU * seconds / Double(events) * 1e6 : 0 }
 }
 
 /// The end-to-end runs: each against a fresh muevald (or sink), from this process's load generator.
@@ -70,7 +73,8 @@ struct EndToEnd {
         let outcome = try LoadGenerator.run(plan, port: server.port)
         let (serverAfter, senderAfter) = (server.stats.cpuSeconds(), me.cpuSeconds())
         let seconds = outcome.end - outcome.start
-        var result = RunResult(profile: plan.profile.name, connections: plan.connections, server: server is Daemon ? "muevald" : "sink",
+        let name = server is Daemon ? "muevald" : server is ThesisStack ? "thesis stack" : "sink"
+        var result = RunResult(profile: plan.profile.name, connections: plan.connections, server: name,
                                events: outcome.events, bytes: outcome.bytes, seconds: seconds,
                                serverCPU: (serverAfter - serverBefore) / seconds, senderCPU: (senderAfter - senderBefore) / seconds,
                                peakRSS: server.stats.peakRSS())
@@ -92,6 +96,22 @@ struct EndToEnd {
         return result
     }
 
+    /// muevald and the thesis-style stack (`script`), each fresh, fed the same `events` touch events over
+    /// one connection by the same sender, each run done when the last event is acknowledged (durable).
+    func thesisComparison(script: String, events: Int) throws -> ThesisComparison {
+        let plan = LoadPlan(profile: .touch, connections: 1, eventsPerConnection: max(1, Int(Double(events) * scale)),
+                            rate: nil, untilAcknowledged: true, timeout: 600)
+        let muevald = try run(plan, server: "muevald")
+        let stack = try ThesisStack(script: script)
+        defer { stack.stop() }
+        var thesis = try measure(plan, on: stack)
+        let summary = stack.finish()
+        if !summary.contains("\(thesis.events) events stored") {
+            thesis.note = [thesis.note, "its own count: \(summary)"].filter { !$0.isEmpty }.joined(separator: "; ")
+        }
+        return ThesisComparison(muevald: muevald, thesis: thesis, summary: summary)
+    }
+
     /// Resident memory of muevald holding `count` connections that said hello and then nothing.
     func idle(connections count: Int) throws -> (rss: Int, peak: Int) {
         let daemon = try Daemon(executable: muevald)
@@ -107,5 +127,21 @@ struct EndToEnd {
         try waitUntil(seconds: 30, "\(count) open connections") { try daemon.counters()["connectionsOpen"] == count }
         sleep(2)
         return (daemon.stats.currentRSS(), daemon.stats.peakRSS())
+    }
+}
+
+/// muevald next to the thesis-style stack, the same events and sender (issue 41).
+struct ThesisComparison {
+    var muevald: RunResult
+    var thesis: RunResult
+    /// The stack's own line ("thesis stack: N events stored, …").
+    var summary: String
+
+    var speedup: Double { muevald.eventsPerSecond / thesis.eventsPerSecond }
+    var cpuRatio: Double { thesis.serverMicrosecondsPerEvent / muevald.serverMicrosecondsPerEvent }
+
+    /// "muevald / thesis stack: N× events/s, M× less CPU per event".
+    var line: String {
+        "muevald / thesis stack: \(BenchReport.fixed(speedup, 1))× events/s, \(BenchReport.fixed(cpuRatio, 1))× less CPU per event"
     }
 }

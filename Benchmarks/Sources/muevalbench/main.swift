@@ -4,12 +4,13 @@ import Glibc
 import WireProtocol
 
 // muevalbench run --muevald PATH [--scale F] [--connections 1,4,32,256] [--profiles touch,mixed]
-//                 [--sections flat,steady,idle,console] [--replay-script Benchmarks/replay_first_frame.py]
+//                 [--sections flat,steady,idle,thesis,console] [--replay-script Benchmarks/replay_first_frame.py]
+//                 [--thesis-stack Benchmarks/thesis_stack_bench.py]
 //                 [--micro FILE] [--report FILE] [--study FILE] [--out docs/BENCHMARKS.md] [--command "make bench"]
 // muevalbench sink --port PORT          (started by `run`: the bound's server)
 // muevalbench decode [--profile touch] [--seconds 5]   (decoding alone, in a loop: for perf record)
 
-let usage = "usage: muevalbench run --muevald PATH [--scale F] [--connections LIST] [--profiles LIST] [--sections LIST] [--replay-script FILE] [--micro FILE] [--report FILE] [--study FILE] [--out FILE] [--command TEXT] | muevalbench sink --port PORT"
+let usage = "usage: muevalbench run --muevald PATH [--scale F] [--connections LIST] [--profiles LIST] [--sections LIST] [--replay-script FILE] [--thesis-stack FILE] [--micro FILE] [--report FILE] [--study FILE] [--out FILE] [--command TEXT] | muevalbench sink --port PORT"
 
 func option(_ name: String) -> String? {
     let arguments = CommandLine.arguments
@@ -60,7 +61,7 @@ case "run":
     let connections = (option("--connections") ?? "1,4,32,256").split(separator: ",").compactMap { Int($0) }
     let profiles = (option("--profiles") ?? "touch,mixed").split(separator: ",").compactMap { LoadProfile.named(String($0)) }
     // A part of the runs while developing; `--out` then writes only those parts' figures.
-    let sections = Set((option("--sections") ?? "flat,steady,idle,console").split(separator: ",").map(String.init))
+    let sections = Set((option("--sections") ?? "flat,steady,idle,thesis,console").split(separator: ",").map(String.init))
     var report = BenchReport(command: option("--command") ?? CommandLine.arguments.joined(separator: " "), loadBefore: Machine.load)
     report.micro = readIfPresent(option("--micro"))
     report.report = readIfPresent(option("--report"))
@@ -73,7 +74,8 @@ case "run":
             let bound = try bench.flatOut(profile, connections: count, server: "sink")
             log("\(profile.name), \(count) connections: muevald")
             let run = try bench.flatOut(profile, connections: count, server: "muevald")
-            log(String(format: "  %.0f events/s, %.1f MB/s (bound %.1f MB/s)", run.eventsPerSecond, run.megabytesPerSecond, bound.megabytesPerSecond))
+            log(String(format: "  %.0f events/s, %.1f MB/s (bound %.1f MB/s), muevald %.2f µs CPU per event",
+                       run.eventsPerSecond, run.megabytesPerSecond, bound.megabytesPerSecond, run.serverMicrosecondsPerEvent))
             report.flatOut.append((run, bound))
         }
     }
@@ -87,6 +89,15 @@ case "run":
         log("1,000 idle connections")
         let idle = try bench.idle(connections: 1000)
         report.idle = (1000, idle.rss, idle.peak)
+    }
+    if sections.contains("thesis"), let script = option("--thesis-stack") {
+        log("touch, 1 connection: muevald and the thesis-style stack (\(script)), the same events")
+        let comparison = try bench.thesisComparison(script: script, events: 200_000)
+        log(String(format: "  muevald %.0f events/s, %.2f µs CPU per event; thesis stack %.0f events/s, %.2f µs CPU per event",
+                   comparison.muevald.eventsPerSecond, comparison.muevald.serverMicrosecondsPerEvent,
+                   comparison.thesis.eventsPerSecond, comparison.thesis.serverMicrosecondsPerEvent))
+        log(comparison.line)
+        report.thesis = comparison
     }
     if sections.contains("console") {
         var console = ConsoleReport()
