@@ -7,6 +7,7 @@ internal import NIOConcurrencyHelpers
 internal import NIOCore
 internal import NIOWebSocket
 internal import ReportCritique
+internal import SessionCore
 internal import SessionModel
 internal import WireProtocol
 
@@ -185,8 +186,8 @@ enum LiveStream {
         return (ByteBuffer(bytes: json), recent.last?.id ?? 0)
     }
 
-    /// The tail's lines as the page's messages: consecutive events in one `events` message (one per commit),
-    /// markers and skips in their own. Events the hello already carried are left out.
+    /// The tail's lines as the page's messages: consecutive events in one `events` message (one per batch,
+    /// `forward`), markers and skips in their own. Events the hello already carried are left out.
     static func messages(_ lines: [TailLine], after lastEventID: inout Int64) -> [ByteBuffer] {
         var messages: [ByteBuffer] = []
         var events: [UInt8] = []
@@ -225,6 +226,21 @@ enum LiveStream {
         }
         flushEvents()
         return messages
+    }
+
+    /// Sends the subscription's lines as the page's messages until it ends. After a message, what arrives
+    /// within `batch` is gathered and goes out as the next one (the subscription's buffer holds it, bounded
+    /// by `console.live_buffer`; what does not fit is a skip): a message per frame, not per commit. The
+    /// first lines after a quiet spell go out at once.
+    static func forward(_ subscription: TailSubscription, after helloLastEventID: Int64, to outbound: WebSocketOutboundWriter,
+                        batch: Duration) async throws {
+        let clock = ContinuousClock()
+        var lastEventID = helloLastEventID
+        while let lines = await subscription.next() {
+            let started = clock.now
+            try await send(messages(lines, after: &lastEventID), to: outbound)
+            if batch > .zero { try await Task.sleep(until: started.advanced(by: batch), clock: clock) }
+        }
     }
 
     /// Runs `sending` until it ends, the page closes the socket, or muevald shuts down. The pages send

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Logging
+internal import NIOConcurrencyHelpers
 package import ReportCritique
 package import SessionCore
 package import SessionModel
@@ -58,6 +59,7 @@ struct ConsoleReports: Sendable {
     let configurations: ReportConfigurationStore
     let locations: ReportLocations
     private let logger: Logger
+    private let replayIndexWrites = ReplayIndexWrites()
 
     init(source: ConsoleReportSource, dataDirectory: String, configurations: ReportConfigurationStore, logger: Logger) {
         self.source = source
@@ -85,19 +87,25 @@ struct ConsoleReports: Sendable {
         let directory = locations.session(record.id)
         let path = "\(directory)/\(ReplayIndex.fileName)"
         let report = source.sessionState(record.id, ReportLocations.defaultName)
-        return try await blocking {
-            if !rebuild, let file = try ReplayIndexFile(path: path), file.preamble.sessionEvents == record.events,
-               !Self.older(path, than: report) {
+        let fresh = { @Sendable () throws -> ReplayIndexFile? in
+            guard let file = try ReplayIndexFile(path: path), file.preamble.sessionEvents == record.events,
+                  !Self.older(path, than: report) else { return nil }
+            return file
+        }
+        if !rebuild, let file = try await blocking(fresh) { return file }
+        // Pages asking at once (and the report's follower) wait for one writing instead of each writing the file.
+        return try await replayIndexWrites.run(record.id, joining: !rebuild) {
+            try await blocking {
+                if !rebuild, let file = try fresh() { return file }
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                try ReplayIndex.write(record: record, problems: problems, to: path)
+                // The JSON of the index's first version, `replay-index-EVENTS.json`, is not read any more.
+                for old in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where old.hasPrefix("replay-index-") {
+                    try? FileManager.default.removeItem(atPath: directory + "/" + old)
+                }
+                guard let file = try ReplayIndexFile(path: path) else { throw ReplayIndexError(damaged: "it cannot be read back") }
                 return file
             }
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try ReplayIndex.write(record: record, problems: problems, to: path)
-            // The JSON of the index's first version, `replay-index-EVENTS.json`, is not read any more.
-            for old in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where old.hasPrefix("replay-index-") {
-                try? FileManager.default.removeItem(atPath: directory + "/" + old)
-            }
-            guard let file = try ReplayIndexFile(path: path) else { throw ReplayIndexError(damaged: "it cannot be read back") }
-            return file
         }
     }
 
@@ -158,5 +166,23 @@ struct ConsoleReports: Sendable {
                 }
             }
         }
+    }
+}
+
+/// The replay indexes being written, one task per session: who asks meanwhile waits for it.
+private final class ReplayIndexWrites: Sendable {
+    private let running = NIOLockedValueBox<[Int64: Task<ReplayIndexFile, any Error>]>([:])
+
+    /// Runs `write` for `session`, or (`joining`) waits for the one under way. A write that must not join
+    /// (the default report's problems, which one begun before it lacks) runs anyway and is the one others join.
+    func run(_ session: Int64, joining: Bool, _ write: @escaping @Sendable () async throws -> ReplayIndexFile) async throws -> ReplayIndexFile {
+        let task = running.withLockedValue { running in
+            if joining, let task = running[session] { return task }
+            let task = Task { try await write() }
+            running[session] = task
+            return task
+        }
+        defer { running.withLockedValue { if $0[session] == task { $0[session] = nil } } }
+        return try await task.value
     }
 }

@@ -356,10 +356,8 @@ public final class ConsoleServer: Service, Sendable {
             let (hello, helloLastEventID) = try await blocking { try LiveStream.hello(record) }
             try await LiveStream.send([hello], to: outbound)
             try await LiveStream.untilClosed(inbound, channel: context.requestContext.channel, or: shutdown) {
-                var lastEventID = helloLastEventID
-                while let lines = await subscription.next() {
-                    try await LiveStream.send(LiveStream.messages(lines, after: &lastEventID), to: outbound)
-                }
+                try await LiveStream.forward(subscription, after: helloLastEventID, to: outbound,
+                                             batch: .milliseconds(settings.liveBatchMilliseconds))
             }
         }
     }

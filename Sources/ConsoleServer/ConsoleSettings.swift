@@ -24,6 +24,10 @@ public struct ConsoleSettings: Sendable, Equatable {
     public var visitors = VisitorLimits()
     /// Live events queued for one browser; beyond, events are skipped and the page says how many.
     public var liveBuffer = 4096
+    /// What arrives on the Live page's stream within this many milliseconds of the last message goes out
+    /// as one message (a frame at 60 Hz): one write and one repaint per frame however often the session
+    /// commits. 0: each commit at once.
+    public var liveBatchMilliseconds: Double = 16
     /// The largest request body the API reads (a note, a new session).
     public var maxBodyBytes = 64 * 1024
     /// Where saved report configurations are read (the same files as `muevalctl report-config`); nil: that command's default.

@@ -294,6 +294,7 @@ extension ConfigurationOption {
             return true
         },
         .positive("console.live_buffer", \.console.liveBuffer),
+        .number("console.live_batch_ms", \.console.liveBatchMilliseconds) { $0 >= 0 && $0 <= 1000 },
         .positive("console.max_body_bytes", \.console.maxBodyBytes),
         .positive("console.max_connections", \.consoleConnections.maxConnections, reloadable: true),
         .number("console.header_timeout", \.consoleConnections.headerTimeout) { $0 >= 0 && $0 <= 86_400 },

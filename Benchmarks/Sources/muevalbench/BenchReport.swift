@@ -185,6 +185,8 @@ struct BenchReport {
 
 /// The web console's figures (issue 15): live stream latency, report after stop, replay, stalled browser.
 struct ConsoleReport {
+    /// Runs of 16 sessions: the target is their median p99 (issue 41).
+    static let sixteenRuns = 5
     var live: [(sessions: Int, run: RunResult)] = []
     var hour: HourFigures?
     var stall: StallFigures?
@@ -211,6 +213,10 @@ struct ConsoleReport {
             out += "\(Format.latency(run.tail, max: true)) | \(run.tailSkipped) | \(Format.fixed(run.serverCPU, 2)) | "
             out += "\(Format.fixed(run.senderCPU, 2)) | \(Format.megabytes(run.peakRSS)) | \(run.note) |\n"
         }
+        if let median = sixteenMedian {
+            out += "\n16 sessions, p99 receipt→browser of each run: \(sixteenP99s.map { Format.fixed($0, 1) }.joined(separator: ", ")) ms; "
+            out += "**median \(Format.fixed(median, 1)) ms** (messages batched per `console.live_batch_ms`).\n"
+        }
         if let hour {
             out += """
 
@@ -222,8 +228,10 @@ struct ConsoleReport {
                 \(hour.reportReadySeconds.map { Format.fixed($0, 2) + " s" } ?? "never: " + hour.reportNote) after the stop**.
 
                 **Replay** of that session in headless Chromium (Benchmarks/replay_first_frame.py: Selenium, Debian's \
-                chromium and chromedriver): \(replayText(hour)). Its index alone (`GET /api/sessions/ID/replay` \
-                from the benchmark, no browser): \(hour.replayIndex.map { "\(Format.fixed($0.seconds * 1000, 0)) ms, \(Format.fixed(Double($0.bytes) / 1e6, 1)) MB" } ?? "failed").
+                chromium and chromedriver): \(replayText(hour)). From the benchmark, no browser: what the page reads \
+                first, the index's head and first chunks (`GET /api/sessions/ID/replay/index`, `Range: bytes=0-262143`), \
+                \(hour.replayHead.map { "\(Format.fixed($0.seconds * 1000, 0)) ms (the file: \(Format.fixed(Double($0.fileBytes) / 1e6, 1)) MB)" } ?? "failed"); \
+                the whole index as one JSON for scripts (`GET /api/sessions/ID/replay`): \(hour.replayIndex.map { "\(Format.fixed($0.seconds * 1000, 0)) ms, \(Format.fixed(Double($0.bytes) / 1e6, 1)) MB" } ?? "failed").
 
                 """
         }
@@ -250,20 +258,32 @@ struct ConsoleReport {
             + "\(replay.detail); page JS heap (`performance.memory.usedJSHeapSize`) \(Format.megabytes(replay.heapBytes))"
     }
 
+    /// The 16-session runs' p99 receipt→browser, in the order run.
+    var sixteenP99s: [Double] { live.filter { $0.sessions == 16 }.compactMap(\.run.tail?.p99) }
+
+    var sixteenMedian: Double? {
+        let sorted = sixteenP99s.sorted()
+        return sorted.isEmpty ? nil : sorted[sorted.count / 2]
+    }
+
     var targets: [String] {
         var rows: [String] = []
         if let worst = live.compactMap(\.run.tail?.p99).max() {
             rows.append("| live: p99 commit→browser ≤ 100 ms at 50,000 events/s across sessions | \(Format.fixed(worst, 1)) ms receipt→browser (worst) | \(worst <= 100 ? "met" : "missed") |")
         }
+        if let median = sixteenMedian {
+            let runs = sixteenP99s.map { Format.fixed($0, 1) }.joined(separator: ", ")
+            rows.append("| live: p99 receipt→browser ≤ 50 ms, 16 sessions at 50,000 events/s, median of \(Self.sixteenRuns) | \(Format.fixed(median, 1)) ms (runs: \(runs)) | \(median <= 50 ? "met" : "missed") |")
+        }
         if let hour {
             let ready = hour.reportReadySeconds
             rows.append("| report offered ≤ 5 s after stopping a one-hour session | \(ready.map { Format.fixed($0, 2) + " s" } ?? "not offered") | \(ready.map { $0 <= 5 ? "met" : "missed" } ?? "missed") |")
             if let replay = hour.replay {
-                let met = replay.firstFrameMilliseconds <= 1500 ? "met" : "missed"
+                let met = replay.firstFrameMilliseconds <= 300 ? "met" : "missed"
                 let standIn = replay.measuredBy.hasPrefix("stand-in")
-                rows.append("| replay of a one-hour session: first frame ≤ 1.5 s | \(Format.fixed(replay.firstFrameMilliseconds, 0)) ms\(standIn ? " (stand-in: the page has no mark yet)" : "") | \(standIn ? "not the page's own" : met) |")
+                rows.append("| replay of a one-hour session: first frame ≤ 300 ms | \(Format.fixed(replay.firstFrameMilliseconds, 0)) ms\(standIn ? " (stand-in: the page has no mark yet)" : "") | \(standIn ? "not the page's own" : met) |")
             } else {
-                rows.append("| replay of a one-hour session: first frame ≤ 1.5 s | \(hour.replayNote) | |")
+                rows.append("| replay of a one-hour session: first frame ≤ 300 ms | \(hour.replayNote) | |")
             }
         }
         if let stall, let ratio = stall.ratio {

@@ -11,7 +11,10 @@ struct HourFigures {
     var stopReplySeconds: Double
     var reportReadySeconds: Double?
     var reportNote = ""
-    /// `GET /api/sessions/ID/replay` from this process (no browser): seconds and bytes.
+    /// The replay index from this process (no browser): what the page reads first (`GET
+    /// /api/sessions/ID/replay/index` with `Range: bytes=0-262143`: the head and the first chunks), seconds
+    /// and the file's bytes; and the one JSON of `GET /api/sessions/ID/replay`, seconds and bytes.
+    var replayHead: (seconds: Double, fileBytes: Int)?
     var replayIndex: (seconds: Double, bytes: Int)?
     var replay: ReplayFigures?
     var replayNote = ""
@@ -93,7 +96,14 @@ extension EndToEnd {
             usleep(20_000)
         }
         if figures.reportReadySeconds == nil, figures.reportNote.isEmpty { figures.reportNote = "no report within 120 s" }
-        let asked = wallClock()
+        var asked = wallClock()
+        let head = try ConsoleHTTP.get(port: daemon.consolePort, path: "/api/sessions/\(session.id)/replay/index", cookie: cookie,
+                                       headers: ["Range: bytes=0-262143"])
+        if head.status == 206, let range = head.headers.first(where: { $0.lowercased().hasPrefix("content-range:") }),
+           let total = range.split(separator: "/").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+            figures.replayHead = (wallClock() - asked, total)
+        }
+        asked = wallClock()
         let index = try ConsoleHTTP.get(port: daemon.consolePort, path: "/api/sessions/\(session.id)/replay", cookie: cookie)
         if index.status == 200 { figures.replayIndex = (wallClock() - asked, index.body.count) }
         do {

@@ -33,12 +33,13 @@ enum ConsoleHTTP {
         return String(value.dropFirst("mueval_console=".count).prefix { $0 != ";" })
     }
 
-    /// One GET with `Connection: close`, read to the end.
-    static func get(port: UInt16, path: String, cookie: String? = nil) throws -> (status: Int, headers: [String], body: [UInt8]) {
+    /// One GET with `Connection: close` (and `headers`, "Name: value" each), read to the end.
+    static func get(port: UInt16, path: String, cookie: String? = nil, headers: [String] = []) throws -> (status: Int, headers: [String], body: [UInt8]) {
         let fd = try Sockets.connect(port: port)
         defer { Glibc.close(fd) }
         var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if let cookie { request += "Cookie: mueval_console=\(cookie)\r\n" }
+        for header in headers { request += header + "\r\n" }
         try Sockets.writeAll(fd, Array((request + "\r\n").utf8))
         var received: [UInt8] = []
         try Sockets.read(fd, into: &received, deadline: wallClock() + 30) { _ in false }

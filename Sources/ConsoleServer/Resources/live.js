@@ -185,6 +185,7 @@ function onHello(hello) {
   run(showTaskBar(hello.session.study));
   showDevice(hello.device);
   list.replaceChildren();
+  arrived = []; // the hello holds what they were
   eventCount = 0;
   const recent = hello.recent || [];
   // Recent events keep their spacing on the page's clock, so old touches are already faded.
@@ -199,15 +200,34 @@ function onHello(hello) {
   redraw();
 }
 
+// Events are drawn once per animation frame, however many messages brought them: the screen, the rows
+// (only those that stay), the count. A hidden tab gets no frames: a full queue is drawn at once.
+let arrived = [];
+let drawRequested = false;
+
 function onEvents(events) {
+  for (const event of events) arrived.push(event);
+  if (arrived.length >= MAX_ROWS) drawArrivals();
+  else if (!drawRequested) { drawRequested = true; requestAnimationFrame(drawArrivals); }
+}
+
+function drawArrivals() {
+  drawRequested = false;
+  if (!arrived.length) return;
+  const events = arrived;
+  arrived = [];
   const now = clock();
-  for (const event of events) applyToScreen(event, now);
-  appendRows(events.map(eventRow));
+  for (const event of events) {
+    applyToScreen(event, now);
+    ensureFilter(String(event.class));
+  }
+  appendRows(events.slice(-MAX_ROWS).map(eventRow));
   countEvents(events.length);
   redraw();
 }
 
 function onMarker(marker) {
+  drawArrivals(); // the events before it first, in order
   appendRows([markerRow(marker)]);
   if (!session) return;
   // A waiting session records from the moment its device connects (the daemon's own rule).
