@@ -416,11 +416,12 @@ let package = Package(
         ]),
         // The console's access rules and message framing, without sockets.
         .testTarget(name: "ConsoleServerTests", dependencies: [
-            "ConsoleServer", "GroupCommit", "JournalStorage", "ReportCritique", "SessionModel", "WireProtocol",
+            "ConsoleServer", "GroupCommit", "JournalStorage", "ReportCritique", "SessionCore", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),

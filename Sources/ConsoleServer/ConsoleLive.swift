@@ -232,13 +232,13 @@ enum LiveStream {
     /// within `batch` is gathered and goes out as the next one (the subscription's buffer holds it, bounded
     /// by `console.live_buffer`; what does not fit is a skip): a message per frame, not per commit. The
     /// first lines after a quiet spell go out at once.
-    static func forward(_ subscription: TailSubscription, after helloLastEventID: Int64, to outbound: WebSocketOutboundWriter,
-                        batch: Duration) async throws {
+    static func forward(_ subscription: TailSubscription, after helloLastEventID: Int64, batch: Duration,
+                        send: ([ByteBuffer]) async throws -> Void) async throws {
         let clock = ContinuousClock()
         var lastEventID = helloLastEventID
         while let lines = await subscription.next() {
             let started = clock.now
-            try await send(messages(lines, after: &lastEventID), to: outbound)
+            try await send(messages(lines, after: &lastEventID))
             if batch > .zero { try await Task.sleep(until: started.advanced(by: batch), clock: clock) }
         }
     }

@@ -356,8 +356,9 @@ public final class ConsoleServer: Service, Sendable {
             let (hello, helloLastEventID) = try await blocking { try LiveStream.hello(record) }
             try await LiveStream.send([hello], to: outbound)
             try await LiveStream.untilClosed(inbound, channel: context.requestContext.channel, or: shutdown) {
-                try await LiveStream.forward(subscription, after: helloLastEventID, to: outbound,
-                                             batch: .milliseconds(settings.liveBatchMilliseconds))
+                try await LiveStream.forward(subscription, after: helloLastEventID, batch: .milliseconds(settings.liveBatchMilliseconds)) {
+                    try await LiveStream.send($0, to: outbound)
+                }
             }
         }
     }

@@ -1,6 +1,8 @@
 @testable import ConsoleServer
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
+import SessionCore
 import SessionModel
 import Testing
 
@@ -38,6 +40,37 @@ import Testing
         #expect(messages[1]["count"] as? Int == 40)
         #expect(messages[3]["kind"] as? String == "device-disconnected")
         #expect(messages[3]["detail"] as? String == "goodbye")
+    }
+
+    @Test func whatArrivesWithinABatchAfterAMessageGoesOutAsTheNextOne() async throws {
+        let tail = LiveTail()
+        let subscription = tail.subscribe(TailFilter(sessions: [7]), capacity: 100)
+        // The event ids of each message sent.
+        let sent = NIOLockedValueBox<[[Int]]>([])
+        let forwarding = Task {
+            // Long enough that the two commits below certainly fall within it.
+            try await LiveStream.forward(subscription, after: 0, batch: .seconds(2)) { messages in
+                let ids = try self.decode(messages).map { ($0["events"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } ?? [] }
+                sent.withLockedValue { $0 += ids }
+            }
+        }
+        defer { forwarding.cancel() }
+        tail.publish([event(1)])
+        try await waitUntil { sent.withLockedValue { $0.count } == 1 }
+        // Two commits while the stream waits out its batch: one message, in order.
+        tail.publish([event(2)])
+        tail.publish([event(3), event(4)])
+        try await waitUntil { sent.withLockedValue { $0.count } == 2 }
+        #expect(sent.withLockedValue { $0 } == [[1], [2, 3, 4]])
+    }
+
+    /// Polls `condition` until it holds; fails after 30 s.
+    func waitUntil(_ condition: @Sendable () -> Bool) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while !condition() {
+            guard ContinuousClock.now < deadline else { Issue.record("condition not met within 30 s"); return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     @Test func deviceStringsStayStrings() throws {
