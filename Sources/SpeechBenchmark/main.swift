@@ -5,10 +5,12 @@ internal import WireProtocol
 
 // Times the transcription of think-aloud audio (issue 17: an hour of audio within 10 minutes on the
 // project's 2-core machine, both passes: what was said and the exclamations).
-//   SpeechBenchmark hour [--minutes 60] [--workers 2]   one hour of espeak-ng speech with pauses
+//   SpeechBenchmark hour [--minutes 60] [--workers 2]   one hour of espeak-ng speech with pauses: seconds,
+//                                                        CPU seconds, word error rate against the script
 //   SpeechBenchmark exclamations [--voice en-us+f2] [--wpm 160]   the corpus of Corpus.swift: exclamations found
-//                                                        within ±1 s, and false ones per 10 minutes
+//                                                        within ±1 s, false ones per 10 minutes, word error rate
 //   SpeechBenchmark transcribe FILE [--workers 2]        any audio file: its segments as JSON lines
+// Each takes --decoder "-fwdflat no …": PocketSphinx search options instead of the tuned ones (for tuning).
 // Release mode: `swift build -c release --product SpeechBenchmark` (make bench runs it).
 
 let arguments = CommandLine.arguments
@@ -16,6 +18,7 @@ func option(_ name: String) -> String? {
     arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
 }
 let workers = option("--workers").flatMap(Int.init) ?? 2
+let decoderOptions = option("--decoder").map { $0.split(separator: " ").map(String.init) } ?? SpeechConfiguration.tunedDecoderOptions
 /// `--exclamations "oh no /1e-20/,where is"`: as muevald's [transcription] exclamations (for tuning).
 let exclamations = option("--exclamations").map { $0.split(separator: ",").compactMap { ExclamationPhrase(configText: String($0)) } }
     ?? SpeechConfiguration.defaultExclamations
@@ -56,28 +59,38 @@ func writeWAV(_ pcm: [UInt8], name: String) -> String {
     return path
 }
 
-/// The file's segments, and the seconds transcribing took.
-func transcribe(_ path: String) -> (segments: [RecognisedSegment], wall: Double) {
-    let transcriber: Transcriber
-    do { transcriber = try Transcriber(configuration: SpeechConfiguration(exclamations: exclamations, workers: workers)) } catch { fail("\(error)") }
+/// This process's CPU seconds so far (user and system, all threads; espeak-ng's are its own).
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// The file's segments, and the seconds transcribing took: on the clock (the models' loading included)
+/// and of CPU (which other work on the machine disturbs less).
+func transcribe(_ path: String) -> (segments: [RecognisedSegment], wall: Double, cpu: Double) {
     let clock = ContinuousClock()
+    let cpuBefore = cpuSeconds()
     var segments: [RecognisedSegment] = []
     let elapsed = clock.measure {
         do {
+            let transcriber = try Transcriber(configuration: SpeechConfiguration(exclamations: exclamations, workers: workers, decoderOptions: decoderOptions))
             segments = try transcriber.transcribe(path: path, container: .wav, progress: { _ in }, isCancelled: { false })
         } catch {
             fail("\(error)")
         }
     }
-    return (segments, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    return (segments, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, cpuSeconds() - cpuBefore)
 }
 
-func run(_ path: String, seconds: Double?) {
-    let (segments, wall) = transcribe(path)
+/// `said`: the script, for the word error rate.
+func run(_ path: String, seconds: Double?, said: [String] = []) {
+    let (segments, wall, cpu) = transcribe(path)
     if let seconds {
         let exclamations = segments.filter { $0.exclamation != nil }.count
-        print(String(format: "%.0f min of think-aloud audio transcribed in %.1f s with %d workers: %.3f × real time (%.1f min per hour); %d segments, %d exclamations",
-                     seconds / 60, wall, workers, wall / seconds, wall / seconds * 60, segments.count, exclamations))
+        print(String(format: "%.0f min of think-aloud audio transcribed in %.1f s with %d workers: %.3f × real time (%.1f min per hour), %.1f s of CPU; %d segments, %d exclamations; %@",
+                     seconds / 60, wall, workers, wall / seconds, wall / seconds * 60, cpu, segments.count, exclamations,
+                     WordErrorRate(said: said, heard: segments.map(\.text)).description))
     } else {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -109,7 +122,7 @@ case "exclamations":
     pcm += [UInt8](repeating: 0, count: 22_050 * 2)
     let path = writeWAV(pcm, name: "mueval-speech-exclamations.wav")
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let (segments, _) = transcribe(path)
+    let (segments, _, _) = transcribe(path)
     let spoken = said.filter { $0.phrase != nil }
     var report: [String] = []
     for (phrase, _) in Corpus.exclamations {
@@ -128,27 +141,29 @@ case "exclamations":
     for alarm in falseAlarms { FileHandle.standardError.write(Data("false: \(alarm.exclamation!) in \"\(alarm.text)\" at \(alarm.start) s\n".utf8)) }
     // Ordinary speech: the whole recording but the exclamation lines themselves.
     let minutes = (Double(pcm.count / 2) / 22_050 - spoken.reduce(0) { $0 + $1.end - $1.start }) / 60
-    print(String(format: "exclamations (%@, %d words/min): %d of %d found within ±1 s (%.0f %%; %@), %d false in %.1f min of ordinary speech (%.1f per 10 min)",
+    print(String(format: "exclamations (%@, %d words/min): %d of %d found within ±1 s (%.0f %%; %@), %d false in %.1f min of ordinary speech (%.1f per 10 min); %@",
                  voice, wordsPerMinute, found.count, spoken.count, 100 * Double(found.count) / Double(spoken.count), report.joined(separator: ", "),
-                 falseAlarms.count, minutes, Double(falseAlarms.count) / minutes * 10))
+                 falseAlarms.count, minutes, Double(falseAlarms.count) / minutes * 10,
+                 WordErrorRate(said: said.map(\.text), heard: segments.map(\.text)).description))
 case "hour", nil:
     let minutes = option("--minutes").flatMap(Double.init) ?? 60
     let voices = ["en-us", "en-us+m3", "en-us+f2"]
-    let spoken = voices.flatMap { voice in lines.map { speak($0, voice: voice) } }
+    let spoken = voices.flatMap { voice in lines.map { (text: $0, pcm: speak($0, voice: voice)) } }
     let rate = 22_050
     var pcm: [UInt8] = []
     pcm.reserveCapacity(Int(minutes * 60) * rate * 2)
-    var generator = SystemRandomNumberGenerator()
-    var index = 0
-    // Speech about half the time, pauses of 1 to 6 s between lines: a tester thinking aloud.
+    var said: [String] = []
+    // Speech about half the time, pauses of 1 to 6 s between lines: a tester thinking aloud. The same
+    // pauses on every run (1, 6, 5, 4, 3, 2 s…), so that runs compare word for word.
     while pcm.count < Int(minutes * 60) * rate * 2 {
-        pcm += [UInt8](repeating: 0, count: Int.random(in: 1...6, using: &generator) * rate * 2)
-        pcm += spoken[index % spoken.count]
-        index += 1
+        pcm += [UInt8](repeating: 0, count: (1 + said.count * 5 % 6) * rate * 2)
+        let line = spoken[said.count % spoken.count]
+        pcm += line.pcm
+        said.append(line.text)
     }
     let path = writeWAV(pcm, name: "mueval-speech-hour.wav")
     defer { try? FileManager.default.removeItem(atPath: path) }
-    run(path, seconds: Double(pcm.count / 2) / Double(rate))
+    run(path, seconds: Double(pcm.count / 2) / Double(rate), said: said)
 default:
     fail("usage: SpeechBenchmark [hour [--minutes M]] | exclamations [--voice V] | transcribe FILE [--workers N]")
 }
