@@ -1,4 +1,5 @@
 internal import Foundation
+internal import Synchronization
 
 /// One worker's recognition: the language-model decoder for what was said, in which the exclamations
 /// are looked for, and a keyphrase decoder for each exclamation configured with a threshold. Made on
@@ -15,6 +16,7 @@ final class Recogniser: @unchecked Sendable {
         // log energy breaks the model's noise estimate; half a bit of noise lifted the words heard in
         // espeak-ng's lines from 26 % to 38 % (docs/SPEECH.md). A fixed seed keeps results repeatable.
         let model = ["-hmm", configuration.acousticModel, "-dict", configuration.dictionary, "-dither", "yes", "-seed", "1"]
+            + configuration.decoderOptions
         let words = try PocketSphinxDecoder(arguments: model + ["-lm", configuration.languageModel])
         self.words = words
         exclamations = configuration.exclamations
@@ -131,9 +133,17 @@ final class WorkerPool: @unchecked Sendable {
     /// Pieces that may wait for each worker (the decoder is faster than recognition).
     private static let capacity = 1
 
-    init(configuration: SpeechConfiguration) throws(SpeechError) {
-        var recognisers: [Recogniser] = []
-        for _ in 0..<configuration.workers { recognisers.append(try Recogniser(configuration)) }
+    /// `spare`: a recogniser already loaded (and unused: a used one would carry its state over), for the first worker.
+    init(configuration: SpeechConfiguration, spare: Recogniser?) throws(SpeechError) {
+        // The others are loaded at once, one per thread: each takes 0.4 s of CPU, before any audio is heard.
+        let missing = configuration.workers - (spare == nil ? 0 : 1)
+        let loaded = Mutex<[Result<Recogniser, SpeechError>]>([])
+        DispatchQueue.concurrentPerform(iterations: missing) { _ in
+            let recogniser = Result { () throws(SpeechError) in try Recogniser(configuration) }
+            loaded.withLock { $0.append(recogniser) }
+        }
+        var recognisers = spare.map { [$0] } ?? []
+        for result in loaded.withLock({ $0 }) { recognisers.append(try result.get()) }
         queues = Array(repeating: [], count: recognisers.count)
         running = recognisers.count
         for (index, recogniser) in recognisers.enumerated() {

@@ -1,5 +1,6 @@
 internal import CAudioDecode
 internal import Foundation
+internal import Synchronization
 
 /// Transcribes think-aloud audio on the lab machine: ordinary speech into timed segments, and the
 /// configured exclamations spotted as such (docs/SPEECH.md).
@@ -11,6 +12,9 @@ internal import Foundation
 public final class Transcriber: Sendable {
     public let configuration: SpeechConfiguration
     public let engine: String
+    /// The recogniser loaded to check the configuration, kept for the first transcription's first
+    /// worker: loading one takes 0.4 s of CPU and ~90 MB, so it is not thrown away, nor kept longer.
+    private let spare: Mutex<Recogniser?>
 
     /// Samples per piece handed to a worker (60 s), and how far back from its end a cut is sought.
     static let pieceSamples = 60 * 16_000
@@ -28,14 +32,14 @@ public final class Transcriber: Sendable {
         self.configuration = configuration
         engine = "pocketsphinx 5prealpha (\((configuration.acousticModel as NSString).lastPathComponent))"
         // Loads both searches once, so that a bad model or phrase fails here, with its reason.
-        _ = try Recogniser(configuration)
+        spare = Mutex(try Recogniser(configuration))
     }
 
     /// `container`: what the file is said to be (its stream's content type); it is read as that and nothing else.
     public func transcribe(path: String, container: AudioContainer, progress: (Double) -> Void, isCancelled: () -> Bool) throws(SpeechError)
         -> [RecognisedSegment]
     {
-        let pool = try WorkerPool(configuration: configuration)
+        let pool = try WorkerPool(configuration: configuration, spare: spare.withLock { $0.take() })
         defer { pool.finish() }
         var pending: [Int16] = []
         var consumed = 0  // samples before `pending`

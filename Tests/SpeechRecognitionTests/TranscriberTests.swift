@@ -112,6 +112,35 @@ struct TranscriberTests {
         #expect(segments.contains { $0.exclamation == "where is" && abs($0.start - said[0].start) <= 1 }, "\(segments)")
     }
 
+    /// The decoder loaded to check the configuration serves the first file's first worker only: a
+    /// second file, on three workers, loads its own and hears the same line.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: espeak), "CANNOT RUN HERE: espeak-ng is missing (make test-deps installs it)"))
+    func oneTranscriberHearsFileAfterFile() async throws {
+        let path = Self.temporary("twice.wav")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let said = try await Self.offThePool { try Self.speak([("where is the publish button", "where is")], to: path) }
+        let heard = try await Self.offThePool {
+            let transcriber = try Transcriber(configuration: SpeechConfiguration(workers: 3))
+            return try (0..<2).map { _ in
+                try transcriber.transcribe(path: path, container: .wav, progress: { _ in }, isCancelled: { false })
+            }
+        }
+        for segments in heard {
+            #expect(segments.contains { $0.exclamation == "where is" && abs($0.start - said[0].start) <= 1 }, "\(segments)")
+        }
+    }
+
+    @Test func workersAreBounded() {
+        #expect(SpeechConfiguration(workers: 0).workers == 1)
+        #expect(SpeechConfiguration(workers: 1_000_000).workers == SpeechConfiguration.workerRange.upperBound)
+        #expect(SpeechConfiguration.workerRange.contains(SpeechConfiguration.defaultWorkers))
+    }
+
+    /// A search option PocketSphinx does not know is refused by name when the transcriber is made.
+    @Test func aBadDecoderOptionIsAnError() {
+        #expect(throws: SpeechError.self) { try Transcriber(configuration: SpeechConfiguration(decoderOptions: ["-no_such_option", "1"])) }
+    }
+
     @Test func aMissingModelIsNamedWithThePackage() {
         #expect(throws: SpeechError("the acoustic model /nowhere/en-us is missing: install pocketsphinx-en-us or set [transcription] in muevald's configuration")) {
             try Transcriber(configuration: SpeechConfiguration(acousticModel: "/nowhere/en-us"))
