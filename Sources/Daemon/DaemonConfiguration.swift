@@ -229,7 +229,11 @@ extension ConfigurationOption {
             config.transcription.speech.exclamations = phrases
             return true
         },
-        .positive("transcription.workers", \.transcription.speech.workers),
+        .init(key: "transcription.workers", kind: .integer, current: { String($0.transcription.speech.workers) }) { value, config in
+            guard let workers = Int(value), SpeechConfiguration.workerRange.contains(workers) else { return false }
+            config.transcription.speech.workers = workers
+            return true
+        },
         .positive("transcription.max_queued", \.transcription.maxQueued),
         .positive("reports.max_concurrent", \.reports.maxConcurrent),
         .positive("reports.max_queued", \.reports.maxQueued),
