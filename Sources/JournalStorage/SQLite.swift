@@ -125,19 +125,23 @@ public final class SQLiteStatement {
     }
 
     public func bind(_ index: Int32, _ value: String?) {
-        if let value {
-            sqlite3_bind_text(statement, index, value, -1, sqliteTransient)
-        } else {
+        guard var value else {
             sqlite3_bind_null(statement, index)
+            return
+        }
+        // Through the string's own UTF-8 with its length: passing the String as a C string would
+        // allocate a NUL-terminated copy and SQLite would measure it again (two per event on the journal's path).
+        value.withUTF8 { utf8 in
+            bindText(index, utf8: UnsafeRawBufferPointer(utf8), copying: true)
         }
     }
 
-    /// Binds UTF-8 bytes as TEXT. The bytes must stay alive until the statement is stepped and reset.
-    public func bindText(_ index: Int32, utf8 bytes: UnsafeRawBufferPointer) {
+    /// Binds UTF-8 bytes as TEXT. Unless `copying`, the bytes must stay alive until the statement is stepped and reset.
+    public func bindText(_ index: Int32, utf8 bytes: UnsafeRawBufferPointer, copying: Bool = false) {
         if let base = bytes.baseAddress {
             // The 64-bit length: SQLite refuses what is too big (SQLITE_TOOBIG) where an Int32 would trap.
-            sqlite3_bind_text64(statement, index, base.assumingMemoryBound(to: CChar.self), UInt64(truncatingIfNeeded: bytes.count), nil,
-                                UInt8(SQLITE_UTF8))
+            sqlite3_bind_text64(statement, index, base.assumingMemoryBound(to: CChar.self), UInt64(truncatingIfNeeded: bytes.count),
+                                copying ? sqliteTransient : nil, UInt8(SQLITE_UTF8))
         } else {
             sqlite3_bind_text(statement, index, "", 0, sqliteTransient)
         }
@@ -153,7 +157,7 @@ public final class SQLiteStatement {
         case .null: sqlite3_bind_null(statement, index)
         case .integer(let v): sqlite3_bind_int64(statement, index, v)
         case .real(let v): sqlite3_bind_double(statement, index, v)
-        case .text(let v): sqlite3_bind_text(statement, index, v, -1, sqliteTransient)
+        case .text(let v): bind(index, v)
         case .blob(let v):
             _ = v.withUnsafeBytes { sqlite3_bind_blob64(statement, index, $0.baseAddress, UInt64(truncatingIfNeeded: $0.count), sqliteTransient) }
         }
