@@ -31,7 +31,8 @@ public enum PayloadSummary {
     /// significant digits, data and images by size, UI elements by class and title, frames as `x,y w×h`.
     public static func describe(_ value: PlistValue) -> String {
         switch value {
-        case .string(let text): return text.contains(" ") ? "\"\(text)\"" : text
+        // utf8.contains: Foundation's `contains(_: StringProtocol)` goes through NSString (CFStringFind in a report's profile).
+        case .string(let text): return text.utf8.contains(UInt8(ascii: " ")) ? "\"\(text)\"" : text
         case .integer(let number): return String(number)
         case .real(let number): return short(number)
         case .bool(let flag): return flag ? "yes" : "no"
