@@ -307,7 +307,7 @@ let package = Package(
         ]),
         // Times analysis and report of a synthetic one-hour session (`make bench`).
         .executableTarget(name: "ReportBenchmark", dependencies: [
-            "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel",
+            "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel", "StudyAnalysis",
         ]),
 
         .testTarget(name: "SpeechRecognitionTests", dependencies: [
@@ -406,7 +406,8 @@ let package = Package(
         ]),
         // Reports on disk, the automatic report of a stopped session and studies that complete, against a real registry.
         .testTarget(name: "SessionReportsTests", dependencies: [
-            "GroupCommit", "JournalStorage", "ReportCritique", "SessionCore", "SessionModel", "SessionReports", "TesterPool",
+            "GroupCommit", "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionCore", "SessionModel",
+            "SessionReports", "StudyAnalysis", "TesterPool",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
