@@ -132,7 +132,7 @@ func studyReport(_ directory: String) async throws {
     }
     let size = (try? FileManager.default.attributesOfItem(atPath: index)[.size] as? Int).flatMap { $0 } ?? 0
     print("""
-        study results from the digests: \(seconds(analysing))
+        study results (stored digests read, missing ones made): \(seconds(analysing))
         report written: \(seconds(writing)) (index.html \(size / 1024) KB, \
         \((try? FileManager.default.contentsOfDirectory(atPath: directory + "/report/shots").count) ?? 0) screenshots)
         peak RSS: \(peakRSS())
