@@ -67,6 +67,9 @@ enum StoredDigests {
 /// The digest of a session made from the analysis the daemon's automatic report runs at the stop, so that the
 /// session is not analysed again for its study (docs/STUDIES.md, "Digests").
 public struct StudyDigestMaker: Sendable {
+    /// The `kind` of its row in the file's `analysis_digest` table.
+    public static let kind = StoredDigests.kind
+
     private let tasks: [StudyTask]
     private let source: String
 
