@@ -71,8 +71,10 @@ public final class CaptureServer: Service {
             // connection adds at most 64 KB after the journal says it is full, before backpressure
             // holds its next read. With 1 MB reads (four per wakeup), 256 busy connections overshot
             // the journal's limit by hundreds of MB and each decoder kept a megabyte of buffer
-            // (docs/BENCHMARKS.md).
-            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 4096, initial: 65536, maximum: 1 << 16))
+            // (docs/BENCHMARKS.md). The first read is 4 KB: a hello fits, and an idle connection keeps its read buffer
+            // (64 KB of 1,000 idle connections' 71 KB each, when the first was 64 KB); a busy one is at 64 KB after a few
+            // full reads.
+            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 4096, initial: 4096, maximum: 1 << 16))
             .childChannelOption(.maxMessagesPerRead, value: 1)
             // Replies are small; a device that does not read them hits this mark and gets none.
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 16 << 10, high: 64 << 10))
