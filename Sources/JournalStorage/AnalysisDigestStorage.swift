@@ -107,7 +107,7 @@ struct FNV1a {
 
     /// Each field with its length first, so that ("ab", "c") and ("a", "bc") differ.
     mutating func add(_ bytes: [UInt8]) {
-        for byte in withUnsafeBytes(of: UInt64(bytes.count).littleEndian, Array.init) + bytes {
+        for byte in withUnsafeBytes(of: UInt64(truncatingIfNeeded: bytes.count).littleEndian, Array.init) + bytes {
             value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
     }

@@ -123,8 +123,9 @@ struct BenchReport {
         if let console { rows += console.targets }
         rows.append("| report for a one-hour session ≤ 10 s | \(report.flatMap(Self.reportTotal) ?? "not measured") | "
                     + "\(report.flatMap(Self.reportTotal).flatMap { Double($0.prefix { $0 != " " }) }.map { $0 <= 10 ? "met" : "missed" } ?? "") |")
-        rows.append("| study report for 40 sessions of one hour ≤ 60 s | \(study.flatMap(Self.reportTotal) ?? "not measured") | "
-                    + "\(study.flatMap(Self.reportTotal).flatMap { Double($0.prefix { $0 != " " }) }.map { $0 <= 60 ? "met" : "missed" } ?? "") |")
+        // Issue 41: from the digests the sessions stored at their stop (ReportBenchmark study's `total:`).
+        rows.append("| study report for 40 sessions of one hour ≤ 10 s | \(study.flatMap(Self.reportTotal) ?? "not measured") | "
+                    + "\(study.flatMap(Self.reportTotal).flatMap { Double($0.prefix { $0 != " " }) }.map { $0 <= 10 ? "met" : "missed" } ?? "") |")
         return rows.joined(separator: "\n") + "\n"
     }
 
