@@ -125,7 +125,10 @@ enum ReplayFuzz {
         try withScratch { directory in
             var input = FuzzInput(bytes)
             let record = try FuzzSession.write(&input, to: directory + "/session.sqlite")
-            let json = try ReplayIndex.build(record: record, problems: [ProblemMark(t: 1, title: "a problem")])
+            // The index file as muevald writes it, read back as the old JSON route serves it.
+            try ReplayIndex.write(record: record, problems: [ProblemMark(t: 1, title: "a problem")], to: directory + "/replay.index")
+            guard let file = try ReplayIndexFile(path: directory + "/replay.index") else { preconditionFailure("no replay index written") }
+            let json = try file.wholeJSON()
             do {
                 _ = try JSONSerialization.jsonObject(with: Data(json))
             } catch {
