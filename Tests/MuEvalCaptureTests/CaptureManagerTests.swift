@@ -211,7 +211,7 @@ import WireProtocol
         // Read before stopping: the stop's own close may be the last thing the statistics say.
         try await waitUntil {
             server.connections.withLockedValue { $0 } >= 3
-                && capture.statistics?.lastProblem?.contains("no acknowledgement") == true
+                && capture.statistics?.lastProblem == "no acknowledgement for 0.3 s: connecting again"
         }
         let summary = try #require(await capture.stopCapture(timeout: 0.2))
         #expect(summary.unacknowledged == 1)

@@ -58,9 +58,13 @@ final class CaptureConnection: Sendable {
         for message in messages { buffer.writeBytes(message) }
         let channel = channel
         let watchdog = channel.eventLoop.scheduleTask(in: .capped(seconds: timeout)) { channel.close(promise: nil) }
-        defer { watchdog.cancel() }
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        channel.writeAndFlush(buffer, promise: written)
+        // Cancelled on the event loop as the write ends: this task may resume much later (a busy
+        // thread pool), and a watchdog cancelled only then closed connections whose write had ended.
+        written.futureResult.whenComplete { _ in watchdog.cancel() }
         do {
-            try await channel.writeAndFlush(buffer).get()
+            try await written.futureResult.get()
         } catch {
             try? await channel.close()
             throw error

@@ -264,7 +264,7 @@ public struct DeliveryStateMachine: Sendable {
             if let since = awaitingSince, now - since >= limits.ackTimeout {
                 awaitingSince = nil
                 replacing = true
-                statistics.lastProblem = "no acknowledgement for \(Int(limits.ackTimeout)) s: connecting again"
+                statistics.lastProblem = "no acknowledgement for \(Int(exactly: limits.ackTimeout).map(String.init) ?? "\(limits.ackTimeout)") s: connecting again"
                 return .replaceConnection
             }
             let ackDue = awaitingSince.map { $0 + limits.ackTimeout }
