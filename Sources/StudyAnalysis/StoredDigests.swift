@@ -215,6 +215,10 @@ private struct DigestBody: Codable {
                     (0..<raw.count / 8).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
                 }
                 let points = stride(from: 0, to: bits.count, by: 2).map { Point(x: Double(bitPattern: bits[$0]), y: Double(bitPattern: bits[$0 + 1])) }
+                // Bit patterns from a file: a NaN or 1e300 the analysis never wrote means the digest is not its own.
+                guard points.allSatisfy({ ValueRanges.default.isPlausible(coordinate: $0.x) && ValueRanges.default.isPlausible(coordinate: $0.y) }) else {
+                    throw DigestBodyError.absurdPoint(view: touches.view)
+                }
                 return ViewTouches(view: touches.view, screenshot: reference(touches.screenshot), points: points)
             },
             notes: try notes.map { note in
@@ -237,5 +241,6 @@ extension DigestBody.Shot {
 private enum DigestBodyError: Error {
     case unknownProblemKind(String)
     case pointsCutShort(view: String)
+    case absurdPoint(view: String)
     case unreadableNote
 }

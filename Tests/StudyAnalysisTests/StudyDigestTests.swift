@@ -132,6 +132,15 @@ import WireProtocol
         let fresh = try await StudyAnalyzer.analyze(data, digests: .readWrite)
         let current = try #require(try stored(data.sessions[0]))
         let garbage = Array("not a digest".utf8)
+        // The same digest with a touch at NaN, 1e300: bit patterns the analysis never writes.
+        var body = try #require(try JSONSerialization.jsonObject(with: Data(current.digest)) as? [String: Any])
+        var touches = try #require(body["touches"] as? [[String: Any]])
+        try #require(!touches.isEmpty)
+        var absurd = Data()
+        for value in [Double.nan, 1e300] { withUnsafeBytes(of: value.bitPattern.littleEndian) { absurd.append(contentsOf: $0) } }
+        touches[0]["points"] = absurd.base64EncodedString()
+        body["touches"] = touches
+        let absurdPoints = Array(try JSONSerialization.data(withJSONObject: body))
         for spoilt in [
             StoredAnalysisDigest(kind: current.kind, format: current.format, analysis: current.analysis + 1, source: current.source,
                                  made: 0, digest: current.digest),
@@ -139,6 +148,8 @@ import WireProtocol
                                  made: 0, digest: current.digest),
             StoredAnalysisDigest(kind: current.kind, format: current.format, analysis: current.analysis, source: current.source,
                                  made: 0, digest: garbage),
+            StoredAnalysisDigest(kind: current.kind, format: current.format, analysis: current.analysis, source: current.source,
+                                 made: 0, digest: absurdPoints),
         ] {
             try AnalysisDigestWriter.write(spoilt, toSessionFile: data.sessions[0].path)
             same(fresh, try await StudyAnalyzer.analyze(data, digests: .readWrite))
