@@ -80,7 +80,6 @@ ALLOWED = {
     ('CaptureLibrary/Sources/MuEvalCapture/CaptureSpool.swift', 'UInt32(message.bytes.count)'):
         'a message the library encoded itself, bounded by its limits.maxMessageBytes',
     # The capture library runs in the app: its timeouts and clock are the app's, not received data.
-    ('CaptureLibrary/Sources/MuEvalCapture/DeliveryStateMachine.swift', 'Int(limits.ackTimeout)'): 'the app\'s configured acknowledgement timeout',
     ('CaptureLibrary/Sources/MuEvalCapture/CaptureManager.swift', 'Int64(wall * 1e6)'): 'the phone\'s own wall clock, seconds since 1970',
     ('CaptureLibrary/Sources/MuEvalCapture/WaitTime.swift', 'Int64(min(seconds, 86_400) * 1e9)'):
         'guarded: seconds > 0 excludes NaN and negatives, min caps inf and 1e300 at a day',
