@@ -75,6 +75,29 @@ final class InterpreterTests: AnalysisTestCase {
         XCTAssertEqual(paths[1].duration, 0.5, accuracy: 1e-6)
     }
 
+    /// Strokes are the largest result on the blackboard (one per touch-down): a tap holds no path of its own,
+    /// and the strokes on one element and one view share them instead of holding copies.
+    func testStrokesShareTheirElementAndViewAndATapHoldsNoPath() async throws {
+        let view = "ComposeNoteViewController"
+        let analysis = try await analyse { journal in
+            for index in 0..<3 { journal.tap(at: t0 + Double(index), x: 250, y: 40, view: view, target: button) }
+            journal.swipe(at: t0 + 5, points: [(300, 100), (200, 101)], duration: 0.2, view: view)
+        }
+        let strokes = try analysis.result(Interactions.self).strokes
+        XCTAssertEqual(strokes.map(\.isTap), [true, true, true, false])
+        XCTAssertEqual(strokes.map(\.path.count), [0, 0, 0, 1])
+        XCTAssertEqual(strokes[3].points, [Point(x: 300, y: 100), Point(x: 200, y: 101)])
+        XCTAssertEqual(strokes[0].target?.label, "UIButton \"Publish\"")
+        XCTAssertTrue(strokes[0].sharedTarget === strokes[2].sharedTarget)
+        XCTAssertNil(strokes[3].target)
+        XCTAssertTrue(strokes.allSatisfy { $0.view == view })
+        // One name's storage: each event's was decoded on its own.
+        let storage = strokes.map { $0.view?.utf8.withContiguousStorageIfAvailable { UInt(bitPattern: $0.baseAddress) } }
+        XCTAssertNotNil(storage[0])
+        XCTAssertEqual(Set(storage).count, 1)
+        XCTAssertLessThanOrEqual(MemoryLayout<Stroke>.stride, 96, "an element inline again?")
+    }
+
     func testViewChangesGiveTheNavigationPathWithTransitionsStacksAndScreenshots() async throws {
         let analysis = try await analyse { journal in
             journal.viewDidAppear(at: t0, view: "Blogs", transition: "launch", stack: ["Blogs"], screenshot: image("blogs"))

@@ -9,12 +9,31 @@ public struct Stroke: Equatable, Sendable {
     public var start: Double
     public var end: Double
     public var view: String?
-    public var points: [Point]
-    public var target: ElementReference?
+    /// Where the finger went down.
+    public var origin: Point
+    /// Where it went after, in order: empty for a still tap, which so allocates nothing of its own (the
+    /// strokes are the largest result on the blackboard: one per touch-down).
+    public var path: [Point]
+    /// A reference (8 bytes) where the element inline took about 90, nil or not; `target` reads it.
+    var sharedTarget: SharedElement?
     /// Short and still: a tap rather than a gesture.
     public var isTap: Bool
 
-    public var origin: Point { points[0] }
+    /// Every point, from the touch-down.
+    public var points: [Point] { [origin] + path }
+    /// The element under the finger, as the capture library named it.
+    public var target: ElementReference? { sharedTarget?.element }
+}
+
+/// An element kept once on the heap, shared by the strokes on equal ones (a control is tapped again and again).
+final class SharedElement: Equatable, Sendable {
+    let element: ElementReference
+
+    init(_ element: ElementReference) {
+        self.element = element
+    }
+
+    static func == (a: SharedElement, b: SharedElement) -> Bool { a.element == b.element }
 }
 
 /// A gesture the capture library recognised (`type` gesture): tap, swipe, scroll, drag, pinch…
@@ -161,9 +180,15 @@ public struct InteractionsInterpreter: Interpreter {
 
 /// Joins touch events into strokes. One finger at a time: a touch-down while a stroke is open ends it.
 struct StrokeBuilder {
+    /// Distinct views and targets shared, up to this many each: a view's name decoded anew for every
+    /// event is an allocation per stroke once it is longer than a small string (15 bytes).
+    static let internLimit = 4_096
+
     let options: AnalysisOptions
     private var open: Stroke?
     private var done: [Stroke] = []
+    private var views: Set<String> = []
+    private var targets: [ElementReference: SharedElement] = [:]
 
     init(options: AnalysisOptions) {
         self.options = options
@@ -174,8 +199,8 @@ struct StrokeBuilder {
         switch event["phase"]?.string {
         case "began", nil:
             close()
-            open = Stroke(eventID: event.id, start: event.time, end: event.time, view: event.view, points: [point],
-                          target: ElementReference(event["target"]), isTap: false)
+            open = Stroke(eventID: event.id, start: event.time, end: event.time, view: interned(event.view), origin: point,
+                          path: [], sharedTarget: shared(ElementReference(event["target"])), isTap: false)
             if event["phase"] == nil { close() }
         case "ended", "cancelled":
             extend(with: point, at: event.time)
@@ -187,13 +212,29 @@ struct StrokeBuilder {
 
     private mutating func extend(with point: Point, at time: Double) {
         guard open != nil else { return }
-        if open!.points.last != point { open!.points.append(point) }
+        if (open!.path.last ?? open!.origin) != point { open!.path.append(point) }
         open!.end = time
+    }
+
+    /// An equal view name seen before (its storage shared), else `view`, kept while there are few.
+    private mutating func interned(_ view: String?) -> String? {
+        guard let view else { return nil }
+        if let index = views.firstIndex(of: view) { return views[index] }
+        if views.count < Self.internLimit { views.insert(view) }
+        return view
+    }
+
+    private mutating func shared(_ element: ElementReference?) -> SharedElement? {
+        guard let element else { return nil }
+        if let known = targets[element] { return known }
+        let shared = SharedElement(element)
+        if targets.count < Self.internLimit { targets[element] = shared }
+        return shared
     }
 
     private mutating func close() {
         guard var stroke = open else { return }
-        let still = stroke.points.allSatisfy { $0.distance(to: stroke.origin) <= options.tapSlop }
+        let still = stroke.path.allSatisfy { $0.distance(to: stroke.origin) <= options.tapSlop }
         stroke.isTap = still && stroke.end - stroke.start <= options.tapMaxDuration
         done.append(stroke)
         open = nil
