@@ -117,7 +117,8 @@ fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" SWIFT=$(SWIFT) \
 		FUZZ_DEPS_SCRATCH=.build FUZZ_DEPS_BUILD="-c debug" Fuzz/run.sh
 
-## bench: the shipped release build (make deb's), then the end-to-end, console, micro, report, study report, speech and web capture benchmarks;
+## bench: the shipped release build (make deb's), then the end-to-end, console, micro, report, study report, speech, memory after a stop
+## (500k events, and 6 events from 1970 to 2100) and web capture benchmarks;
 ## prints the figures and writes docs/BENCHMARKS.md (loopback only; docs/DEVELOPMENT.md says how long). The benchmark library
 ## lives in a package of its own (Benchmarks/, its own scratch path), so that `make build` and `make test` never compile it.
 BENCH_SCRATCH ?= $(DEB_SCRATCH)
@@ -134,6 +135,8 @@ bench: deps
 		&& $(BENCH_SCRATCH)/release/SpeechBenchmark hour >> $(BENCH_SCRATCH)/report.txt \
 		&& $(BENCH_SCRATCH)/release/SpeechBenchmark exclamations >> $(BENCH_SCRATCH)/report.txt
 	$(BENCH_BUILD) --product muevalctl
+	-for span in "--events 500000" "--events 6 --first 0 --last 4102444800"; do python3 Benchmarks/stop_memory_bench.py \
+		--muevald $(BENCH_SCRATCH)/release/muevald --muevalctl $(BENCH_SCRATCH)/release/muevalctl $$span; done >> $(BENCH_SCRATCH)/report.txt
 	-python3 Benchmarks/media_latency.py --muevald $(BENCH_SCRATCH)/release/muevald >> $(BENCH_SCRATCH)/report.txt
 	-python3 Benchmarks/import_bench.py --muevalctl $(BENCH_SCRATCH)/release/muevalctl >> $(BENCH_SCRATCH)/report.txt
 	-$(BENCH_BUILD) --product muevalsim \
