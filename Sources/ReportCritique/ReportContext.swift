@@ -105,7 +105,9 @@ func jsonString(_ text: String) -> String {
 }
 
 func jsonNumber(_ value: Double) -> String {
-    value.isFinite ? String(format: "%.3f", value).replacingOccurrences(of: ".000", with: "") : "0"
+    guard value.isFinite else { return "0" }
+    let text = PrintfNumber.format("%.3f", value)
+    return text.hasSuffix(".000") ? String(text.dropLast(4)) : text
 }
 
 func jsonPoints(_ points: [Point]) -> String {

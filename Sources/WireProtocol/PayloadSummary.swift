@@ -1,4 +1,3 @@
-internal import Foundation
 public import MuEvalWire
 
 /// One line about an event's payload, for people: the live tail's summary column and the report's
@@ -55,7 +54,7 @@ public enum PayloadSummary {
 
     /// A number as people read it in a summary: whole numbers without a fraction.
     public static func short(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.6g", value)
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : PrintfNumber.format("%.6g", value)
     }
 
     private static func classSpecific(_ eventClass: EventClass?, _ p: PlistValue) -> String? {
@@ -116,7 +115,7 @@ public enum PayloadSummary {
                   if case .data(let bytes) = value { return (key, Int64(bytes.count)) }
                   return nil
               }).first else { return nil }
-        let kb = String(format: "%.1f KB", Double(size) / 1024)
+        let kb = PrintfNumber.format("%.1f", Double(size) / 1024) + " KB"
         let dimensions = p["width"]?.number.flatMap { w in p["height"]?.number.map { h in "\(short(w))×\(short(h))" } }
         return [PlistValue.screenshotKeys.contains(key) ? "screenshot" : key, kb, dimensions].compactMap { $0 }.joined(separator: " ")
     }

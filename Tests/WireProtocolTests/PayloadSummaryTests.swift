@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+import WireProtocol
+
+/// How summaries and the report write numbers: as C's printf (Foundation's `String(format:)` before; the same text).
+struct PayloadSummaryTests {
+    @Test(arguments: [0, -0.0001, 12.5, 123.4565, 1_700_000_000.123, -1e-7, 1e59, 1e300, -1.7976931348623157e308])
+    func threeDecimalsAreAsFoundationWroteThemHoweverLong(value: Double) {
+        #expect(PrintfNumber.format("%.3f", value) == String(format: "%.3f", value))
+    }
+
+    @Test(arguments: [0.1, 1.5, -155.25, 1e-5, 0.000123456789, 123_456.7, 1_234_567.8, 999_999.5, 1e15, 1e300, -1e300,
+                      5e-324, .nan, .infinity, -.infinity, 0.3 - 0.1])
+    func aNumberWithAFractionReadsAsSixSignificantDigits(value: Double) {
+        #expect(PayloadSummary.short(value) == String(format: "%.6g", value))
+    }
+
+    @Test func wholeNumbersHaveNoFraction() {
+        #expect(PayloadSummary.short(155) == "155")
+        #expect(PayloadSummary.short(-3) == "-3")
+        #expect(PayloadSummary.short(0) == "0")
+        #expect(PayloadSummary.line(eventClass: "UserInputEvent", payload: .dict(["type": .string("touch"), "phase": .string("began"),
+                                                                               "x": .real(155.25), "y": .real(267)]))
+                .hasPrefix("touch began 155.25,267"))
+    }
+}
