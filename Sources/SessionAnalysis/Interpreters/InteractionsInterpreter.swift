@@ -11,8 +11,8 @@ public struct Stroke: Equatable, Sendable {
     public var view: String?
     /// Where the finger went down.
     public var origin: Point
-    /// Where it went after, in order: empty for a still tap, which so allocates nothing of its own (the
-    /// strokes are the largest result on the blackboard: one per touch-down).
+    /// Where it went after, in order: empty while the finger stays where it went down, so that most taps
+    /// allocate nothing of their own (the strokes are the largest result on the blackboard: one per touch-down).
     public var path: [Point]
     /// A reference (8 bytes) where the element inline took about 90, nil or not; `target` reads it.
     var sharedTarget: SharedElement?
