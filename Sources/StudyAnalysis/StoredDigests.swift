@@ -214,10 +214,12 @@ private struct DigestBody: Codable {
                 let bits = touches.points.withUnsafeBytes { raw in
                     (0..<raw.count / 8).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
                 }
-                let points = stride(from: 0, to: bits.count, by: 2).map { Point(x: Double(bitPattern: bits[$0]), y: Double(bitPattern: bits[$0 + 1])) }
                 // Bit patterns from a file: a NaN or 1e300 the analysis never wrote means the digest is not its own.
-                guard points.allSatisfy({ ValueRanges.default.isPlausible(coordinate: $0.x) && ValueRanges.default.isPlausible(coordinate: $0.y) }) else {
-                    throw DigestBodyError.absurdPoint(view: touches.view)
+                let points = try stride(from: 0, to: bits.count, by: 2).map { index in
+                    guard let point = Point(at: Double(bitPattern: bits[index]), Double(bitPattern: bits[index + 1])) else {
+                        throw DigestBodyError.absurdPoint(view: touches.view)
+                    }
+                    return point
                 }
                 return ViewTouches(view: touches.view, screenshot: reference(touches.screenshot), points: points)
             },

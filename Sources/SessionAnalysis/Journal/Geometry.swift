@@ -4,7 +4,7 @@ internal import WireProtocol
 
 extension Point {
     /// The point at `x`, `y` as read from a session file; nil when a coordinate is not plausible.
-    init?(at x: Double, _ y: Double) {
+    public init?(at x: Double, _ y: Double) {
         guard let x = Plausible.coordinate(x), let y = Plausible.coordinate(y) else { return nil }
         self.init(x: x, y: y)
     }
