@@ -148,6 +148,10 @@ final class CaptureSessionTests: XCTestCase {
             for seq in 1...20 { try await device.event(Self.touch(seq: seq, device: "ipad")) }
         }
         try await device.waitForAck(20)
+        // The ack of 20 may come before the second round is read: stopping then would leave duplicates unread.
+        try await eventually("every duplicate read") {
+            try await daemon.ctl.call(ControlRequest.Status()).counters.eventsDuplicate == 20 ? true : nil
+        }
         let stopped = try await daemon.ctl.call(ControlRequest.StopSessions(session: String(session.id)))
         XCTAssertEqual(stopped.first?.events, 20)
         XCTAssertEqual(stopped.first?.duplicates, 20)
