@@ -2,8 +2,9 @@
 /// Order does not matter; the controller runs each when its requirements are on the blackboard.
 /// A change to what any of them finds adds one to `AnalysisVersion.current` (stored digests are made again).
 public enum Interpreters {
-    public static func standard(options: AnalysisOptions) -> [any Interpreter] {
-        [
+    /// `timeline` false when nothing will write the timeline (a study's digest): its lines then cost nothing.
+    public static func standard(options: AnalysisOptions, timeline: Bool = true) -> [any Interpreter] {
+        let all: [any Interpreter] = [
             OverviewInterpreter(),
             InteractionsInterpreter(options: options),
             ScreenshotsInterpreter(),
@@ -26,6 +27,7 @@ public enum Interpreters {
             ShakeDetector(options: options),
             FluidityInterpreter(options: options),
         ]
+        return timeline ? all : all.filter { !($0 is TimelineInterpreter) }
     }
 }
 

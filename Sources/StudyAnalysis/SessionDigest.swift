@@ -23,7 +23,8 @@ struct SessionDigest: Sendable {
     init(_ record: SessionRecord, tasks: [StudyTask], options: AnalysisOptions) throws(StudyAnalysisError) {
         let analysis: AnalyzedSession
         do {
-            analysis = try AnalyzedSession(path: record.path, options: options)
+            analysis = try AnalyzedSession(path: record.path, options: options,
+                                       interpreters: Interpreters.standard(options: options, timeline: false))
         } catch {
             throw .unreadableSession(id: record.id, path: record.path, reason: "\(error)")
         }

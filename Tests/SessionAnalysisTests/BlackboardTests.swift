@@ -1,5 +1,6 @@
 import SessionAnalysis
 import SessionAnalysisTestSupport
+import SessionModel
 import XCTest
 
 /// The controller and the registry, with stand-in interpreters that leave a trace.
@@ -74,5 +75,76 @@ final class BlackboardTests: AnalysisTestCase {
         XCTAssertThrowsError(try AnalyzedSession(path: directory + "/missing.sqlite")) { error in
             XCTAssertEqual(error as? AnalysisError, .fileNotFound(directory + "/missing.sqlite"))
         }
+    }
+
+    /// What stand-in journal readers were handed, in the order they were handed it.
+    final class Log: @unchecked Sendable {
+        var lines: [String] = []
+    }
+
+    struct Reading: JournalInterpreter {
+        var name: String
+        var classes: Set<String>?
+        var payloads: Bool
+        var log: Log
+        var produces: [any InterpretationResult.Type] { [Trace.self] }
+
+        func makeReader(for journal: SessionJournal) -> any JournalReader { Reader(of: self) }
+
+        final class Reader: JournalReader {
+            let of: Reading
+            init(of: Reading) { self.of = of }
+            var eventClasses: Set<String>? { of.classes }
+            var readsPayloads: Bool { of.payloads }
+            func read(_ event: JournalEvent) {
+                of.log.lines.append("\(of.name) \(event.id) \(event["n"]?.number.map { "n=\($0)" } ?? "-")")
+            }
+            func skip(implausible event: StoredEvent) { of.log.lines.append("\(of.name) skips \(event.id)") }
+            func finish(into results: inout ResultStore) { results.add(Trace(interpreter: of.name)) }
+        }
+    }
+
+    func testJournalInterpretersReadInOnePassEachItsClassesInStorageOrderDecodedOnlyWhereNeeded() async throws {
+        let builder = try JournalBuilder(path: directory + "/s.sqlite")
+        builder.add("A", at: t0, ["n": .integer(1)])
+        builder.add("B", at: t0 + 1, ["n": .integer(2)])
+        builder.add("A", at: 1e300, ["n": .integer(3)])
+        builder.add("A", at: t0 + 2, ["n": .integer(4)])
+        try await builder.finish()
+        let log = Log()
+        let interpreters: [any Interpreter] = [
+            Reading(name: "a", classes: ["A"], payloads: true, log: log),
+            Reading(name: "all", classes: nil, payloads: false, log: log),
+            Stub(name: "after", requires: [Trace.self], produces: [X.self]) { $0.add(X()) },
+        ]
+        let (results, neverReady) = try InterpreterController(interpreters).run(on: SessionJournal(path: builder.path))
+        // Interleaved by event: one pass, not one per reader. "all" sees A's payloads (decoded for "a") and not B's.
+        XCTAssertEqual(log.lines, ["a 1 n=1.0", "all 1 n=1.0", "all 2 -", "a skips 3", "all skips 3", "a 4 n=4.0", "all 4 n=4.0"])
+        XCTAssertEqual(results.all(Trace.self).map(\.interpreter), ["a", "all", "after"])
+        XCTAssertEqual(neverReady, [])
+    }
+
+    func testTimelineLinesComeBackWholeFromTheirFileWhichLeavesNothingBehind() async throws {
+        let views: [String?] = ["Über ✓ ", nil, String(repeating: "v", count: 300), ""]
+        let analysis = try await analyse { journal in
+            for index in 0..<3_000 {
+                let note = String(repeating: "x", count: index % 200)
+                if let view = views[index % 4] {
+                    journal.add("CustomEvent", at: t0 + Double(index), ["name": .string("e"), "view": .string(view), "note": .string(note)])
+                } else {
+                    journal.add("CustomEvent", at: t0 + Double(index), ["name": .string("e"), "note": .string(note)])
+                }
+            }
+        }
+        var entries: [TimelineEntry] = []
+        try analysis.result(Timeline.self).forEachEntry(screenshots: nil) { entries.append($0) }
+        // More than one of the spool's 64 KiB pieces, read back line by line.
+        XCTAssertEqual(entries.count, 3_000)
+        XCTAssertEqual(entries.map(\.eventID), Array(1...3_000))
+        XCTAssertEqual(entries.map(\.view), (0..<3_000).map { views[$0 % 4] })
+        XCTAssertEqual(entries[2_999].time, t0 + 2_999)
+        XCTAssertEqual(entries[7].summary, "name=e note=xxxxxxx")
+        XCTAssertEqual(entries[199].summary.count, 160, "cut at the timeline's limit")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix("s.sqlite") }, [])
     }
 }

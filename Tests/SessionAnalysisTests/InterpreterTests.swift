@@ -266,7 +266,7 @@ final class InterpreterTests: AnalysisTestCase {
         }
         // Read from the journal as the report writes it, not kept on the blackboard.
         var entries: [TimelineEntry] = []
-        try analysis.result(Timeline.self).forEachEntry(in: analysis.journal) { entries.append($0) }
+        try analysis.result(Timeline.self).forEachEntry(screenshots: analysis.result(Screenshots.self)) { entries.append($0) }
         XCTAssertEqual(entries.map(\.eventClass), ["DeviceSensorEvent", "UserInterfaceEvent", "UserInputEvent", "UserInputEvent"])
         XCTAssertEqual(entries.map(\.type), ["accelerometer", "viewDidAppear", "touch", "touch"])
         XCTAssertEqual(entries.map(\.screenshot), [nil, 0, 0, 0])

@@ -36,7 +36,7 @@ final class ObserverNotesTests: AnalysisTestCase {
         XCTAssertEqual(notes.map(\.screenshot), [0, 1])
         XCTAssertEqual(notes[1].note.observer, "<b>eve</b>")
         var timeline: [TimelineEntry] = []
-        try analysis.result(Timeline.self).forEachEntry(in: analysis.journal) { entry in
+        try analysis.result(Timeline.self).forEachEntry(screenshots: analysis.result(Screenshots.self)) { entry in
             if entry.eventClass == ObserverNote.eventClass { timeline.append(entry) }
         }
         XCTAssertEqual(timeline.map(\.type), ["quote", "problem"])

@@ -54,7 +54,7 @@ struct TimelineSection: SectionWriter {
                     findings.removeFirst()
                 }
             }
-            try session.result(Timeline.self)?.forEachEntry(in: session.analysis.journal) { entry in
+            try session.result(Timeline.self)?.forEachEntry(screenshots: session.result(Screenshots.self)) { entry in
                 try findingsBefore(entry.time)
                 try row(sessionIndex, entry.time - session.start, entry.eventClass, entry.type, entry.view, entry.summary,
                         session.shotFile(entry.screenshot))

@@ -98,8 +98,8 @@ public struct ScreenshotTake: Equatable, Sendable {
     public var screen: Size?
 }
 
-/// Every interaction event of the session decoded once, so that the interpreters after it need not
-/// read the journal again. Sensor events are not part of it: they are the bulk of a session and only
+/// Every interaction event of the session (and the observers' notes) decoded once in the journal's one pass, so
+/// that the interpreters after it need not read the journal again. Sensor events are not part of it: they are the bulk of a session and only
 /// the timeline shows them.
 public struct Interactions: InterpretationResult, Equatable {
     public var strokes: [Stroke] = []
@@ -111,11 +111,12 @@ public struct Interactions: InterpretationResult, Equatable {
     public var markers: [CustomMarker] = []
     public var lifecycle: [LifecycleEvent] = []
     public var screenshots: [ScreenshotTake] = []
+    /// The observers' notes in storage order, their screenshots not yet known (`ObserverNotesInterpreter` adds them).
+    public var notes: [NoteEntry] = []
 }
 
-public struct InteractionsInterpreter: Interpreter {
+public struct InteractionsInterpreter: JournalInterpreter {
     public let name = "Interactions"
-    public let requires: [any InterpretationResult.Type] = []
     public let produces: [any InterpretationResult.Type] = [Interactions.self]
     let options: AnalysisOptions
 
@@ -123,11 +124,25 @@ public struct InteractionsInterpreter: Interpreter {
         self.options = options
     }
 
-    public func run(on journal: SessionJournal, results: inout ResultStore) throws {
-        var result = Interactions()
-        var strokes = StrokeBuilder(options: options)
-        let classes = [EventClass.userInput, .userInterface, .custom, .application].map(\.rawValue)
-        try journal.forEachEvent(classes: classes) { event in
+    public func makeReader(for journal: SessionJournal) -> any JournalReader { Reader(options: options) }
+
+    final class Reader: JournalReader {
+        let eventClasses: Set<String>? = Set([EventClass.userInput, .userInterface, .custom, .application].map(\.rawValue)
+                                              + [ObserverNote.eventClass])
+        private var result = Interactions()
+        private var strokes: StrokeBuilder
+
+        init(options: AnalysisOptions) {
+            strokes = StrokeBuilder(options: options)
+        }
+
+        func read(_ event: JournalEvent) {
+            if event.eventClass == ObserverNote.eventClass {
+                if let note = ObserverNote(payload: event.payload) {
+                    result.notes.append(NoteEntry(eventID: event.id, time: event.time, note: note))
+                }
+                return
+            }
             let screenshot = event.payload.screenshot
             if let blob = screenshot {
                 result.screenshots.append(ScreenshotTake(eventID: event.id, time: event.time, view: event.view, blob: blob,
@@ -158,7 +173,7 @@ public struct InteractionsInterpreter: Interpreter {
             case .custom:
                 if let name = event["name"]?.string {
                     result.markers.append(CustomMarker(eventID: event.id, time: event.time, name: name,
-                                                       kind: Self.markerKind(event), byTester: event["by"]?.string == "tester"))
+                                                       kind: InteractionsInterpreter.markerKind(event), byTester: event["by"]?.string == "tester"))
                 }
             default:
                 if let type = event["type"]?.string {
@@ -166,8 +181,11 @@ public struct InteractionsInterpreter: Interpreter {
                 }
             }
         }
-        result.strokes = strokes.finish()
-        results.add(result)
+
+        func finish(into results: inout ResultStore) {
+            result.strokes = strokes.finish()
+            results.add(result)
+        }
     }
 
     /// `marker` as the simulator sends it, else the thesis's call (`[monitor beginEvent: @"…"]`).

@@ -17,16 +17,13 @@ public struct ObserverNotes: InterpretationResult, Equatable {
 
 public struct ObserverNotesInterpreter: Interpreter {
     public let name = "Observer notes"
-    public let requires: [any InterpretationResult.Type] = [Screenshots.self]
+    public let requires: [any InterpretationResult.Type] = [Interactions.self, Screenshots.self]
     public let produces: [any InterpretationResult.Type] = [ObserverNotes.self]
 
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let screenshots = try results.required(Screenshots.self)
-        var notes: [NoteEntry] = []
-        try journal.forEachEvent(classes: [ObserverNote.eventClass]) { event in
-            guard let note = ObserverNote(payload: event.payload) else { return }
-            notes.append(NoteEntry(eventID: event.id, time: event.time, note: note, screenshot: screenshots.shown(at: event.time)))
-        }
+        var notes = try results.required(Interactions.self).notes
+        for index in notes.indices { notes[index].screenshot = screenshots.shown(at: notes[index].time) }
         // Storage order is the order they were taken; a note made during replay belongs at its place in the session.
         notes.sort { ($0.time, $0.eventID) < ($1.time, $1.eventID) }
         results.add(ObserverNotes(notes: notes))

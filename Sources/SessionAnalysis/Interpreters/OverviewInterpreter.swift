@@ -1,4 +1,3 @@
-internal import JournalStorage
 public import SessionModel
 
 /// When the session started and ended, what it recorded, who and what recorded it (thesis 5.3, `OverviewInterpreter`).
@@ -26,26 +25,42 @@ public struct Overview: InterpretationResult, Equatable {
     public var duration: Double { (end ?? 0) - (start ?? 0) }
 }
 
-/// Counts events without decoding a payload: the one pass over every row stays cheap.
-public struct OverviewInterpreter: Interpreter {
+/// Counts events without needing a payload: the tally of the journal's one pass.
+public struct OverviewInterpreter: JournalInterpreter {
     public let name = "Overview"
-    public let requires: [any InterpretationResult.Type] = []
     public let produces: [any InterpretationResult.Type] = [Overview.self]
 
-    public func run(on journal: SessionJournal, results: inout ResultStore) throws {
-        var counts: [String: Int] = [:]
-        var start: Double?, end: Double?
-        var total = 0, implausible = 0
-        try journal.forEachStoredEvent(implausible: { _ in implausible += 1 }) { event in
+    public func makeReader(for journal: SessionJournal) -> any JournalReader { Reader(journal: journal) }
+
+    final class Reader: JournalReader {
+        let eventClasses: Set<String>? = nil
+        var readsPayloads: Bool { false }
+        private let journal: SessionJournal
+        private var counts: [String: Int] = [:]
+        private var start: Double?, end: Double?
+        private var total = 0, implausible = 0
+
+        init(journal: SessionJournal) {
+            self.journal = journal
+        }
+
+        func read(_ event: JournalEvent) {
             counts[event.eventClass, default: 0] += 1
             total += 1
-            start = min(start ?? event.timestamp, event.timestamp)
-            end = max(end ?? event.timestamp, event.timestamp)
+            start = min(start ?? event.time, event.time)
+            end = max(end ?? event.time, event.time)
         }
-        let perClass = counts.map { Overview.ClassCount(eventClass: $0.key, count: $0.value) }
-            .sorted { ($0.count, $1.eventClass) > ($1.count, $0.eventClass) }
-        results.add(Overview(sessionName: journal.session.name, testUser: journal.session.testUser, notes: journal.session.notes,
-                             start: start, end: end, eventCount: total, implausibleEvents: implausible, eventsPerClass: perClass,
-                             devices: journal.devices, gaps: journal.gaps))
+
+        func skip(implausible event: StoredEvent) {
+            implausible += 1
+        }
+
+        func finish(into results: inout ResultStore) {
+            let perClass = counts.map { Overview.ClassCount(eventClass: $0.key, count: $0.value) }
+                .sorted { ($0.count, $1.eventClass) > ($1.count, $0.eventClass) }
+            results.add(Overview(sessionName: journal.session.name, testUser: journal.session.testUser, notes: journal.session.notes,
+                                 start: start, end: end, eventCount: total, implausibleEvents: implausible, eventsPerClass: perClass,
+                                 devices: journal.devices, gaps: journal.gaps))
+        }
     }
 }

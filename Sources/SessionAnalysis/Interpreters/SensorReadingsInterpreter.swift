@@ -45,26 +45,32 @@ public struct SensorReadings: InterpretationResult, Equatable {
 }
 
 /// Reads the two sensors analysis interprets; the others (location, battery…) only the timeline shows.
-public struct SensorReadingsInterpreter: Interpreter {
+public struct SensorReadingsInterpreter: JournalInterpreter {
     public let name = "Sensor readings"
-    public let requires: [any InterpretationResult.Type] = []
     public let produces: [any InterpretationResult.Type] = [SensorReadings.self]
 
     public init() {}
 
-    public func run(on journal: SessionJournal, results: inout ResultStore) throws {
-        var readings = SensorReadings()
-        try journal.forEachEvent(classes: [EventClass.deviceSensor.rawValue]) { event in
+    public func makeReader(for journal: SessionJournal) -> any JournalReader { Reader() }
+
+    final class Reader: JournalReader {
+        let eventClasses: Set<String>? = [EventClass.deviceSensor.rawValue]
+        private var readings = SensorReadings()
+
+        func read(_ event: JournalEvent) {
             switch event["sensor"]?.string {
             case "accelerometer":
-                if let sample = Self.acceleration(event) { readings.acceleration.append(sample) }
+                if let sample = SensorReadingsInterpreter.acceleration(event) { readings.acceleration.append(sample) }
             case "frameTiming":
-                if let reading = Self.frameTiming(event) { readings.frameTiming.append(reading) }
+                if let reading = SensorReadingsInterpreter.frameTiming(event) { readings.frameTiming.append(reading) }
             default:
                 break
             }
         }
-        results.add(readings)
+
+        func finish(into results: inout ResultStore) {
+            results.add(readings)
+        }
     }
 
     /// A sample needs all three axes (a non-finite one is missing already: `SessionJournal`).

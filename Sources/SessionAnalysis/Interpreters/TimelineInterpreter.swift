@@ -16,39 +16,63 @@ public struct TimelineEntry: Equatable, Sendable {
     public var screenshot: Int?
 }
 
-/// Every event of the session, for the report's filterable timeline: read from the journal when the report
-/// writes it, entry by entry, so that an hour's 100,000 lines (or a day's millions) are never all in memory.
+/// Every event of the session, for the report's filterable timeline: its lines are computed in the journal's one
+/// pass and kept in a file (`TimelineSpool`), so that an hour's 100,000 lines (or a day's millions) are never all
+/// in memory and the report writes them without decoding the events again.
 public struct Timeline: InterpretationResult, Equatable {
-    /// What the screen showed at each moment.
-    let screenshots: Screenshots
+    /// Nil for a session without events.
+    let spool: TimelineSpool?
 
-    /// Each event's line, in storage order.
-    public func forEachEntry(in journal: SessionJournal, _ body: (TimelineEntry) throws -> Void) throws {
-        try journal.forEachEvent { event in
-            // An observer's note: its kind is the type, its text the details.
-            let note = event.eventClass == ObserverNote.eventClass ? ObserverNote(payload: event.payload) : nil
-            try body(TimelineEntry(eventID: event.id, time: event.time, eventClass: event.eventClass,
-                                   type: note?.kind ?? event.type ?? "", view: event.view,
-                                   summary: note?.line(limit: TimelineInterpreter.summaryLimit)
-                                       ?? TimelineInterpreter.summary(of: event.payload),
-                                   screenshot: screenshots.shown(at: event.time)))
+    /// Each event's line, in storage order, with the screenshot shown at its time.
+    public func forEachEntry(screenshots: Screenshots?, _ body: (TimelineEntry) throws -> Void) throws {
+        try spool?.forEach { entry in
+            var entry = entry
+            entry.screenshot = screenshots?.shown(at: entry.time)
+            try body(entry)
         }
     }
+
+    public static func == (lhs: Timeline, rhs: Timeline) -> Bool { lhs.spool === rhs.spool }
 }
 
-public struct TimelineInterpreter: Interpreter {
+public struct TimelineInterpreter: JournalInterpreter {
     public let name = "Timeline"
-    public let requires: [any InterpretationResult.Type] = [Screenshots.self]
     public let produces: [any InterpretationResult.Type] = [Timeline.self]
+
+    public func makeReader(for journal: SessionJournal) -> any JournalReader {
+        Reader(directory: (journal.path as NSString).deletingLastPathComponent)
+    }
+
+    final class Reader: JournalReader {
+        let eventClasses: Set<String>? = nil
+        private let directory: String
+        private var spool: TimelineSpool?
+
+        init(directory: String) {
+            self.directory = directory
+        }
+
+        func read(_ event: JournalEvent) throws {
+            let spool = try spool ?? TimelineSpool(directory: directory.isEmpty ? "." : directory)
+            self.spool = spool
+            // An observer's note: its kind is the type, its text the details.
+            let note = event.eventClass == ObserverNote.eventClass ? ObserverNote(payload: event.payload) : nil
+            try spool.append(TimelineEntry(eventID: event.id, time: event.time, eventClass: event.eventClass,
+                                           type: note?.kind ?? event.type ?? "", view: event.view,
+                                           summary: note?.line(limit: TimelineInterpreter.summaryLimit)
+                                               ?? TimelineInterpreter.summary(of: event.payload)))
+        }
+
+        func finish(into results: inout ResultStore) throws {
+            try spool?.flush()
+            results.add(Timeline(spool: spool))
+        }
+    }
 
     /// Summaries longer than this are cut: the timeline is for scanning, the event itself is in the file.
     static let summaryLimit = 160
     /// Keys the timeline shows in their own columns, or that only repeat the row.
     static let shownElsewhere: Set<String> = ["class", "timestamp", "seq", "type", "view", "sensor"]
-
-    public func run(on journal: SessionJournal, results: inout ResultStore) throws {
-        results.add(Timeline(screenshots: try results.required(Screenshots.self)))
-    }
 
     /// `key=value` for each field not shown in a column, as the live tail writes values.
     static func summary(of payload: PlistValue) -> String {

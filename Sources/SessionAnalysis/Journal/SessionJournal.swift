@@ -48,16 +48,34 @@ public final class SessionJournal {
     /// Events in storage order with their payloads decoded; screenshots stay references to their blobs.
     /// Events whose time is not plausible are left out, and so are a payload's non-finite numbers.
     public func forEachEvent(classes: [String] = [], _ body: (JournalEvent) throws -> Void) throws {
-        try forEachStoredEvent(classes: classes) { stored in
-            let payload: PlistValue
-            do {
-                payload = try TypedJSON.decodeLeavingBlobs(stored.payload.utf8)
-            } catch {
-                throw AnalysisError.unreadablePayload(path: path, event: stored.id, reason: "\(error)")
-            }
-            try body(JournalEvent(id: stored.id, eventClass: stored.eventClass, time: stored.timestamp,
-                                  payload: Plausible.payload(payload) ?? payload))
+        try forEachStoredEvent(classes: classes) { try body(decoded($0)) }
+    }
+
+    /// The one ordered pass (issue 41): every event of the classes the readers read, read once in storage
+    /// order and its payload decoded once for all of them; then each reader puts its result on the blackboard.
+    public func read(with readers: [any JournalReader], into results: inout ResultStore) throws {
+        var routes = JournalRoutes(readers)
+        try forEachStoredEvent(classes: routes.classes, implausible: { stored in
+            for reader in routes.readers(of: stored.eventClass).readers { reader.skip(implausible: stored) }
+        }) { stored in
+            let route = routes.readers(of: stored.eventClass)
+            guard !route.readers.isEmpty else { return }
+            let event = route.decodes ? try decoded(stored)
+                : JournalEvent(id: stored.id, eventClass: stored.eventClass, time: stored.timestamp, payload: .dict([:]))
+            for reader in route.readers { try reader.read(event) }
         }
+        for reader in readers { try reader.finish(into: &results) }
+    }
+
+    private func decoded(_ stored: StoredEvent) throws -> JournalEvent {
+        let payload: PlistValue
+        do {
+            payload = try TypedJSON.decodeLeavingBlobs(stored.payload.utf8)
+        } catch {
+            throw AnalysisError.unreadablePayload(path: path, event: stored.id, reason: "\(error)")
+        }
+        return JournalEvent(id: stored.id, eventClass: stored.eventClass, time: stored.timestamp,
+                            payload: Plausible.payload(payload) ?? payload)
     }
 
     /// What the tester said, from the transcription (empty before it, and in files without audio); a
