@@ -106,7 +106,7 @@ func jsonString(_ text: String) -> String {
 
 func jsonNumber(_ value: Double) -> String {
     guard value.isFinite else { return "0" }
-    let text = PrintfNumber.format("%.3f", value)
+    let text = PrintfNumber.thousandths(value)
     return text.hasSuffix(".000") ? String(text.dropLast(4)) : text
 }
 

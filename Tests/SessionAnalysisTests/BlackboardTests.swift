@@ -147,4 +147,34 @@ final class BlackboardTests: AnalysisTestCase {
         XCTAssertEqual(entries[199].summary.count, 160, "cut at the timeline's limit")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix("s.sqlite") }, [])
     }
+
+    struct Failing: JournalInterpreter {
+        struct Failure: Error, Equatable {}
+        let name = "failing"
+        var produces: [any InterpretationResult.Type] { [X.self] }
+        func makeReader(for journal: SessionJournal) -> any JournalReader { Reader() }
+
+        final class Reader: JournalReader {
+            let eventClasses: Set<String>? = nil
+            func read(_ event: JournalEvent) throws {
+                if event.id == 1_500 { throw Failure() }
+            }
+            func finish(into results: inout ResultStore) { results.add(X()) }
+        }
+    }
+
+    func testAReaderThatFailsStopsThePassWithItsErrorAndTheReadingThreadEnds() async throws {
+        let builder = try JournalBuilder(path: directory + "/s.sqlite")
+        // Many batches: the reading thread is waiting on a full queue when the reader fails.
+        for index in 0..<20_000 { builder.add("A", at: t0 + Double(index), [:]) }
+        try await builder.finish()
+        let journal = try SessionJournal(path: builder.path)
+        XCTAssertThrowsError(try InterpreterController([Failing()]).run(on: journal)) { error in
+            XCTAssertEqual(error as? Failing.Failure, Failing.Failure())
+        }
+        // The journal is usable again: the reading thread let go of it.
+        let log = Log()
+        _ = try InterpreterController([Reading(name: "r", classes: nil, payloads: false, log: log)]).run(on: journal)
+        XCTAssertEqual(log.lines.count, 20_000)
+    }
 }

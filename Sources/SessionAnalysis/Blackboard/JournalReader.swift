@@ -36,35 +36,42 @@ extension JournalInterpreter {
     }
 }
 
-/// Which readers read a class, and whether its payloads are decoded: worked out once per class, not per event.
-struct JournalRoutes {
-    struct Route {
-        var readers: [any JournalReader]
+/// Which readers read a class, and whether its payloads are decoded: worked out once per class, not per event,
+/// from what the readers said before the pass (a value: the thread that reads the file keeps a copy of its own).
+struct JournalRoutes: Sendable {
+    struct Reading: Sendable {
+        var classes: Set<String>?
+        var payloads: Bool
+    }
+
+    struct Route: Sendable {
+        /// Indices into the readers.
+        var readers: [Int]
         var decodes: Bool
     }
 
     /// A session has a handful of classes; this bounds the table should a file have more.
     static let limit = 256
 
-    private let all: [any JournalReader]
+    private let readings: [Reading]
     private var known: [String: Route] = [:]
     /// The classes to select, or empty when some reader reads every class.
     let classes: [String]
 
     init(_ readers: [any JournalReader]) {
-        all = readers
+        readings = readers.map { Reading(classes: $0.eventClasses, payloads: $0.readsPayloads) }
         var named: Set<String> = []
         var everything = false
-        for reader in readers {
-            if let classes = reader.eventClasses { named.formUnion(classes) } else { everything = true }
+        for reading in readings {
+            if let classes = reading.classes { named.formUnion(classes) } else { everything = true }
         }
         classes = everything ? [] : named.sorted()
     }
 
-    mutating func readers(of eventClass: String) -> Route {
+    mutating func route(of eventClass: String) -> Route {
         if let route = known[eventClass] { return route }
-        let readers = all.filter { $0.eventClasses?.contains(eventClass) ?? true }
-        let route = Route(readers: readers, decodes: readers.contains(where: \.readsPayloads))
+        let readers = readings.indices.filter { readings[$0].classes?.contains(eventClass) ?? true }
+        let route = Route(readers: readers, decodes: readers.contains { readings[$0].payloads })
         if known.count < Self.limit { known[eventClass] = route }
         return route
     }

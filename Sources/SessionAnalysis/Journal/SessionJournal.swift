@@ -35,36 +35,65 @@ public final class SessionJournal {
         }
     }
 
-    /// Stored events in storage order, payloads left as text: for passes that need no payload. Events whose
-    /// time is not plausible are left out (docs/REPORTS.md, "Absurd numbers"): `implausible` is called with each.
-    public func forEachStoredEvent(classes: [String] = [], implausible: (StoredEvent) -> Void = { _ in },
-                                   _ body: (StoredEvent) throws -> Void) throws {
-        try reader.forEachEvent(classes: classes) { stored in
-            guard Plausible.time(stored.timestamp) != nil else { return implausible(stored) }
-            try body(stored)
-        }
-    }
-
-    /// Events in storage order with their payloads decoded; screenshots stay references to their blobs.
-    /// Events whose time is not plausible are left out, and so are a payload's non-finite numbers.
-    public func forEachEvent(classes: [String] = [], _ body: (JournalEvent) throws -> Void) throws {
-        try forEachStoredEvent(classes: classes) { try body(decoded($0)) }
-    }
-
     /// The one ordered pass (issue 41): every event of the classes the readers read, read once in storage
     /// order and its payload decoded once for all of them; then each reader puts its result on the blackboard.
+    /// Reading and decoding run on a thread of their own, the readers on the caller's: the pass uses two cores.
     public func read(with readers: [any JournalReader], into results: inout ResultStore) throws {
-        var routes = JournalRoutes(readers)
-        try forEachStoredEvent(classes: routes.classes, implausible: { stored in
-            for reader in routes.readers(of: stored.eventClass).readers { reader.skip(implausible: stored) }
-        }) { stored in
-            let route = routes.readers(of: stored.eventClass)
-            guard !route.readers.isEmpty else { return }
-            let event = route.decodes ? try decoded(stored)
-                : JournalEvent(id: stored.id, eventClass: stored.eventClass, time: stored.timestamp, payload: .dict([:]))
-            for reader in route.readers { try reader.read(event) }
+        let plan = JournalRoutes(readers)
+        let pipe = JournalPipe()
+        let producing = DispatchSemaphore(value: 0)
+        // The caller waits for this thread before it returns: the journal is never used by two threads at once.
+        nonisolated(unsafe) let journal = self
+        Thread {
+            defer { producing.signal() }
+            journal.produce(into: pipe, routes: plan)
+        }.start()
+        defer {
+            pipe.cancel()
+            producing.wait()
+        }
+        var routes = plan
+        var batch: [JournalPipe.Item]?
+        while true {
+            batch = try pipe.take(returning: batch)
+            guard let batch else { break }
+            for item in batch {
+                switch item {
+                case .event(let event):
+                    for index in routes.route(of: event.eventClass).readers { try readers[index].read(event) }
+                case .implausible(let stored):
+                    for index in routes.route(of: stored.eventClass).readers { readers[index].skip(implausible: stored) }
+                }
+            }
         }
         for reader in readers { try reader.finish(into: &results) }
+    }
+
+    /// The reading half of the pass: what the readers read, decoded where one needs the payload, in batches.
+    private func produce(into pipe: JournalPipe, routes: JournalRoutes) {
+        var routes = routes
+        var batch: [JournalPipe.Item] = []
+        batch.reserveCapacity(JournalPipe.batchSize)
+        func add(_ item: JournalPipe.Item) throws {
+            batch.append(item)
+            guard batch.count == JournalPipe.batchSize else { return }
+            _ = try pipe.put(batch)
+            batch = []
+            batch.reserveCapacity(JournalPipe.batchSize)
+        }
+        do {
+            try reader.forEachEvent(classes: routes.classes) { stored in
+                let route = routes.route(of: stored.eventClass)
+                guard !route.readers.isEmpty else { return }
+                guard Plausible.time(stored.timestamp) != nil else { return try add(.implausible(stored)) }
+                try add(.event(route.decodes ? try decoded(stored)
+                    : JournalEvent(id: stored.id, eventClass: stored.eventClass, time: stored.timestamp, payload: .dict([:]))))
+            }
+            if !batch.isEmpty { _ = try pipe.put(batch) }
+            pipe.close(failure: nil)
+        } catch {
+            pipe.close(failure: error)
+        }
     }
 
     private func decoded(_ stored: StoredEvent) throws -> JournalEvent {
