@@ -17,20 +17,34 @@ public struct ReportWriter {
     @discardableResult
     public func write(_ sessions: [AnalyzedSession], to directory: String) throws -> String {
         let shots = try ReportDirectory.create(directory)
-        var written: Set<String> = []
-        let reported = try sessions.enumerated().map { index, analysis in
-            var session = ReportedSession(analysis: analysis, label: analysis.journal.session.testUser ?? analysis.journal.session.name,
-                                          shotFiles: try writeScreenshots(of: analysis, into: shots, written: &written),
-                                          start: analysis.results.first(Overview.self)?.start ?? 0)
-            session.audio = try writeAudio(of: analysis, number: index, into: directory, start: session.start)
-            if configuration.sections.contains(.face) { session.face = try scanFace(of: analysis, start: session.start) }
-            return session
-        }
-        let context = ReportContext(sessions: reported, options: configuration.options)
+        // Each distinct image once, shared by the sessions that show it.
+        var seen: Set<String> = []
+        let copy = ScreenshotCopy(sessions.flatMap { analysis in
+            (analysis.results.first(Screenshots.self)?.shots ?? []).compactMap { shot in
+                seen.insert(shot.blob.sha256).inserted
+                    ? ScreenshotCopy.Shot(sessionFile: analysis.journal.path, sessionName: analysis.journal.session.name, sha256: shot.blob.sha256)
+                    : nil
+            }
+        }, into: shots)
         let index = directory + "/index.html"
-        let output = try ReportOutput(path: index)
-        try writePage(context, to: output)
-        try output.close()
+        do {
+            let reported = try sessions.enumerated().map { index, analysis in
+                var session = ReportedSession(analysis: analysis, label: analysis.journal.session.testUser ?? analysis.journal.session.name,
+                                              shotFiles: (analysis.results.first(Screenshots.self)?.shots ?? []).map { "shots/\($0.blob.sha256).png" },
+                                              start: analysis.results.first(Overview.self)?.start ?? 0)
+                session.audio = try writeAudio(of: analysis, number: index, into: directory, start: session.start)
+                if configuration.sections.contains(.face) { session.face = try scanFace(of: analysis, start: session.start) }
+                return session
+            }
+            let context = ReportContext(sessions: reported, options: configuration.options)
+            let output = try ReportOutput(path: index)
+            try writePage(context, to: output)
+            try output.close()
+        } catch {
+            try? copy.finish()
+            throw error
+        }
+        try copy.finish()
         return index
     }
 
@@ -59,19 +73,6 @@ public struct ReportWriter {
         defer { try? FileManager.default.removeItem(atPath: file) }
         try analysis.journal.writeMedia(stream, to: file)
         return (faceScanner.scan(video: file), stream.start - start, 1 / faceScanner.samplesPerSecond, faceScanner.strongEmotion)
-    }
-
-    private func writeScreenshots(of analysis: AnalyzedSession, into directory: String, written: inout Set<String>) throws -> [String] {
-        try (analysis.results.first(Screenshots.self)?.shots ?? []).map { shot in
-            let sha = shot.blob.sha256
-            guard !written.contains(sha) else { return "shots/\(sha).png" }
-            guard let bytes = try analysis.journal.blob(sha256: sha) else {
-                throw ReportError.missingScreenshot(sha256: sha, session: analysis.journal.session.name)
-            }
-            try ReportDirectory.writeFile(directory + "/\(sha).png", bytes)
-            written.insert(sha)
-            return "shots/\(sha).png"
-        }
     }
 
     private func writePage(_ context: ReportContext, to output: ReportOutput) throws {

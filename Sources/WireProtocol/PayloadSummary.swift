@@ -21,7 +21,9 @@ public enum PayloadSummary {
         for (key, value) in fields where !excluding.contains(key) {
             if !text.isEmpty { text += " " }
             text += key + "=" + describe(value)
-            if text.count > limit { return String(text.prefix(limit - 1)) + "…" }
+            // Characters are never more than UTF-8 bytes: counting them (grapheme breaking, the whole text after
+            // each field) only when the bytes say they may be over the limit.
+            if text.utf8.count > limit, text.count > limit { return String(text.prefix(limit - 1)) + "…" }
         }
         return text
     }

@@ -32,6 +32,22 @@ final class ReportTests: AnalysisTestCase {
         XCTAssertTrue(html.contains("EditPostViewController"), "the navigation path names the views")
     }
 
+    /// Screenshots are copied beside the page's writing, on a thread of their own: a missing one still fails the report.
+    func testAScreenshotMissingFromTheSessionFileFailsTheReportWithItsName() async throws {
+        let session = try await simulated()
+        let analysis = try AnalyzedSession(path: session)
+        let sha = try XCTUnwrap(analysis.results.first(Screenshots.self)?.shots.last?.blob.sha256)
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [session, "DELETE FROM blobs WHERE sha256 = '\(sha)'"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        XCTAssertEqual(sqlite.terminationStatus, 0)
+        XCTAssertThrowsError(try ReportWriter(configuration: ReportConfiguration()).write([analysis], to: directory + "/report")) { error in
+            XCTAssertTrue("\(error)".contains(sha), "\(error)")
+        }
+    }
+
     func testSectionsFollowTheConfigurationsOrderAndLeaveOutTheOthers() async throws {
         let session = try await simulated()
         let configuration = ReportConfiguration(sections: try SectionKind.list("problems, overview"))

@@ -99,19 +99,23 @@ case "run":
         log(comparison.line)
         report.thesis = comparison
     }
-    // `console-live`: the live runs alone (A/B runs of the live stream while developing).
-    if sections.contains("console") || sections.contains("console-live") {
+    // `console-live`: the live runs alone, `console-hour` the hour's stop alone (A/B runs while developing).
+    let live = sections.contains("console") || sections.contains("console-live")
+    let hour = sections.contains("console") || sections.contains("console-hour")
+    if live || hour {
         var console = ConsoleReport()
         // 16 sessions five times: one run's p99 moves with the neighbours' load on these machines, the median less.
-        for sessions in [4] + Array(repeating: 16, count: ConsoleReport.sixteenRuns) {
+        for sessions in live ? [4] + Array(repeating: 16, count: ConsoleReport.sixteenRuns) : [] {
             log("console: \(sessions) sessions at 50,000 events/s in all, a live WebSocket each")
             let run = try bench.consoleLive(sessions: sessions, eventsPerSecond: 50_000, seconds: 10)
             log(String(format: "  receipt→browser p99 %.1f ms, %d skipped", run.tail?.p99 ?? -1, run.tailSkipped))
             console.live.append((sessions, run))
         }
-        if sections.contains("console") {
+        if hour {
             log("console: a one-hour session, stopped; its report and replay")
             console.hour = try bench.hourSession(replayScript: option("--replay-script"))
+        }
+        if sections.contains("console") {
             log("console: 100,000 events with and without a stalled WebSocket")
             console.stall = try bench.stall(events: 100_000, connections: 4, pairs: 3)
         }

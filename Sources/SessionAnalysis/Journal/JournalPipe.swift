@@ -5,8 +5,8 @@ internal import SessionModel
 /// readers, in batches (one hand-over per `batchSize` events, not per event) through a queue of `depth` batches:
 /// the reading thread waits when the readers fall behind, so the pass holds a few thousand events at most.
 /// Read batches go back to the reading thread to be freed there: freed by the thread that allocated them, their
-/// memory returns to its own malloc arena rather than contending for the lock of another thread's (measured: the
-/// readers' side took twice the CPU when it freed the events).
+/// memory returns to its own malloc arena rather than contending for the lock of another thread's (`perf record` of
+/// ReportBenchmark: the timeline's reader took 575 samples when it freed the events, 413 since; 284 on one thread).
 final class JournalPipe: @unchecked Sendable {
     enum Item: Sendable {
         case event(JournalEvent)
