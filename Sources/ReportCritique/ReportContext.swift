@@ -45,6 +45,18 @@ struct ReportContext {
             "<div class=\"column\"><h3 class=\"user\">\(esc(session.label))</h3>\(body(session))</div>"
         }.joined() + "</div>"
     }
+
+    /// `columns` for a section that writes its HTML piece by piece into `output` (one that grows with the session).
+    func columns(to output: ReportOutput, _ body: (ReportedSession) throws -> Void) throws {
+        guard isComparison else { return try body(sessions[0]) }
+        try output.append("<div class=\"compare\">")
+        for session in sessions {
+            try output.append("<div class=\"column\"><h3 class=\"user\">\(esc(session.label))</h3>")
+            try body(session)
+            try output.append("</div>")
+        }
+        try output.append("</div>")
+    }
 }
 
 enum Format {

@@ -82,11 +82,15 @@ final class InterpreterTests: AnalysisTestCase {
         let analysis = try await analyse { journal in
             for index in 0..<3 { journal.tap(at: t0 + Double(index), x: 250, y: 40, view: view, target: button) }
             journal.swipe(at: t0 + 5, points: [(300, 100), (200, 101)], duration: 0.2, view: view)
+            journal.swipe(at: t0 + 6, points: [(10, 10), (12, 10)], duration: 0.1, view: view)
+            journal.swipe(at: t0 + 7, points: [(300, 100), (250, 100), (250, 100), (200, 101), (150, 102)], duration: 0.4, view: view)
         }
         let strokes = try analysis.result(Interactions.self).strokes
-        XCTAssertEqual(strokes.map(\.isTap), [true, true, true, false])
-        XCTAssertEqual(strokes.map(\.path.count), [0, 0, 0, 1])
+        // A finger that lifts within the slop taps; a point where the finger stayed is not repeated.
+        XCTAssertEqual(strokes.map(\.isTap), [true, true, true, false, true, false])
+        XCTAssertEqual(strokes.map(\.path.count), [0, 0, 0, 1, 1, 3])
         XCTAssertEqual(strokes[3].points, [Point(x: 300, y: 100), Point(x: 200, y: 101)])
+        XCTAssertEqual(strokes[5].points, [Point(x: 300, y: 100), Point(x: 250, y: 100), Point(x: 200, y: 101), Point(x: 150, y: 102)])
         XCTAssertEqual(strokes[0].target?.label, "UIButton \"Publish\"")
         XCTAssertTrue(strokes[0].sharedTarget === strokes[2].sharedTarget)
         XCTAssertNil(strokes[3].target)
