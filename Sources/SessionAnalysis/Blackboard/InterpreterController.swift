@@ -1,6 +1,6 @@
-/// Runs interpreters on the blackboard round after round (thesis Listing 4.6): each round runs every
-/// interpreter whose requirements are met and that has not contributed yet; the analysis ends when a round
-/// finds none ready.
+/// Runs interpreters on the blackboard round after round (thesis Listing 4.6), after the journal's one pass in which
+/// every `JournalInterpreter` reads: each round runs every interpreter whose requirements are met and that has not
+/// contributed yet; the analysis ends when a round finds none ready.
 public struct InterpreterController: Sendable {
     public let interpreters: [any Interpreter]
 
