@@ -40,10 +40,10 @@ struct ReportContext {
 
     /// One column per session, side by side (the column is the whole width for a single session).
     func columns(_ body: (ReportedSession) -> String) -> String {
-        guard isComparison else { return body(sessions[0]) }
-        return "<div class=\"compare\">" + sessions.map { session in
-            "<div class=\"column\"><h3 class=\"user\">\(esc(session.label))</h3>\(body(session))</div>"
-        }.joined() + "</div>"
+        let output = ReportOutput()
+        // Kept in memory, the output never writes, so it never fails.
+        try? columns(to: output) { try output.append(body($0)) }
+        return output.text
     }
 
     /// `columns` for a section that writes its HTML piece by piece into `output` (one that grows with the session).

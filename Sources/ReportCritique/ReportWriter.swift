@@ -18,19 +18,16 @@ public struct ReportWriter {
     public func write(_ sessions: [AnalyzedSession], to directory: String) throws -> String {
         let shots = try ReportDirectory.create(directory)
         // Each distinct image once, shared by the sessions that show it.
-        var seen: Set<String> = []
         let copy = ScreenshotCopy(sessions.flatMap { analysis in
-            (analysis.results.first(Screenshots.self)?.shots ?? []).compactMap { shot in
-                seen.insert(shot.blob.sha256).inserted
-                    ? ScreenshotCopy.Shot(sessionFile: analysis.journal.path, sessionName: analysis.journal.session.name, sha256: shot.blob.sha256)
-                    : nil
+            (analysis.results.first(Screenshots.self)?.shots ?? []).map { shot in
+                ScreenshotCopy.Shot(sessionFile: analysis.journal.path, sessionName: analysis.journal.session.name, sha256: shot.blob.sha256)
             }
         }, into: shots)
         let index = directory + "/index.html"
-        do {
+        try copy.alongside {
             let reported = try sessions.enumerated().map { index, analysis in
                 var session = ReportedSession(analysis: analysis, label: analysis.journal.session.testUser ?? analysis.journal.session.name,
-                                              shotFiles: (analysis.results.first(Screenshots.self)?.shots ?? []).map { "shots/\($0.blob.sha256).png" },
+                                              shotFiles: (analysis.results.first(Screenshots.self)?.shots ?? []).map { ScreenshotCopy.file($0.blob.sha256) },
                                               start: analysis.results.first(Overview.self)?.start ?? 0)
                 session.audio = try writeAudio(of: analysis, number: index, into: directory, start: session.start)
                 if configuration.sections.contains(.face) { session.face = try scanFace(of: analysis, start: session.start) }
@@ -40,11 +37,7 @@ public struct ReportWriter {
             let output = try ReportOutput(path: index)
             try writePage(context, to: output)
             try output.close()
-        } catch {
-            try? copy.finish()
-            throw error
         }
-        try copy.finish()
         return index
     }
 

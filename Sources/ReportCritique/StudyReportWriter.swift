@@ -1,5 +1,4 @@
 internal import Foundation
-internal import JournalStorage
 public import SessionAnalysis
 public import SessionModel
 public import StudyAnalysis
@@ -39,43 +38,23 @@ public struct StudyReportWriter {
     @discardableResult
     public func write(_ results: StudyResults, to directory: String, links: StudyReportLinks) throws -> String {
         let shots = try ReportDirectory.create(directory)
-        let context = StudyReportContext(results: results, links: links, shotFiles: try writeScreenshots(of: results, into: shots))
-        let parts = Self.sections.map { ReportDirectory.Part(id: $0.id, title: $0.title, body: $0.section.body(context)) }
-        let participants = Set(results.iterations.flatMap(\.participants)).count
+        // Each screenshot a heatmap or problem shows.
+        let references = results.heatmaps.compactMap(\.screenshot) + results.problems.flatMap { $0.sightings.compactMap(\.screenshot) }
+        let copy = ScreenshotCopy(references.map { ScreenshotCopy.Shot(sessionFile: $0.sessionPath, sessionName: $0.sessionPath, sha256: $0.sha256) },
+                                  into: shots)
+        let shotFiles = Dictionary(references.map { ($0.sha256, ScreenshotCopy.file($0.sha256)) }) { first, _ in first }
         let index = directory + "/index.html"
-        try ReportDirectory.write(ReportDirectory.page(
-            title: "Study report: " + results.study.name,
-            subtitle: "muEval study report of \(Format.count(results.iterations.count, "iteration")), "
-                + "\(Format.count(participants, "participant")), \(Format.count(results.sessions.count, "session"))",
-            parts: parts), to: index)
-        return index
-    }
-
-    /// Each screenshot a heatmap or problem shows, once per SHA-256; each session file opened once.
-    private func writeScreenshots(of results: StudyResults, into directory: String) throws -> [String: String] {
-        let references = results.heatmaps.compactMap(\.screenshot)
-            + results.problems.flatMap { $0.sightings.compactMap(\.screenshot) }
-        var files: [String: String] = [:]
-        var readers: [String: SessionReader] = [:]
-        for reference in references where files[reference.sha256] == nil {
-            let reader: SessionReader
-            if let open = readers[reference.sessionPath] {
-                reader = open
-            } else {
-                do {
-                    reader = try SessionReader(path: reference.sessionPath)
-                } catch {
-                    throw ReportError.cannotRead(path: reference.sessionPath, reason: "\(error)")
-                }
-                readers[reference.sessionPath] = reader
-            }
-            guard let bytes = try reader.blob(sha256: reference.sha256) else {
-                throw ReportError.missingScreenshot(sha256: reference.sha256, session: reference.sessionPath)
-            }
-            try ReportDirectory.writeFile(directory + "/\(reference.sha256).png", bytes)
-            files[reference.sha256] = "shots/\(reference.sha256).png"
+        try copy.alongside {
+            let context = StudyReportContext(results: results, links: links, shotFiles: shotFiles)
+            let parts = Self.sections.map { ReportDirectory.Part(id: $0.id, title: $0.title, body: $0.section.body(context)) }
+            let participants = Set(results.iterations.flatMap(\.participants)).count
+            try ReportDirectory.write(ReportDirectory.page(
+                title: "Study report: " + results.study.name,
+                subtitle: "muEval study report of \(Format.count(results.iterations.count, "iteration")), "
+                    + "\(Format.count(participants, "participant")), \(Format.count(results.sessions.count, "session"))",
+                parts: parts), to: index)
         }
-        return files
+        return index
     }
 }
 

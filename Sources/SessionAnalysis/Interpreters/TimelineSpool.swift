@@ -61,7 +61,7 @@ final class TimelineSpool: @unchecked Sendable {
     /// Every line in the order appended; `screenshot` is left nil (the caller knows the screenshots).
     func forEach(_ body: (TimelineEntry) throws -> Void) throws {
         var cursor = Cursor(descriptor: descriptor, end: written)
-        while try cursor.hasMore() {
+        while cursor.hasMore {
             let id = Int64(bitPattern: try cursor.integer(UInt64.self))
             let time = Double(bitPattern: try cursor.integer(UInt64.self))
             let eventClass = try cursor.string()
@@ -99,9 +99,7 @@ final class TimelineSpool: @unchecked Sendable {
             self.end = end
         }
 
-        mutating func hasMore() throws -> Bool {
-            position < buffer.count || offset < end
-        }
+        var hasMore: Bool { position < buffer.count || offset < end }
 
         mutating func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
             try need(MemoryLayout<T>.size)

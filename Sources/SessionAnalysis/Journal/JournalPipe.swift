@@ -37,8 +37,9 @@ final class JournalPipe: @unchecked Sendable {
         guard !cancelled else { throw Cancelled() }
         batches.append(batch)
         condition.broadcast()
-        defer { spent.removeAll() }
-        return spent
+        let freed = spent
+        spent = []
+        return freed
     }
 
     /// No more batches; `failure` is what stopped the reading, if anything did.
