@@ -234,6 +234,17 @@ extension ConfigurationOption {
             config.transcription.speech.workers = workers
             return true
         },
+        .init(key: "transcription.vocabulary", kind: .integer, current: { String($0.transcription.speech.vocabulary) }) { value, config in
+            guard let words = Int(value), words >= 0 else { return false }
+            config.transcription.speech.vocabulary = words
+            return true
+        },
+        .init(key: "transcription.words", kind: .stringList, current: { $0.transcription.speech.words.joined(separator: ",") }) { value, config in
+            let words = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+            guard words.allSatisfy({ !$0.contains(where: \.isWhitespace) }) else { return false }
+            config.transcription.speech.words = words
+            return true
+        },
         .positive("transcription.max_queued", \.transcription.maxQueued),
         .positive("reports.max_concurrent", \.reports.maxConcurrent),
         .positive("reports.max_queued", \.reports.maxQueued),

@@ -10,7 +10,8 @@ internal import WireProtocol
 //   SpeechBenchmark exclamations [--voice en-us+f2] [--wpm 160]   the corpus of Corpus.swift: exclamations found
 //                                                        within ±1 s, false ones per 10 minutes, word error rate
 //   SpeechBenchmark transcribe FILE [--workers 2]        any audio file: its segments as JSON lines
-// Each takes --decoder "-fwdflat no …": PocketSphinx search options instead of the tuned ones (for tuning).
+// Each takes --decoder "-fwdflat no …": PocketSphinx search options instead of the tuned ones, and
+// --dictionary FILE instead of Debian's, --vocabulary N words instead of 20,000 (for tuning).
 // Release mode: `swift build -c release --product SpeechBenchmark` (make bench runs it).
 
 let arguments = CommandLine.arguments
@@ -19,6 +20,10 @@ func option(_ name: String) -> String? {
 }
 let workers = option("--workers").flatMap(Int.init) ?? 2
 let decoderOptions = option("--decoder").map { $0.split(separator: " ").map(String.init) } ?? SpeechConfiguration.tunedDecoderOptions
+/// `--dictionary FILE`: another pronunciation dictionary (for tuning the vocabulary).
+let dictionary = option("--dictionary") ?? SpeechConfiguration().dictionary
+/// `--vocabulary N`: the likeliest N words (0: every word), as muevald's [transcription] vocabulary.
+let vocabulary = option("--vocabulary").flatMap(Int.init) ?? SpeechConfiguration.defaultVocabulary
 /// `--exclamations "oh no /1e-20/,where is"`: as muevald's [transcription] exclamations (for tuning).
 let exclamations = option("--exclamations").map { $0.split(separator: ",").compactMap { ExclamationPhrase(configText: String($0)) } }
     ?? SpeechConfiguration.defaultExclamations
@@ -74,7 +79,8 @@ func transcribe(_ path: String) -> (segments: [RecognisedSegment], wall: Double,
     var segments: [RecognisedSegment] = []
     let elapsed = clock.measure {
         do {
-            let transcriber = try Transcriber(configuration: SpeechConfiguration(exclamations: exclamations, workers: workers, decoderOptions: decoderOptions))
+            let transcriber = try Transcriber(configuration: SpeechConfiguration(dictionary: dictionary, exclamations: exclamations, workers: workers, vocabulary: vocabulary,
+                                                                                   decoderOptions: decoderOptions))
             segments = try transcriber.transcribe(path: path, container: .wav, progress: { _ in }, isCancelled: { false })
         } catch {
             fail("\(error)")

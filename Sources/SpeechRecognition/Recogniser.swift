@@ -11,11 +11,12 @@ final class Recogniser: @unchecked Sendable {
     /// compete, and lowering one phrase's threshold changed what the others found (docs/SPEECH.md).
     private let keyphrases: [(phrase: ExclamationPhrase, decoder: PocketSphinxDecoder)]
 
-    init(_ configuration: SpeechConfiguration) throws(SpeechError) {
+    /// `dictionary`: the pronunciations the decoders open, the configured dictionary or its `Vocabulary`.
+    init(_ configuration: SpeechConfiguration, dictionary: String) throws(SpeechError) {
         // Dither: synthetic speech (and a muted microphone) has stretches of digital silence, whose
         // log energy breaks the model's noise estimate; half a bit of noise lifted the words heard in
         // espeak-ng's lines from 26 % to 38 % (docs/SPEECH.md). A fixed seed keeps results repeatable.
-        let model = ["-hmm", configuration.acousticModel, "-dict", configuration.dictionary, "-dither", "yes", "-seed", "1"]
+        let model = ["-hmm", configuration.acousticModel, "-dict", dictionary, "-dither", "yes", "-seed", "1"]
             + configuration.decoderOptions
         let words = try PocketSphinxDecoder(arguments: model + ["-lm", configuration.languageModel])
         self.words = words
@@ -134,12 +135,12 @@ final class WorkerPool: @unchecked Sendable {
     private static let capacity = 1
 
     /// `spare`: a recogniser already loaded (and unused: a used one would carry its state over), for the first worker.
-    init(configuration: SpeechConfiguration, spare: Recogniser?) throws(SpeechError) {
+    init(configuration: SpeechConfiguration, dictionary: String, spare: Recogniser?) throws(SpeechError) {
         // The others are loaded at once, one per thread: each takes 0.4 s of CPU, before any audio is heard.
         let missing = configuration.workers - (spare == nil ? 0 : 1)
         let loaded = Mutex<[Result<Recogniser, SpeechError>]>([])
         DispatchQueue.concurrentPerform(iterations: missing) { _ in
-            let recogniser = Result { () throws(SpeechError) in try Recogniser(configuration) }
+            let recogniser = Result { () throws(SpeechError) in try Recogniser(configuration, dictionary: dictionary) }
             loaded.withLock { $0.append(recogniser) }
         }
         var recognisers = spare.map { [$0] } ?? []

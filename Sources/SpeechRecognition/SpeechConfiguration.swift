@@ -26,6 +26,11 @@ public struct SpeechConfiguration: Sendable, Equatable {
     public var dictionary: String
     public var exclamations: [ExclamationPhrase]
     public var workers: Int
+    /// How many of the dictionary's words the search listens for, the likeliest by the language model
+    /// (`Vocabulary`); 0: every word the language model knows.
+    public var vocabulary: Int
+    /// Words listened for whatever `vocabulary` is: the names and terms of the app under test.
+    public var words: [String]
     /// PocketSphinx's search options (beams, passes) on its command line's terms, for both searches.
     public var decoderOptions: [String]
 
@@ -33,6 +38,9 @@ public struct SpeechConfiguration: Sendable, Equatable {
 
     /// Each worker loads its own decoders (tens of MB): more threads than cores gain nothing.
     public static let workerRange = 1...64
+    /// The 20,000 likeliest words: 39 % less CPU than the language model's 72,545, the same word error
+    /// rate on the benchmarks (docs/SPEECH.md, "Speed"); about what a tester says outside the app's own terms.
+    public static let defaultVocabulary = 20_000
     /// One worker per core: the decoder is CPU-bound, and regions are spread evenly over the workers.
     public static let defaultWorkers = min(max(ProcessInfo.processInfo.activeProcessorCount, workerRange.lowerBound), workerRange.upperBound)
 
@@ -40,12 +48,15 @@ public struct SpeechConfiguration: Sendable, Equatable {
                 languageModel: String = SpeechConfiguration.modelDirectory + "/en-us.lm.bin",
                 dictionary: String = SpeechConfiguration.modelDirectory + "/cmudict-en-us.dict",
                 exclamations: [ExclamationPhrase] = SpeechConfiguration.defaultExclamations, workers: Int = SpeechConfiguration.defaultWorkers,
+                vocabulary: Int = SpeechConfiguration.defaultVocabulary, words: [String] = [],
                 decoderOptions: [String] = SpeechConfiguration.tunedDecoderOptions) {
         self.acousticModel = acousticModel
         self.languageModel = languageModel
         self.dictionary = dictionary
         self.exclamations = exclamations
         self.workers = min(max(workers, Self.workerRange.lowerBound), Self.workerRange.upperBound)
+        self.vocabulary = max(vocabulary, 0)
+        self.words = words
         self.decoderOptions = decoderOptions
     }
 

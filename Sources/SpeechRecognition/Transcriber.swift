@@ -15,6 +15,8 @@ public final class Transcriber: Sendable {
     /// The recogniser loaded to check the configuration, kept for the first transcription's first
     /// worker: loading one takes 0.4 s of CPU and ~90 MB, so it is not thrown away, nor kept longer.
     private let spare: Mutex<Recogniser?>
+    /// The vocabulary's dictionary, open while the transcriber lives; nil: the configured dictionary.
+    private let vocabulary: DictionaryFile?
 
     /// Samples per piece handed to a worker (60 s), and how far back from its end a cut is sought.
     static let pieceSamples = 60 * 16_000
@@ -30,16 +32,33 @@ public final class Transcriber: Sendable {
         }
         guard !configuration.exclamations.isEmpty else { throw SpeechError("no exclamations to spot: [transcription] exclamations is empty") }
         self.configuration = configuration
-        engine = "pocketsphinx 5prealpha (\((configuration.acousticModel as NSString).lastPathComponent))"
+        let model = (configuration.acousticModel as NSString).lastPathComponent
+        engine = "pocketsphinx 5prealpha (\(model)\(configuration.vocabulary > 0 ? ", \(configuration.vocabulary) words" : ""))"
+        vocabulary = try Self.vocabulary(configuration)
         // Loads both searches once, so that a bad model or phrase fails here, with its reason.
-        spare = Mutex(try Recogniser(configuration))
+        spare = Mutex(try Recogniser(configuration, dictionary: vocabulary?.path ?? configuration.dictionary))
+    }
+
+    /// The dictionary cut to `configuration.vocabulary` words; nil when that is every word anyway.
+    /// The lab's `words` are checked against the dictionary either way.
+    private static func vocabulary(_ configuration: SpeechConfiguration) throws(SpeechError) -> DictionaryFile? {
+        guard configuration.vocabulary > 0 || !configuration.words.isEmpty else { return nil }
+        let text: String
+        do {
+            text = try String(contentsOfFile: configuration.dictionary, encoding: .utf8)
+        } catch {
+            throw SpeechError("cannot read the pronunciation dictionary \(configuration.dictionary): \(error.localizedDescription)")
+        }
+        let vocabulary = try Vocabulary(configuration: configuration, text: text)
+        return configuration.vocabulary > 0 && vocabulary.known > configuration.vocabulary ? try vocabulary.file() : nil
     }
 
     /// `container`: what the file is said to be (its stream's content type); it is read as that and nothing else.
     public func transcribe(path: String, container: AudioContainer, progress: (Double) -> Void, isCancelled: () -> Bool) throws(SpeechError)
         -> [RecognisedSegment]
     {
-        let pool = try WorkerPool(configuration: configuration, spare: spare.withLock { $0.take() })
+        let pool = try WorkerPool(configuration: configuration, dictionary: vocabulary?.path ?? configuration.dictionary,
+                                  spare: spare.withLock { $0.take() })
         defer { pool.finish() }
         var pending: [Int16] = []
         var consumed = 0  // samples before `pending`
