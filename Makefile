@@ -135,7 +135,7 @@ bench: deps
 		&& $(BENCH_SCRATCH)/release/SpeechBenchmark hour >> $(BENCH_SCRATCH)/report.txt \
 		&& $(BENCH_SCRATCH)/release/SpeechBenchmark exclamations >> $(BENCH_SCRATCH)/report.txt
 	$(BENCH_BUILD) --product muevalctl
-	-for span in "--events 500000" "--events 6 --first 0 --last 4102444800"; do python3 Benchmarks/stop_memory_bench.py \
+	-for span in "--events 500000" "--events 6 --first 0 --last 4102444800" "--sessions 40 --events 12500"; do python3 Benchmarks/stop_memory_bench.py \
 		--muevald $(BENCH_SCRATCH)/release/muevald --muevalctl $(BENCH_SCRATCH)/release/muevalctl $$span; done >> $(BENCH_SCRATCH)/report.txt
 	-python3 Benchmarks/media_latency.py --muevald $(BENCH_SCRATCH)/release/muevald >> $(BENCH_SCRATCH)/report.txt
 	-python3 Benchmarks/import_bench.py --muevalctl $(BENCH_SCRATCH)/release/muevalctl >> $(BENCH_SCRATCH)/report.txt
