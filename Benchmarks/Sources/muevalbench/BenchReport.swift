@@ -226,7 +226,9 @@ struct ConsoleReport {
                 \(Format.fixed(hour.ingestSeconds, 2)) s), then `stop` on the control socket (what `muevalctl stop` \
                 sends; it replied after \(Format.fixed(hour.stopReplySeconds, 2)) s), then \
                 `GET /api/sessions/ID/report` every 20 ms with the console cookie: **report offered \
-                \(hour.reportReadySeconds.map { Format.fixed($0, 2) + " s" } ?? "never: " + hour.reportNote) after the stop**.
+                \(hour.reportReadySeconds.map { Format.fixed($0, 2) + " s" } ?? "never: " + hour.reportNote) after the stop** \
+                (muevald's log: report written in \(hour.reportWrittenSeconds.map { Format.fixed($0, 2) + " s" } ?? "not logged"), \
+                of which the study digest \(hour.digestSeconds.map { Format.fixed($0, 3) + " s" } ?? "not logged")).
 
                 **Replay** of that session in headless Chromium (Benchmarks/replay_first_frame.py: Selenium, Debian's \
                 chromium and chromedriver): \(replayText(hour)). From the benchmark, no browser: what the page reads \

@@ -11,6 +11,9 @@ struct HourFigures {
     var stopReplySeconds: Double
     var reportReadySeconds: Double?
     var reportNote = ""
+    /// muevald's own log of that report: the whole report (analysis, digest, page) and, within it, the study digest.
+    var reportWrittenSeconds: Double?
+    var digestSeconds: Double?
     /// The replay index from this process (no browser): what the page reads first (`GET
     /// /api/sessions/ID/replay/index` with `Range: bytes=0-262143`: the head and the first chunks), seconds
     /// and the file's bytes; and the one JSON of `GET /api/sessions/ID/replay`, seconds and bytes.
@@ -96,6 +99,9 @@ extension EndToEnd {
             usleep(20_000)
         }
         if figures.reportReadySeconds == nil, figures.reportNote.isEmpty { figures.reportNote = "no report within 120 s" }
+        let log = (try? String(contentsOfFile: daemon.directory + "/muevald.log", encoding: .utf8)) ?? ""
+        figures.reportWrittenSeconds = Self.loggedSeconds(in: log, after: "report of session \(session.id) (default) written in ")
+        figures.digestSeconds = Self.loggedSeconds(in: log, after: "digest of session \(session.id) stored in ")
         var asked = wallClock()
         let head = try ConsoleHTTP.get(port: daemon.consolePort, path: "/api/sessions/\(session.id)/replay/index", cookie: cookie,
                                        headers: ["Range: bytes=0-262143"])
@@ -112,6 +118,12 @@ extension EndToEnd {
             figures.replayNote = "\(error)"
         }
         return figures
+    }
+
+    /// The seconds of the last log line with `prefix`, as SessionReports logs them ("… written in 1.23 s").
+    static func loggedSeconds(in log: String, after prefix: String) -> Double? {
+        guard let range = log.range(of: prefix, options: .backwards) else { return nil }
+        return Double(log[range.upperBound...].prefix { $0.isNumber || $0 == "." })
     }
 
     /// `pairs` pairs of runs, alternating: `events` touch events flat out over `connections`, without and with a
