@@ -43,13 +43,13 @@ public final class Transcriber: Sendable {
     /// The lab's `words` are checked against the dictionary either way.
     private static func vocabulary(_ configuration: SpeechConfiguration) throws(SpeechError) -> DictionaryFile? {
         guard configuration.vocabulary > 0 || !configuration.words.isEmpty else { return nil }
-        let text: String
+        let dictionary: [UInt8]
         do {
-            text = try String(contentsOfFile: configuration.dictionary, encoding: .utf8)
+            dictionary = try [UInt8](Data(contentsOf: URL(fileURLWithPath: configuration.dictionary)))
         } catch {
             throw SpeechError("cannot read the pronunciation dictionary \(configuration.dictionary): \(error.localizedDescription)")
         }
-        let vocabulary = try Vocabulary(configuration: configuration, text: text)
+        let vocabulary = try Vocabulary(configuration: configuration, dictionary: dictionary)
         return configuration.vocabulary > 0 && vocabulary.known > configuration.vocabulary ? try vocabulary.file() : nil
     }
 

@@ -8,31 +8,34 @@ internal import Foundation
 /// knows (72,545 of Debian's models), and that search is most of a transcription's CPU. A tree of
 /// the 20,000 likeliest words took 39 % less CPU on the benchmark's hour with the same word error
 /// rate, and the exclamations corpus heard as many phrases (docs/SPEECH.md, "Speed").
+///
+/// The dictionary is read as bytes, not text: a model's dictionary may be in another encoding than
+/// UTF-8 (older Sphinx models used ISO-8859-1), and its lines are written back exactly as they were.
 struct Vocabulary {
     /// The pronunciation lines kept, in the dictionary's order (a word's variants `what(2)` with it).
-    private(set) var lines: [Substring] = []
+    private(set) var lines: [ArraySlice<UInt8>] = []
     /// Words of the dictionary the language model knows (what the whole dictionary would listen for).
     private(set) var known = 0
 
     /// Reads the dictionary and ranks its words by the language model's unigram probability; ties
     /// keep the dictionary's order, so the same models always give the same vocabulary.
-    init(configuration: SpeechConfiguration, text: String) throws(SpeechError) {
-        var variants: [Substring: [Substring]] = [:]
-        var order: [Substring] = []
-        for line in text.split(whereSeparator: \.isNewline) {
-            guard let end = line.firstIndex(where: { $0 == " " || $0 == "\t" }) else { continue }
+    init(configuration: SpeechConfiguration, dictionary: [UInt8]) throws(SpeechError) {
+        var variants: [ArraySlice<UInt8>: [ArraySlice<UInt8>]] = [:]
+        var order: [ArraySlice<UInt8>] = []
+        for line in dictionary.split(whereSeparator: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) {
+            guard let end = line.firstIndex(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) else { continue }
             var word = line[..<end]
-            if word.hasSuffix(")"), let open = word.firstIndex(of: "(") { word = word[..<open] }
+            if word.last == UInt8(ascii: ")"), let open = word.firstIndex(of: UInt8(ascii: "(")) { word = word[..<open] }
             if variants[word] == nil { order.append(word) }
             variants[word, default: []].append(line)
         }
-        var required = Set(configuration.exclamations.flatMap { $0.phrase.split(separator: " ") })
+        var required = Set(configuration.exclamations.flatMap { $0.phrase.split(separator: " ").map { ArraySlice($0.utf8) } })
         for word in configuration.words {
             let word = word.lowercased()
-            guard variants[Substring(word)] != nil else {
+            guard variants[ArraySlice(word.utf8)] != nil else {
                 throw SpeechError("the word \"\(word)\" of [transcription] words is not in the dictionary \(configuration.dictionary): add its pronunciation there")
             }
-            required.insert(Substring(word))
+            required.insert(ArraySlice(word.utf8))
         }
         let scores = try Self.unigramScores(of: order, languageModel: configuration.languageModel)
         known = scores.count
@@ -44,7 +47,9 @@ struct Vocabulary {
     }
 
     /// The language model's log probability of each word on its own, for the words it knows.
-    private static func unigramScores(of words: [Substring], languageModel: String) throws(SpeechError) -> [(word: Substring, score: Int32)] {
+    private static func unigramScores(of words: [ArraySlice<UInt8>], languageModel: String) throws(SpeechError)
+        -> [(word: ArraySlice<UInt8>, score: Int32)]
+    {
         guard let logmath = logmath_init(1.0001, 0, 0) else { throw SpeechError("PocketSphinx cannot start its log tables") }
         defer { logmath_free(logmath) }
         guard let model = ngram_model_read(nil, languageModel, NGRAM_AUTO, logmath) else {
@@ -54,7 +59,7 @@ struct Vocabulary {
         let unknown = ngram_unknown_wid(model)
         var used: Int32 = 0
         return words.compactMap { word in
-            let id = ngram_wid(model, String(word))
+            let id = (word + [0]).withUnsafeBufferPointer { ngram_wid(model, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
             guard id >= 0, id != unknown else { return nil }
             return (word, ngram_ng_score(model, id, nil, 0, &used))
         }
@@ -62,7 +67,12 @@ struct Vocabulary {
 
     /// The vocabulary as a pronunciation dictionary PocketSphinx can open by name.
     func file() throws(SpeechError) -> DictionaryFile {
-        try DictionaryFile(contents: lines.joined(separator: "\n") + "\n")
+        var contents: [UInt8] = []
+        for line in lines {
+            contents += line
+            contents.append(UInt8(ascii: "\n"))
+        }
+        return try DictionaryFile(contents: contents)
     }
 }
 
@@ -73,7 +83,7 @@ final class DictionaryFile: Sendable {
     let path: String
     private let descriptor: Int32
 
-    init(contents: String) throws(SpeechError) {
+    init(contents: [UInt8]) throws(SpeechError) {
         var template = Array((NSTemporaryDirectory() + "/.mueval-vocabulary-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
@@ -84,7 +94,7 @@ final class DictionaryFile: Sendable {
         path = "/proc/self/fd/\(descriptor)"
         let written = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
         do {
-            try written.write(contentsOf: Data(contents.utf8))
+            try written.write(contentsOf: contents)
         } catch {
             close(descriptor)
             throw SpeechError("cannot write the vocabulary's dictionary in \(NSTemporaryDirectory()): \(error)")
