@@ -146,6 +146,14 @@ final class BlackboardTests: AnalysisTestCase {
         XCTAssertEqual(entries[7].summary, "name=e note=xxxxxxx")
         XCTAssertEqual(entries[199].summary.count, 160, "cut at the timeline's limit")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix("s.sqlite") }, [])
+        // Open while the analysis lives, unlinked, and never inherited by a child process (the face scan).
+        let spools = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { name -> Int32? in
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name)
+            return target.map { $0.hasPrefix(directory + "/.mueval-timeline-") && $0.hasSuffix(" (deleted)") } == true ? Int32(name) : nil
+        }
+        XCTAssertEqual(spools.count, 1)
+        for descriptor in spools { XCTAssertNotEqual(fcntl(descriptor, F_GETFD) & FD_CLOEXEC, 0) }
+        withExtendedLifetime(analysis) {}
     }
 
     struct Failing: JournalInterpreter {

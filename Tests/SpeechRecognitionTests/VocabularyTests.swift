@@ -56,5 +56,8 @@ struct VocabularyTests {
         #expect(try String(contentsOfFile: file.path, encoding: .utf8) == "hello HH AH L OW\n")
         let target = try FileManager.default.destinationOfSymbolicLink(atPath: file.path)
         #expect(target.hasSuffix("(deleted)"), "\(target)")
+        // Never inherited by muevald's children (the face scan, a completion command).
+        let descriptor = try #require(Int32(file.path.dropFirst("/proc/self/fd/".count)))
+        #expect(fcntl(descriptor, F_GETFD) & FD_CLOEXEC != 0)
     }
 }

@@ -16,13 +16,18 @@ final class TimelineSpool: @unchecked Sendable {
     init(directory: String) throws {
         var failure = ""
         for place in [directory, NSTemporaryDirectory()] {
-            var template = Array((place.hasSuffix("/") ? place : place + "/").utf8CString.dropLast()) + Array(".mueval-timeline-XXXXXX".utf8CString)
-            let descriptor = mkstemp(&template)
-            if descriptor >= 0 {
-                // Gone from the directory at once: nothing is left behind, whatever ends the process.
-                unlink(template)
-                self.descriptor = descriptor
-                return
+            // A random name opened exclusively and close-on-exec in one call (mkstemp cannot say close-on-exec):
+            // a report may start the face scan, muevald's child, while this is open.
+            for _ in 0..<100 {
+                let path = (place.hasSuffix("/") ? place : place + "/") + ".mueval-timeline-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+                let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                if descriptor >= 0 {
+                    // Gone from the directory at once: nothing is left behind, whatever ends the process.
+                    unlink(path)
+                    self.descriptor = descriptor
+                    return
+                }
+                if errno != EEXIST { break }
             }
             failure = String(cString: strerror(errno))
         }
