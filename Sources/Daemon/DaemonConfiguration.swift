@@ -201,6 +201,7 @@ extension ConfigurationOption {
             return true
         },
         .positive("storage.max_pending_bytes", \.capture.journal.maxPendingBytes),
+        .positive("storage.cache_kib", \.capture.journal.cacheKiB),
         .init(key: "storage.commit_delay_ms", kind: .integer,
               current: { String(Int($0.capture.journal.commitDelay / .milliseconds(1))) }) { value, config in
             guard let milliseconds = Int(value), (0...1000).contains(milliseconds) else { return false }

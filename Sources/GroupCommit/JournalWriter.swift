@@ -30,11 +30,15 @@ public struct JournalWriterLimits: Sendable {
     /// Zero: at once; batches still grow by themselves while a commit is running. A delay trades
     /// latency for fewer, larger transactions on slow disks.
     public var commitDelay: Duration
+    /// SQLite's page cache of the session file, in KiB (`SessionFile.init`).
+    public var cacheKiB: Int
 
-    public init(maxPendingBytes: Int = 8 << 20, synchronous: JournalSynchronous = .full, commitDelay: Duration = .zero) {
+    public init(maxPendingBytes: Int = 8 << 20, synchronous: JournalSynchronous = .full, commitDelay: Duration = .zero,
+                cacheKiB: Int = SessionFile.defaultCacheKiB) {
         self.maxPendingBytes = maxPendingBytes
         self.synchronous = synchronous
         self.commitDelay = commitDelay
+        self.cacheKiB = cacheKiB
     }
 }
 
@@ -93,7 +97,7 @@ public final class JournalWriter: @unchecked Sendable {
         self.path = path
         self.limits = limits
         self.onCommit = onCommit
-        file = try SessionFile(path: path, synchronous: limits.synchronous)
+        file = try SessionFile(path: path, synchronous: limits.synchronous, cacheKiB: limits.cacheKiB)
         queue = DispatchQueue(label: "mueval.journal.\((path as NSString).lastPathComponent)")
     }
 

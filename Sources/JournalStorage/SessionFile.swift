@@ -15,16 +15,22 @@ public final class SessionFile {
     private let insertBlob: SQLiteStatement
     private let insertMedia: SQLiteStatement
     private var stored = SeqLedger()
+    /// `storage.cache_kib`'s default.
+    public static let defaultCacheKiB = 512
 
     /// Opens (creating if needed) the session file at `path` for writing. `indexed` keeps (or builds)
     /// the indexes, for a stopped session's file that takes one more row (an observer's note made
     /// during replay): then the unique index, not the in-memory ledger, keeps (device, seq) unique.
-    package init(path: String, synchronous: JournalSynchronous, indexed: Bool = false) throws {
+    /// `cacheKiB`: SQLite's page cache for this connection. Appending needs few pages (the tables' right
+    /// edges); SQLite's default of 2,000 KiB filled up in every open session and stayed, 2 MB per session
+    /// of a study's many (docs/BENCHMARKS.md).
+    package init(path: String, synchronous: JournalSynchronous, indexed: Bool = false, cacheKiB: Int = SessionFile.defaultCacheKiB) throws {
         database = try SQLiteDatabase(path: path)
         try DataDirectory.restrict(path)
         try database.execute("""
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = \(synchronous.pragmaValue);
+            PRAGMA cache_size = -\(max(cacheKiB, 1));
             PRAGMA application_id = \(SessionFileSchema.applicationID);
             PRAGMA user_version = \(SessionFileSchema.version);
             """)

@@ -48,6 +48,22 @@ final class JournalWriterTests: XCTestCase {
         try await writer.close()
     }
 
+    /// SQLite's own 2,000 KiB filled up in every open session and stayed: 2 MB per session of a study's many.
+    func testTheSessionFilesPageCacheIsTheConfiguredOne() async throws {
+        for (limits, expected) in [(JournalWriterLimits(synchronous: .normal), -Int64(SessionFile.defaultCacheKiB)),
+                                   (JournalWriterLimits(synchronous: .normal, cacheKiB: 64), -64)] {
+            let writer = try JournalWriter(path: directory + "/cache-\(expected).sqlite", limits: limits) { _ in }
+            let cacheSize = try await writer.perform { file in
+                var size: Int64 = 0
+                try file.database.prepare("PRAGMA cache_size").forEachRow { size = $0.int64(0) }
+                return size
+            }
+            XCTAssertEqual(cacheSize, expected)
+            XCTAssertEqual(SessionFile.defaultCacheKiB, 512)
+            try await writer.close()
+        }
+    }
+
     func testACommitDelayGathersWhatArrivesMeanwhileIntoOneTransaction() async throws {
         let reports = NIOLockedValueBox<[CommitReport]>([])
         // A long delay, so that the appends below certainly fall within it.
