@@ -44,11 +44,11 @@ struct ConfigurationOption: Sendable {
 }
 
 extension ConfigurationOption {
-    /// A whole number above zero.
+    /// A whole number above zero, and at most `maximum` where a larger one would overflow what reads it.
     static func positive<Number: FixedWidthInteger & Sendable>(_ key: String, _ path: WritableKeyPath<DaemonConfiguration, Number> & Sendable,
-                                                              reloadable: Bool = false) -> ConfigurationOption {
+                                                              maximum: Int = .max, reloadable: Bool = false) -> ConfigurationOption {
         .init(key: key, kind: .integer, reloadable: reloadable, current: { String($0[keyPath: path]) }) { value, config in
-            guard let number = Int(value), number > 0, let typed = Number(exactly: number) else { return false }
+            guard let number = Int(value), number > 0, number <= maximum, let typed = Number(exactly: number) else { return false }
             config[keyPath: path] = typed
             return true
         }

@@ -201,7 +201,8 @@ extension ConfigurationOption {
             return true
         },
         .positive("storage.max_pending_bytes", \.capture.journal.maxPendingBytes),
-        .positive("storage.cache_kib", \.capture.journal.cacheKiB),
+        // SQLite multiplies it by 1,024 in 64 bits: a larger value would overflow there (4 GiB is far above any use).
+        .positive("storage.cache_kib", \.capture.journal.cacheKiB, maximum: 1 << 22),
         .init(key: "storage.commit_delay_ms", kind: .integer,
               current: { String(Int($0.capture.journal.commitDelay / .milliseconds(1))) }) { value, config in
             guard let milliseconds = Int(value), (0...1000).contains(milliseconds) else { return false }

@@ -17,6 +17,8 @@ public final class Transcriber: Sendable {
     private let spare: Mutex<Recogniser?>
     /// The vocabulary's dictionary, open while the transcriber lives; nil: the configured dictionary.
     private let vocabulary: DictionaryFile?
+    /// What the decoders open: the vocabulary's file, or the configured dictionary.
+    private var dictionary: String { vocabulary?.path ?? configuration.dictionary }
 
     /// Samples per piece handed to a worker (60 s), and how far back from its end a cut is sought.
     static let pieceSamples = 60 * 16_000
@@ -32,9 +34,10 @@ public final class Transcriber: Sendable {
         }
         guard !configuration.exclamations.isEmpty else { throw SpeechError("no exclamations to spot: [transcription] exclamations is empty") }
         self.configuration = configuration
-        let model = (configuration.acousticModel as NSString).lastPathComponent
-        engine = "pocketsphinx 5prealpha (\(model)\(configuration.vocabulary > 0 ? ", \(configuration.vocabulary) words" : ""))"
         vocabulary = try Self.vocabulary(configuration)
+        // The words listened for only when the vocabulary cut the dictionary (a larger one than it has is every word).
+        let model = (configuration.acousticModel as NSString).lastPathComponent
+        engine = "pocketsphinx 5prealpha (\(model)\(vocabulary == nil ? "" : ", \(configuration.vocabulary) words"))"
         // Loads both searches once, so that a bad model or phrase fails here, with its reason.
         spare = Mutex(try Recogniser(configuration, dictionary: vocabulary?.path ?? configuration.dictionary))
     }
@@ -57,8 +60,7 @@ public final class Transcriber: Sendable {
     public func transcribe(path: String, container: AudioContainer, progress: (Double) -> Void, isCancelled: () -> Bool) throws(SpeechError)
         -> [RecognisedSegment]
     {
-        let pool = try WorkerPool(configuration: configuration, dictionary: vocabulary?.path ?? configuration.dictionary,
-                                  spare: spare.withLock { $0.take() })
+        let pool = try WorkerPool(configuration: configuration, dictionary: dictionary, spare: spare.withLock { $0.take() })
         defer { pool.finish() }
         var pending: [Int16] = []
         var consumed = 0  // samples before `pending`

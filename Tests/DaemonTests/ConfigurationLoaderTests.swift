@@ -82,6 +82,11 @@ final class ConfigurationLoaderTests: XCTestCase {
         XCTAssertThrowsError(try ConfigurationLoader(environment: [:]).load(file: hugeFrames, flags: [:])) { error in
             XCTAssertTrue("\(error)".contains("capture.web_max_frame_bytes"), "\(error)")
         }
+        // SQLite multiplies the page cache by 1,024 in 64 bits: a size that would overflow there is refused.
+        XCTAssertThrowsError(try ConfigurationLoader(environment: [:]).load(file: nil, flags: ["storage.cache_kib": "9000000000000000000"])) { error in
+            XCTAssertTrue("\(error)".contains("storage.cache_kib"), "\(error)")
+        }
+        XCTAssertEqual(try ConfigurationLoader(environment: [:]).load(file: nil, flags: ["storage.cache_kib": "4194304"]).capture.journal.cacheKiB, 4_194_304)
         XCTAssertThrowsError(try ConfigurationLoader(environment: [:]).load(file: nil, flags: ["capture.web_origins": "https://app.example/path"])) { error in
             XCTAssertTrue("\(error)".contains("capture.web_origins"), "\(error)")
         }
