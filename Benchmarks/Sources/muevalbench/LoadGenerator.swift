@@ -273,8 +273,12 @@ private final class TailReader: ArrivalReader {
     private var scratch = [UInt8](repeating: 0, count: 1 << 16)
 
     init(socket: String, session: Int64) throws {
+        let following = try ControlRequest.tails(socket)
         fd = try Sockets.connectUnix(socket)
         try Sockets.writeAll(fd, Array("{\"command\":\"tail\",\"session\":\"\(session)\"}\n".utf8))
+        // The request has no reply before the first line: until muevald counts the tail in `status`, events sent
+        // would be stored before it follows, and counted as neither received nor skipped.
+        try waitUntil(seconds: 10, "muevald to follow session \(session)") { try ControlRequest.tails(socket) > following }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         delays.reserveCapacity(1 << 20)
     }

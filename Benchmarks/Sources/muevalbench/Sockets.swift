@@ -120,6 +120,11 @@ enum Sockets {
 
 /// One request on muevald's control socket (docs/CONTROL.md): a JSON line out, the final line back.
 enum ControlRequest {
+    /// The live tails muevald counts (`status`'s `tails`).
+    static func tails(_ socket: String) throws -> Int {
+        ((try send(socket, ["command": "status"]) as? [String: Any])?["tails"] as? NSNumber)?.intValue ?? 0
+    }
+
     static func send(_ socket: String, _ request: [String: Any]) throws -> Any {
         let fd = try Sockets.connectUnix(socket)
         defer { close(fd) }
