@@ -11,6 +11,8 @@ package import SessionModel
 package struct ConsoleReportSource: Sendable {
     /// Where a session's report stands.
     package var sessionState: @Sendable (_ session: Int64, _ name: String) -> ReportState
+    /// Whether a session report's page is offered while its screenshots are still being copied into its folder.
+    package var copyingScreenshots: @Sendable (_ session: Int64, _ name: String) -> Bool
     /// The problems the session's default report found, for the replay's scrubber.
     package var problems: @Sendable (_ session: Int64) -> [ProblemMark]
     /// Writes a session's report, or joins the task writing it, and returns once it is written or failed.
@@ -23,12 +25,14 @@ package struct ConsoleReportSource: Sendable {
     package var startStudy: @Sendable (_ data: StudyData, _ iteration: Int?) -> ReportState
 
     package init(sessionState: @escaping @Sendable (Int64, String) -> ReportState,
+                 copyingScreenshots: @escaping @Sendable (Int64, String) -> Bool,
                  problems: @escaping @Sendable (Int64) -> [ProblemMark],
                  writeSession: @escaping @Sendable (SessionRecord, String, ReportConfiguration) async -> ReportState,
                  follow: @escaping @Sendable () -> BroadcastSubscription<ReportNews>,
                  studyState: @escaping @Sendable (String, Int?) -> ReportState,
                  startStudy: @escaping @Sendable (StudyData, Int?) -> ReportState) {
         self.sessionState = sessionState
+        self.copyingScreenshots = copyingScreenshots
         self.problems = problems
         self.writeSession = writeSession
         self.follow = follow

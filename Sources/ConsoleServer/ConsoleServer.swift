@@ -258,7 +258,12 @@ public final class ConsoleServer: Service, Sendable {
                   let name = context.parameters.get("name", as: String.self), ReportLocations.directoryName(name) == name else {
                 throw ConsoleError.notFound("no such report file")
             }
-            return try await Self.reportFile(in: reports.locations.session(session, report: name), parts: context.parameters.getCatchAll())
+            let parts = context.parameters.getCatchAll()
+            // The page is offered before its screenshots are all copied into its folder (docs/REPORTS.md, "When a
+            // report is ready"): until then, and for one missing, the session file has the image.
+            let blob = ScreenshotCopy.sha256(of: parts).map { "/api/sessions/\(session)/blobs/\($0)" }
+            if let blob, reports.source.copyingScreenshots(session, name) { return Self.redirect(to: blob) }
+            return try await Self.reportFile(in: reports.locations.session(session, report: name), parts: parts, missing: blob.map(Self.redirect))
         }
         // A study's reports, those asked for here and the one its completion wrote (DATA/reports/studies/NAME/).
         router.get("/studies/:study/report/**") { [reports] _, context in
@@ -302,12 +307,14 @@ public final class ConsoleServer: Service, Sendable {
     }
 
     /// A file of a written report (a session's or a study's), read off the event loop.
-    private static func reportFile(in directory: String, parts: [Substring]) async throws -> Response {
+    /// A file of a report folder; `missing` when it is not there, if given.
+    private static func reportFile(in directory: String, parts: [Substring], missing: Response? = nil) async throws -> Response {
         guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") && !$0.contains("/") }) else {
             throw ConsoleError.notFound("no such report file")
         }
         let path = directory + "/" + parts.joined(separator: "/")
         guard let data = try await blocking({ FileManager.default.contents(atPath: path) }) else {
+            if let missing { return missing }
             throw ConsoleError.notFound("no such report file: generate the report first")
         }
         // The report is static HTML made from device strings (escaped when written); its own
@@ -317,6 +324,11 @@ public final class ConsoleServer: Service, Sendable {
             .contentSecurityPolicy: "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
             .cacheControl: "no-cache",
         ], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// To the same image elsewhere, for this request only: once the report's own file is there, it is served.
+    private static func redirect(to location: String) -> Response {
+        Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
     }
 
     static let refusedPage = """

@@ -225,6 +225,7 @@ extension MuEvalDaemon {
     static func consoleReports(_ sessions: SessionReports, studies: StudyReports) -> ConsoleReportSource {
         ConsoleReportSource(
             sessionState: { sessions.state(of: $0, name: $1) },
+            copyingScreenshots: { sessions.copyingScreenshots(of: $0, name: $1) },
             problems: { sessions.problems(of: $0) },
             writeSession: { await sessions.write($0, name: $1, configuration: $2).value },
             follow: { sessions.finished.follow() },

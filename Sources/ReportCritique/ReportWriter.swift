@@ -16,6 +16,16 @@ public struct ReportWriter {
     /// Writes the report of `sessions` (several: compared side by side) into `directory`; returns index.html's path.
     @discardableResult
     public func write(_ sessions: [AnalyzedSession], to directory: String) throws -> String {
+        let (index, screenshots) = try writePage(sessions, to: directory)
+        try screenshots.finish()
+        return index
+    }
+
+    /// Like `write`, but returns once the page is written, while its screenshots may still be being copied into
+    /// `shots/` (`screenshots` says when they are): muevald offers the page at once, and the console serves the
+    /// screenshots from the session file until they are there (docs/REPORTS.md, "When a report is ready").
+    /// When the page fails, the copy has ended too (the caller may remove the directory).
+    public func writePage(_ sessions: [AnalyzedSession], to directory: String) throws -> (index: String, screenshots: ScreenshotCopy) {
         let shots = try ReportDirectory.create(directory)
         // Each distinct image once, shared by the sessions that show it.
         let copy = ScreenshotCopy(sessions.flatMap { analysis in
@@ -24,7 +34,7 @@ public struct ReportWriter {
             }
         }, into: shots)
         let index = directory + "/index.html"
-        try copy.alongside {
+        try copy.ahead {
             let reported = try sessions.enumerated().map { index, analysis in
                 var session = ReportedSession(analysis: analysis, label: analysis.journal.session.testUser ?? analysis.journal.session.name,
                                               shotFiles: (analysis.results.first(Screenshots.self)?.shots ?? []).map { ScreenshotCopy.file($0.blob.sha256) },
@@ -38,7 +48,7 @@ public struct ReportWriter {
             try writePage(context, to: output)
             try output.close()
         }
-        return index
+        return (index, copy)
     }
 
     /// The session's first audio stream, copied into `media/` so that the report plays it offline.

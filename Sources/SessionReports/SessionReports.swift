@@ -1,5 +1,6 @@
 internal import Foundation
 package import Logging
+internal import MuEvalAsync
 package import ReportCritique
 internal import SessionAnalysis
 package import SessionModel
@@ -21,6 +22,8 @@ package final class SessionReports: Sendable {
     private let slots: ReportSlots
     private let tasks = ReportTasks<Key>()
     private let failures = ReportFailures<Key>()
+    /// Reports whose screenshots are being copied after their page was offered (`follow`).
+    private let copying = AsyncCondition<Set<Key>>([])
     private let problemMarks: ProblemMarks
     /// Each report written or failed, for whoever follows (the console).
     package let finished = FinishedReports()
@@ -78,18 +81,28 @@ package final class SessionReports: Sendable {
         }
     }
 
+    /// Whether the report's page is offered while its screenshots are still being copied into its `shots/`: the
+    /// console then serves them from the session file, never a file half written.
+    package func copyingScreenshots(of session: Int64, name: String) -> Bool {
+        copying.withState { $0.contains(Key(session: session, name: name)) }
+    }
+
     private func write(_ record: SessionRecord, name: String, configuration: ReportConfiguration) async -> ReportState {
+        let key = Key(session: record.id, name: name)
+        // Written again before the last copy of its screenshots ended: both would write the same files.
+        _ = await copying.wait { !$0.contains(key) }
         let started = Date()
         let output = locations.session(record.id, report: name)
         do {
             // Analysis reads the whole session file and the face scan waits for its subprocess (minutes for an
             // hour of video): on the report threads of their own, never NIO's pool, which the console's SQLite
             // calls share, nor the cooperative one; and only as many at once as `reports.max_concurrent` allows.
-            let digestOutcome = try await slots.run { try await BlockingWork.run { [faceScanner, problemMarks] in
+            let (digestOutcome, analysed, screenshots) = try await slots.run { try await BlockingWork.run { [faceScanner, problemMarks] in
                 // The default report's analysis also gives a study session its digest (docs/STUDIES.md, "Digests"),
                 // read before the analysis so that a note added meanwhile makes it stale, never wrong.
                 let digest = name == ReportLocations.defaultName ? StudyDigestMaker(sessionFile: record.path, options: configuration.options) : nil
                 let analysis = try AnalyzedSession(path: record.path, options: configuration.options)
+                let analysed = Date()
                 let digestOutcome = digest.map { digest in
                     let making = Date()
                     return Result { try digest.store(from: analysis, record: record, options: configuration.options) }
@@ -97,21 +110,42 @@ package final class SessionReports: Sendable {
                 }
                 var writer = ReportWriter(configuration: configuration)
                 writer.faceScanner = faceScanner
-                _ = try writer.write([analysis], to: output)
+                let (_, screenshots) = try writer.writePage([analysis], to: output)
                 let marks = analysis.problems.map { ProblemMark(t: $0.time, title: $0.kind.rawValue + ($0.view.map { " in " + $0 } ?? "")) }
                 try problemMarks.write(marks, session: record.id, report: name)
-                return digestOutcome
+                return (digestOutcome, analysed, screenshots)
             } }
             switch digestOutcome {
             case .success(let seconds): logger.info("digest of session \(record.id) stored in \(String(format: "%.3f", seconds)) s")
             case .failure(let error): logger.warning("digest of session \(record.id) not stored (its study report will analyse it): \(error)")
             case nil: break
             }
-            logger.info("report of session \(record.id) (\(name)) written in \(String(format: "%.2f", Date().timeIntervalSince(started))) s: \(output)")
+            // The analysis apart: what the report waits for splits into reading the journal and writing the page.
+            let written = Date()
+            logger.info("report of session \(record.id) (\(name)) written in \(String(format: "%.2f", written.timeIntervalSince(started))) s (analysis \(String(format: "%.2f", analysed.timeIntervalSince(started))) s): \(output)")
+            follow(screenshots, of: key, into: output, since: written)
             return .ready(url: ReportLocations.url(session: record.id, report: name), generated: Date().timeIntervalSince1970)
         } catch {
             logger.error("report of session \(record.id) (\(name)) failed: \(error)")
             return .failed(error)
+        }
+    }
+
+    /// The page is offered before its screenshots are all in `shots/` (creating a thousand files took up to 0.85 s
+    /// after a stop, more than the page): until the copy ends, the console serves them from the session file.
+    /// A copy that fails leaves the page as it is, still complete in the console, and says so in the log.
+    private func follow(_ screenshots: ScreenshotCopy, of key: Key, into output: String, since written: Date) {
+        copying.withState { _ = $0.insert(key) }
+        screenshots.whenDone { [logger, copying] failure in
+            switch failure {
+            case nil:
+                logger.debug("screenshots of report \(key.name) of session \(key.session) copied \(String(format: "%.2f", Date().timeIntervalSince(written))) s after its page")
+            case let failure? where FileManager.default.fileExists(atPath: output):
+                logger.error("screenshots of report \(key.name) of session \(key.session) not all copied into its folder (the console shows them from the session file; write the report again to complete it): \(failure)")
+            case _?:
+                break // deleted meanwhile with its session: nothing to complete
+            }
+            copying.withState { _ = $0.remove(key) }
         }
     }
 }

@@ -173,6 +173,24 @@ final class ConsoleTests: XCTestCase {
         XCTAssertFalse(html.text.contains("<script>window.__pwned"), "a device string became markup in the report")
         let escape = try await client.request("GET", "/sessions/\(id)/reports/default/..%2F..%2Fcatalog.sqlite")
         XCTAssertEqual(escape.status, 404)
+        // The page is offered before its screenshots are copied into its folder: until one is there, the console
+        // sends the browser to the session's own copy (docs/REPORTS.md, "When a report is ready").
+        let sha = try XCTUnwrap(screenshots[0]["sha"] as? String)
+        XCTAssertTrue(html.text.contains("shots/\(sha).png"), "the report shows the screenshot from its folder")
+        let shot = "/sessions/\(id)/reports/default/shots/\(sha).png"
+        let copied = try await eventually(timeout: 10, "the screenshot copied into the report's folder") { () -> ConsoleClient.Reply? in
+            let reply = try await client.request("GET", shot)
+            return reply.status == 200 ? reply : nil
+        }
+        XCTAssertEqual(Array(copied.body), png)
+        try FileManager.default.removeItem(atPath: daemon.dataDirectory + "/reports/\(id)/default/shots/\(sha).png")
+        let redirected = try await client.request("GET", shot)
+        XCTAssertEqual(redirected.status, 302, redirected.text)
+        XCTAssertEqual(redirected.header("Location"), "/api/sessions/\(id)/blobs/\(sha)")
+        let original = try await client.request("GET", try XCTUnwrap(redirected.header("Location")))
+        XCTAssertEqual(Array(original.body), png)
+        let notAShot = try await client.request("GET", "/sessions/\(id)/reports/default/shots/\(String(repeating: "0", count: 64)).gif")
+        XCTAssertEqual(notAShot.status, 404)
 
         let chosen = try await client.request("POST", "/api/sessions/\(id)/report", json: ["sections": ["overview", "notes"]])
         XCTAssertEqual((try chosen.json() as? [String: Any])?["state"] as? String, "ready", chosen.text)

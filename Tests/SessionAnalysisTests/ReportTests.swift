@@ -48,6 +48,41 @@ final class ReportTests: AnalysisTestCase {
         }
     }
 
+    /// muevald offers the page before its screenshots are all in `shots/`: whoever asks hears once when they are,
+    /// also after the fact, and of a failure with the image's name.
+    func testThePageIsWrittenFirstAndTheScreenshotsCopySaysWhenItEnded() async throws {
+        let session = try await simulated()
+        let analysis = try AnalyzedSession(path: session)
+        let shots = try XCTUnwrap(analysis.results.first(Screenshots.self)?.shots)
+        let output = directory + "/report"
+        let (index, screenshots) = try ReportWriter(configuration: ReportConfiguration()).writePage([analysis], to: output)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: index))
+        let heard = Heard()
+        screenshots.whenDone { heard.add($0) }
+        try screenshots.finish()
+        try screenshots.finish()
+        screenshots.whenDone { heard.add($0) }
+        XCTAssertEqual(heard.outcomes, ["done", "done"], "each listener once, without an error")
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: output + "/shots")), Set(shots.map { "\($0.blob.sha256).png" }))
+        XCTAssertEqual(ScreenshotCopy.sha256(of: ["shots", Substring(shots[0].blob.sha256 + ".png")]), shots[0].blob.sha256)
+        for parts: [Substring] in [["shots", "x.png"], ["shots", Substring(shots[0].blob.sha256)], ["index.html"],
+                                   ["media", Substring(shots[0].blob.sha256 + ".png")]] {
+            XCTAssertNil(ScreenshotCopy.sha256(of: parts), "\(parts)")
+        }
+
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [session, "DELETE FROM blobs WHERE sha256 = '\(shots[0].blob.sha256)'"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        let (_, failing) = try ReportWriter(configuration: ReportConfiguration()).writePage([analysis], to: directory + "/again")
+        XCTAssertThrowsError(try failing.finish())
+        let failed = Heard()
+        failing.whenDone { failed.add($0) }
+        XCTAssertEqual(failed.outcomes.count, 1)
+        XCTAssertTrue(failed.outcomes[0].contains(shots[0].blob.sha256), failed.outcomes[0])
+    }
+
     func testSectionsFollowTheConfigurationsOrderAndLeaveOutTheOthers() async throws {
         let session = try await simulated()
         let configuration = ReportConfiguration(sections: try SectionKind.list("problems, overview"))
@@ -104,4 +139,16 @@ final class ReportTests: AnalysisTestCase {
         XCTAssertEqual(ReportConfigurationStore.defaultDirectory(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]), "/x/mueval/reports")
         XCTAssertEqual(ReportConfigurationStore.defaultDirectory(environment: ["HOME": "/h"]), "/h/.config/mueval/reports")
     }
+}
+
+/// What `ScreenshotCopy.whenDone` said, in order ("done", or the error).
+private final class Heard: @unchecked Sendable {
+    private let lock = NSLock()
+    private var heard: [String] = []
+
+    func add(_ failure: (any Error)?) {
+        lock.withLock { heard.append(failure.map { "\($0)" } ?? "done") }
+    }
+
+    var outcomes: [String] { lock.withLock { heard } }
 }

@@ -228,7 +228,8 @@ struct ConsoleReport {
                 `GET /api/sessions/ID/report` every 20 ms with the console cookie: **report offered \
                 \(hour.reportReadySeconds.map { Format.fixed($0, 2) + " s" } ?? "never: " + hour.reportNote) after the stop** \
                 (muevald's log: report written in \(hour.reportWrittenSeconds.map { Format.fixed($0, 2) + " s" } ?? "not logged"), \
-                of which the study digest \(hour.digestSeconds.map { Format.fixed($0, 3) + " s" } ?? "not logged")).
+                of which the analysis \(hour.reportAnalysisSeconds.map { Format.fixed($0, 2) + " s" } ?? "not logged") \
+                and the study digest \(hour.digestSeconds.map { Format.fixed($0, 3) + " s" } ?? "not logged")).
 
                 **Replay** of that session in headless Chromium (Benchmarks/replay_first_frame.py: Selenium, Debian's \
                 chromium and chromedriver): \(replayText(hour)). From the benchmark, no browser: what the page reads \

@@ -13,6 +13,8 @@ struct HourFigures {
     var reportNote = ""
     /// muevald's own log of that report: the whole report (analysis, digest, page) and, within it, the study digest.
     var reportWrittenSeconds: Double?
+    /// Of that, the analysis (the journal's pass and the interpreters' rounds); the rest writes the page.
+    var reportAnalysisSeconds: Double?
     var digestSeconds: Double?
     /// The replay index from this process (no browser): what the page reads first (`GET
     /// /api/sessions/ID/replay/index` with `Range: bytes=0-262143`: the head and the first chunks), seconds
@@ -100,7 +102,11 @@ extension EndToEnd {
         }
         if figures.reportReadySeconds == nil, figures.reportNote.isEmpty { figures.reportNote = "no report within 120 s" }
         let log = (try? String(contentsOfFile: daemon.directory + "/muevald.log", encoding: .utf8)) ?? ""
-        figures.reportWrittenSeconds = Self.loggedSeconds(in: log, after: "report of session \(session.id) (default) written in ")
+        let written = "report of session \(session.id) (default) written in "
+        figures.reportWrittenSeconds = Self.loggedSeconds(in: log, after: written)
+        if let line = log.range(of: written, options: .backwards) {
+            figures.reportAnalysisSeconds = Self.loggedSeconds(in: String(log[line.upperBound...].prefix { $0 != "\n" }), after: "(analysis ")
+        }
         figures.digestSeconds = Self.loggedSeconds(in: log, after: "digest of session \(session.id) stored in ")
         var asked = wallClock()
         let head = try ConsoleHTTP.get(port: daemon.consolePort, path: "/api/sessions/\(session.id)/replay/index", cookie: cookie,
