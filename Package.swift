@@ -143,7 +143,7 @@ let package = Package(
         .target(name: "CMediaInput"),
         .target(name: "CAudioDecode", dependencies: ["CMediaInput"]),
         .target(name: "SpeechRecognition", dependencies: [
-            "CAudioDecode", "CPocketSphinx",
+            "CAudioDecode", "CPocketSphinx", "UnlinkedFiles",
         ]),
         // The face video (H.264 in MP4) to grey frames for the face scan, over the same libraries: the mov demuxer and
         // H.264 decoder alone, no protocol (docs/SECURITY.md, "Names and media from files and devices").
@@ -227,6 +227,8 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ]),
+        // Temporary files without a name, close-on-exec: the analysis's timeline spool, the transcription's vocabulary.
+        .target(name: "UnlinkedFiles"),
         // What `--version` prints: muEval's version and the commit the binary was built from (the BuildCommit plugin).
         .target(name: "BuildInfo", dependencies: [
             "SessionModel",
@@ -280,7 +282,7 @@ let package = Package(
 
         // Analysis: interpreters on a blackboard turn a session file into results (docs/REPORTS.md).
         .target(name: "SessionAnalysis", dependencies: [
-            "JournalStorage", "SessionModel", "WireProtocol",
+            "JournalStorage", "SessionModel", "UnlinkedFiles", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // Study analysis: attempts, outcomes and numbers across a study's sessions, and its CSV export.
@@ -361,7 +363,8 @@ let package = Package(
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         .testTarget(name: "SessionAnalysisTests", dependencies: [
-            "DeviceSimulator", "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+            "DeviceSimulator", "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionModel", "StudyAnalysis", "StudyMetrics",
+            "UnlinkedFiles", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),

@@ -1,5 +1,6 @@
 internal import CPocketSphinx
 internal import Foundation
+internal import UnlinkedFiles
 
 /// The words the language-model search listens for: the `vocabulary` words the language model finds
 /// most likely on their own, and every word a lab needs (the exclamations', `[transcription] words`).
@@ -84,17 +85,11 @@ final class DictionaryFile: Sendable {
     private let descriptor: Int32
 
     init(contents: [UInt8]) throws(SpeechError) {
-        // A random name opened exclusively and close-on-exec in one call (mkstemp cannot say close-on-exec, and
-        // glibc's mkostemp is not in Swift's Glibc): the face scan and a study's completion command are
-        // muevald's children, and must not inherit it.
-        var descriptor: Int32 = -1
-        for _ in 0..<100 where descriptor < 0 {
-            let path = NSTemporaryDirectory() + "/.mueval-vocabulary-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-            descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if descriptor >= 0 { unlink(path) } else if errno != EEXIST { break }
-        }
-        guard descriptor >= 0 else {
-            throw SpeechError("cannot write the vocabulary's dictionary in \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
+        let descriptor: Int32
+        do {
+            descriptor = try UnlinkedFile.create(in: [NSTemporaryDirectory()], prefix: "mueval-vocabulary")
+        } catch {
+            throw SpeechError("cannot write the vocabulary's dictionary: \(error)")
         }
         self.descriptor = descriptor
         path = "/proc/self/fd/\(descriptor)"

@@ -1,6 +1,7 @@
 import SessionAnalysis
 import SessionAnalysisTestSupport
 import SessionModel
+import UnlinkedFiles
 import XCTest
 
 /// The controller and the registry, with stand-in interpreters that leave a trace.
@@ -154,6 +155,18 @@ final class BlackboardTests: AnalysisTestCase {
         XCTAssertEqual(spools.count, 1)
         for descriptor in spools { XCTAssertNotEqual(fcntl(descriptor, F_GETFD) & FD_CLOEXEC, 0) }
         withExtendedLifetime(analysis) {}
+    }
+
+    /// The spool's file (and the vocabulary's): in the first directory that takes one, else an error naming them all.
+    func testAnUnlinkedFileIsMadeInTheFirstDirectoryThatTakesOne() throws {
+        let descriptor = try UnlinkedFile.create(in: [directory + "/missing", directory], prefix: "mueval-test")
+        defer { close(descriptor) }
+        let target = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+        XCTAssertTrue(target.hasPrefix(directory + "/.mueval-test-") && target.hasSuffix(" (deleted)"), target)
+        XCTAssertNotEqual(fcntl(descriptor, F_GETFD) & FD_CLOEXEC, 0)
+        XCTAssertThrowsError(try UnlinkedFile.create(in: [directory + "/missing", directory + "/gone"], prefix: "mueval-test")) { error in
+            XCTAssertEqual("\(error)", "cannot make a temporary file in \(directory)/missing or \(directory)/gone: No such file or directory")
+        }
     }
 
     struct Failing: JournalInterpreter {

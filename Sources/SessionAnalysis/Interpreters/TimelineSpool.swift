@@ -1,4 +1,5 @@
 internal import Foundation
+internal import UnlinkedFiles
 
 /// The timeline's lines as the journal's one pass computes them, in an unlinked file beside the session (issue 41):
 /// an hour's 100,000 lines (a day's millions) are never in memory, and no event is decoded a second time when the
@@ -14,24 +15,11 @@ final class TimelineSpool: @unchecked Sendable {
     /// In `directory` when it can be written (the session's own, so that it fills the disk that holds
     /// sessions rather than a small /tmp), else in the temporary directory.
     init(directory: String) throws {
-        var failure = ""
-        for place in [directory, NSTemporaryDirectory()] {
-            // A random name opened exclusively and close-on-exec in one call (mkstemp cannot say close-on-exec):
-            // a report may start the face scan, muevald's child, while this is open.
-            for _ in 0..<100 {
-                let path = (place.hasSuffix("/") ? place : place + "/") + ".mueval-timeline-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-                let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-                if descriptor >= 0 {
-                    // Gone from the directory at once: nothing is left behind, whatever ends the process.
-                    unlink(path)
-                    self.descriptor = descriptor
-                    return
-                }
-                if errno != EEXIST { break }
-            }
-            failure = String(cString: strerror(errno))
+        do {
+            descriptor = try UnlinkedFile.create(in: [directory, NSTemporaryDirectory()], prefix: "mueval-timeline")
+        } catch {
+            throw AnalysisError.timelineNotKept("\(error)")
         }
-        throw AnalysisError.timelineNotKept("\(directory) and the temporary directory: \(failure)")
     }
 
     deinit {
