@@ -11,7 +11,7 @@ package import SessionModel
 package struct ConsoleReportSource: Sendable {
     /// Where a session's report stands.
     package var sessionState: @Sendable (_ session: Int64, _ name: String) -> ReportState
-    /// Whether a session report's page is offered while its screenshots are still being copied into its folder.
+    /// Whether a session report's screenshots are being written into its folder (the page may be offered already).
     package var copyingScreenshots: @Sendable (_ session: Int64, _ name: String) -> Bool
     /// The problems the session's default report found, for the replay's scrubber.
     package var problems: @Sendable (_ session: Int64) -> [ProblemMark]

@@ -306,8 +306,8 @@ public final class ConsoleServer: Service, Sendable {
         Cookie(name: LoginCheck.cookieName, value: value, maxAge: maxAge, path: "/", secure: settings.usesTLS, httpOnly: true, sameSite: .strict)
     }
 
-    /// A file of a written report (a session's or a study's), read off the event loop.
-    /// A file of a report folder; `missing` when it is not there, if given.
+    /// A file of a written report (a session's or a study's), read off the event loop; `missing` when it is not
+    /// there, if given.
     private static func reportFile(in directory: String, parts: [Substring], missing: Response? = nil) async throws -> Response {
         guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") && !$0.contains("/") }) else {
             throw ConsoleError.notFound("no such report file")

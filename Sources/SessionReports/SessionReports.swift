@@ -81,16 +81,17 @@ package final class SessionReports: Sendable {
         }
     }
 
-    /// Whether the report's page is offered while its screenshots are still being copied into its `shots/`: the
-    /// console then serves them from the session file, never a file half written.
+    /// Whether the report's screenshots are being written into its `shots/`: while it is written, and after its page
+    /// is offered until the copy ends. The console then serves them from the session file, never a file half written.
     package func copyingScreenshots(of session: Int64, name: String) -> Bool {
         copying.withState { $0.contains(Key(session: session, name: name)) }
     }
 
     private func write(_ record: SessionRecord, name: String, configuration: ReportConfiguration) async -> ReportState {
         let key = Key(session: record.id, name: name)
-        // Written again before the last copy of its screenshots ended: both would write the same files.
-        _ = await copying.wait { !$0.contains(key) }
+        // Written again before the last copy of its screenshots ended, it waits: both would write the same files.
+        // Taken in the wait itself, so that nobody slips in between.
+        _ = await copying.wait { copying in copying.insert(key).inserted }
         let started = Date()
         let output = locations.session(record.id, report: name)
         do {
@@ -127,6 +128,8 @@ package final class SessionReports: Sendable {
             return .ready(url: ReportLocations.url(session: record.id, report: name), generated: Date().timeIntervalSince1970)
         } catch {
             logger.error("report of session \(record.id) (\(name)) failed: \(error)")
+            // Its copy, if one began, ended with the page.
+            copying.withState { _ = $0.remove(key) }
             return .failed(error)
         }
     }
@@ -135,7 +138,6 @@ package final class SessionReports: Sendable {
     /// after a stop, more than the page): until the copy ends, the console serves them from the session file.
     /// A copy that fails leaves the page as it is, still complete in the console, and says so in the log.
     private func follow(_ screenshots: ScreenshotCopy, of key: Key, into output: String, since written: Date) {
-        copying.withState { _ = $0.insert(key) }
         screenshots.whenDone { [logger, copying] failure in
             switch failure {
             case nil:
