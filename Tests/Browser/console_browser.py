@@ -101,6 +101,19 @@ return {sha: canvas.dataset.sha || '', touch, painted: painted / samples, width:
 """
 
 # How alike the canvas is to a blob drawn the same size: the share of sampled pixels that match.
+# Every screenshot the report shows, loaded as the page loads it (from its folder, or redirected to the session's
+# own while it is being copied: docs/REPORTS.md, "When a report is ready"): how many, and how many decoded.
+REPORT_SHOTS_LOAD = """
+const done = arguments[arguments.length - 1];
+const sources = [...new Set([...document.querySelectorAll('img[src^="shots/"]')].map(image => image.src))];
+Promise.all(sources.map(source => new Promise(resolve => {
+  const image = new Image();
+  image.onload = () => resolve(image.naturalWidth > 0);
+  image.onerror = () => resolve(false);
+  image.src = source;
+}))).then(loaded => done({count: loaded.length, loaded: loaded.filter(Boolean).length}));
+"""
+
 CANVAS_MATCHES_BLOB = """
 const [url, done] = arguments;
 const canvas = document.getElementById('screen');
@@ -242,6 +255,8 @@ def run(driver):
     driver.get(report_url)
     wait(driver, "the report", lambda d: len(d.find_element(By.TAG_NAME, "body").text) > 100, timeout=30)
     not_pwned(driver)
+    shots = driver.execute_async_script(REPORT_SHOTS_LOAD)
+    check(shots["count"] > 0 and shots["loaded"] == shots["count"], f"the report's screenshots do not all show: {shots}")
     screenshot(driver, "report")
 
     # --- Replay: click an event, see that moment's screenshot.
