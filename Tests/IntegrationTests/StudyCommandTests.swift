@@ -163,6 +163,11 @@ final class StudyCommandTests: XCTestCase {
         // The stopped session's file, copied away from the daemon, still says what it is part of.
         let stopped = try ok(daemon, ["stop", "p01-i1"])
         XCTAssertTrue(stopped.hasPrefix("stopped session 1"), stopped)
+        // Copied as docs/STORAGE.md says a file is copied with `cp`: once the writes that follow the stop are done.
+        // The default report stores the study digest in the file before its page (a copy taken meanwhile was torn:
+        // "database disk image is malformed", CI of 2026-11-29).
+        let report = daemon.dataDirectory + "/reports/1/default/problems.json"
+        try await eventually(timeout: 30, "the default report") { FileManager.default.fileExists(atPath: report) ? true : nil }
         let copy = daemon.directory + "/copy.sqlite"
         try FileManager.default.copyItem(atPath: data.sessions[0].path, toPath: copy)
         let reader = try SessionReader(path: copy)
