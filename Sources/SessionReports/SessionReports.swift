@@ -91,7 +91,10 @@ package final class SessionReports: Sendable {
         let key = Key(session: record.id, name: name)
         // Written again before the last copy of its screenshots ended, it waits: both would write the same files.
         // Taken in the wait itself, so that nobody slips in between.
-        _ = await copying.wait { copying in copying.insert(key).inserted }
+        guard await copying.wait(until: { copying in copying.insert(key).inserted }) else {
+            // Cancelled while waiting: it holds no key, so it writes nothing (and removes no other writer's).
+            return .failed(CancellationError())
+        }
         let started = Date()
         let output = locations.session(record.id, report: name)
         do {
