@@ -49,24 +49,27 @@ enum VisitorFuzz {
     }
 
     /// Any `Forwarded`/`X-Forwarded-For` from any peer: an untrusted peer is itself, whatever it claims; a
-    /// trusted one's client is the peer or an address its headers name.
+    /// trusted one's client is the peer or, in canonical form, an address its headers name.
     static func proxies(_ input: inout FuzzInput) {
         let proxies = ConsoleProxies(["10.0.0.0/8", "fd00::/8", "127.0.0.1"])
         let peer = input.bool() ? addresses[input.below(addresses.count)] : String(decoding: input.bytes(40), as: UTF8.self)
         var headers = HTTPFields()
-        var written = ""
         for _ in 0..<input.below(4) {
             let name = input.bool() ? ConsoleProxies.forwarded : ConsoleProxies.forwardedFor
-            let value = String(decoding: input.bytes(Int(input.below(200))), as: UTF8.self)
-            headers.append(HTTPField(name: name, value: value))
-            written += value
+            headers.append(HTTPField(name: name, value: String(decoding: input.bytes(Int(input.below(200))), as: UTF8.self)))
         }
         let client = proxies.client(peer: peer, headers: headers)
         let trusted = NetworkAddress(peer).map { address in
             ["10.0.0.0/8", "fd00::/8", "127.0.0.1"].contains { NetworkRange($0)!.contains(address) }
         } ?? false
         precondition(trusted || client == peer, "untrusted \(peer) counted as \(client)")
-        precondition(client == peer || NetworkAddress(client) != nil && written.contains(client), "\(peer) counted as \(client)")
+        guard client != peer else { return }
+        // What the headers name, read from the fields as stored: HTTPField turns control bytes into spaces.
+        let named = headers.flatMap { field in
+            field.value.unicodeScalars.split { ",;=\"[]".unicodeScalars.contains($0) || $0.properties.isWhitespace }.map(String.init)
+                .flatMap { token in [NetworkAddress(token), NetworkAddress(token.prefix { $0 != ":" })] }
+        }
+        precondition(named.contains { $0?.description == client }, "\(peer) counted as \(client), which its headers do not name")
     }
 
     /// Uses by a few addresses at increasing times: no /64 gets more than its limit in one window, and

@@ -9,7 +9,8 @@ internal import WireProtocol
 /// A request from a trusted proxy names its client in `Forwarded` (RFC 7239, `for=`) or, without that,
 /// `X-Forwarded-For`; each proxy appends the address it heard from. The client is the right-most address
 /// that is not a trusted proxy: everything left of it was written by that client and may be forged.
-/// A request from anywhere else is its peer, whatever its headers say.
+/// A request from anywhere else is its peer, whatever its headers say. An address taken from a header is
+/// returned in its canonical form (`inet_ntop`'s).
 struct ConsoleProxies: Sendable {
     private let trusted: [NetworkRange]
 
@@ -28,9 +29,10 @@ struct ConsoleProxies: Sendable {
         for hop in chain.reversed() {
             // A hop that names no address (`unknown`, `_hidden`, garbage): the client is unknown, so the
             // proxy that wrote it stands for it (counting everyone behind it together, the safe side).
-            guard let hop, NetworkAddress(hop) != nil else { return client }
-            client = hop
-            guard isTrusted(hop) else { return hop }
+            guard let hop, let address = NetworkAddress(hop) else { return client }
+            // The address as muevald writes it, not the header's text: a stranger's bytes reach no log.
+            client = address.description
+            guard isTrusted(client) else { return client }
         }
         return client
     }

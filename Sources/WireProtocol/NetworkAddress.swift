@@ -1,7 +1,9 @@
 internal import Foundation
 
 /// An IP address as the per-address limits see it: parsed by the C library (`inet_pton`), IPv4-mapped
-/// IPv6 addresses taken as their IPv4 address, an IPv6 zone (`%eth0`) and brackets dropped.
+/// IPv6 addresses taken as their IPv4 address, an IPv6 zone (`%eth0`) and brackets dropped. A zone is
+/// read only after an IPv6 address and only as RFC 6874 writes one (letters, digits, `-._~`): proxy
+/// headers are a stranger's text, and `192.0.2.1%<anything>` is no address.
 package struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
     /// 4 bytes (IPv4) or 16 (IPv6), network order.
     package let bytes: [UInt8]
@@ -9,7 +11,14 @@ package struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
     package init?(_ text: some StringProtocol) {
         var bare = Substring(text)
         if bare.hasPrefix("["), bare.hasSuffix("]") { bare = bare.dropFirst().dropLast() }
-        bare = bare.prefix { $0 != "%" }
+        var zone: Substring?
+        if let percent = bare.firstIndex(of: "%") {
+            zone = bare[bare.index(after: percent)...]
+            bare = bare[..<percent]
+        }
+        if let zone {
+            guard bare.contains(":"), !zone.isEmpty, zone.unicodeScalars.allSatisfy(Self.zoneCharacters.contains) else { return nil }
+        }
         var v4 = in_addr()
         var v6 = in6_addr()
         if inet_pton(AF_INET, String(bare), &v4) == 1 {
@@ -22,6 +31,9 @@ package struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
             return nil
         }
     }
+
+    /// RFC 6874's `ZoneID`: unreserved characters.
+    private static let zoneCharacters = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
 
     private init(bytes: [UInt8]) {
         self.bytes = bytes

@@ -77,6 +77,13 @@ import Testing
         #expect(client("fd00::1", [("X-Forwarded-For", "10.2.2.2, garbage")]) == "fd00::1")
         #expect(client("10.1.2.3", [("X-Forwarded-For", "10.4.4.4")]) == "10.4.4.4", "only proxies: the left-most of them")
         #expect(ConsoleProxies([]).client(peer: "10.1.2.3", headers: [HTTPField.Name("X-Forwarded-For")!: "192.0.2.7"]) == "10.1.2.3")
+        // The fuzzer's find (Fuzz/corpus/visitor/proxies-control-bytes): control bytes, which HTTPField stores as
+        // spaces, after an IPv4 address and a `%` counted the header's text as the client.
+        #expect(client("10.1.2.3", [("X-Forwarded-For", "203.0.0.1, 192.0.2.9%\u{1}\u{1}0 03.")]) == "10.1.2.3",
+                "an IPv4 address has no zone: the hop names no address")
+        #expect(client("10.1.2.3", [("X-Forwarded-For", "2001:DB8:0::7, ::ffff:10.9.9.9")]) == "2001:db8::7",
+                "the client in canonical form, never the header's text")
+        #expect(client("10.1.2.3", [("X-Forwarded-For", "fe80::1%eth0")]) == "fe80::1")
     }
 
     @Test func thePagesForPhonesHaveNoNavigationAndCarryTheirToken() throws {

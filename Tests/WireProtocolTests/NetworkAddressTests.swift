@@ -8,7 +8,9 @@ import Testing
         #expect(NetworkAddress("::ffff:192.0.2.1")?.bytes == [192, 0, 2, 1], "IPv4-mapped is IPv4")
         #expect(NetworkAddress("[2001:db8::1]")?.description == "2001:db8::1")
         #expect(NetworkAddress("fe80::1%eth0")?.description == "fe80::1")
-        for text in ["", "192.0.2", "192.0.2.256", "1.2.3.4.5", "2001:db8:::1", "unknown", "::1]"] {
+        #expect(NetworkAddress("[fe80::1%25eth0]")?.description == "fe80::1")
+        for text in ["", "192.0.2", "192.0.2.256", "1.2.3.4.5", "2001:db8:::1", "unknown", "::1]",
+                     "192.0.2.1%eth0", "fe80::1%", "fe80::1%eth 0", "fe80::1%eth0%1"] {
             #expect(NetworkAddress(text) == nil, "\(text)")
         }
     }
