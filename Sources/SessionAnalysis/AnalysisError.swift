@@ -7,8 +7,9 @@ public enum AnalysisError: Error, CustomStringConvertible, Equatable {
     case missingResult(String)
     /// A bug in an interpreter: it declared a result and did not add it.
     case resultNotProduced(interpreter: String, result: String)
-    /// The timeline's temporary file could not be made, written or read back.
-    case timelineNotKept(String)
+    /// A temporary file a result is kept in (`SpoolFile`: the timeline, the strokes) could not be made, written
+    /// or read back.
+    case notSpooled(String, String)
 
     public var description: String {
         switch self {
@@ -22,8 +23,8 @@ public enum AnalysisError: Error, CustomStringConvertible, Equatable {
             "internal error: an interpreter ran without the \(type) it requires"
         case .resultNotProduced(let interpreter, let result):
             "internal error: interpreter \(interpreter) did not produce the \(result) it declares"
-        case .timelineNotKept(let reason):
-            "the report's timeline could not be kept in a temporary file (\(reason)): check the free space beside the session file and in TMPDIR"
+        case .notSpooled(let purpose, let reason):
+            "the analysis's \(purpose) could not be kept in a temporary file (\(reason)): check the free space beside the session file and in TMPDIR"
         }
     }
 }

@@ -19,22 +19,43 @@ struct RunMeasure: Sendable, Equatable, Codable {
     var extraViews: Int?
     var backtracks: Int
 
-    /// `unresponsive`: indexes into `interactions.strokes`, in order (`UnresponsiveTapDetector.unresponsiveTaps`).
-    /// A run without an end is measured until `measuredUntil` (the session's next run), else to the session's end.
-    init(_ span: TaskSpan, of task: StudyTask, measuredUntil: Double?, interactions: Interactions, unresponsive: [Int],
-         verdict: TaskOutcome?) {
+    /// `taps`: the run's taps on no element and the unresponsive ones, counted in `measured` (`Taps.count`).
+    init(_ span: TaskSpan, of task: StudyTask, measured: TaskSpan, taps: Taps, interactions: Interactions, verdict: TaskOutcome?) {
         self.span = span
         (derived, reason) = Self.derive(span, of: task, interactions: interactions)
         self.verdict = verdict
-        let span = TaskSpan(task: span.task, start: span.start, end: span.end ?? measuredUntil)
-        let taps = interactions.strokes.lazy.filter { $0.isTap && span.contains($0.start) }
+        let span = measured
         let tapGestures = interactions.gestures.filter { $0.kind == "tap" }
-        misclicks = tapGestures.isEmpty ? taps.count { $0.target == nil } : tapGestures.count { !$0.recognized && span.contains($0.time) }
-        unresponsiveTaps = unresponsive.count { interactions.strokes[$0].isTap && span.contains(interactions.strokes[$0].start) }
+        misclicks = tapGestures.isEmpty ? taps.untargeted : tapGestures.count { !$0.recognized && span.contains($0.time) }
+        unresponsiveTaps = taps.unresponsive
         let appearances = interactions.appearances.filter { span.contains($0.time) }
         views = appearances.map(\.view)
         extraViews = task.expectedPath.isEmpty ? nil : views.count - PathDeviation.longestCommonSubsequence(views, task.expectedPath)
         backtracks = appearances.count { PathDeviation.backTransitions.contains($0.transition) }
+    }
+
+    /// A run without an end is measured until `next` (the session's next run), else to the session's end.
+    static func measured(_ span: TaskSpan, until next: Double?) -> TaskSpan {
+        TaskSpan(task: span.task, start: span.start, end: span.end ?? next)
+    }
+
+    /// A run's taps that touched no element, and those the unresponsive-tap detector counts.
+    struct Taps {
+        var untargeted = 0
+        var unresponsive = 0
+
+        /// Each span's, counted in one pass over the session's strokes (issue 41: they are not in memory).
+        static func count(in spans: [TaskSpan], results: ResultStore, options: AnalysisOptions) throws -> [Taps] {
+            var taps = Array(repeating: Taps(), count: spans.count)
+            try results.required(Interactions.self).strokes.forEach { _, stroke in
+                guard stroke.isTap, stroke.target == nil else { return }
+                for index in spans.indices where spans[index].contains(stroke.start) { taps[index].untargeted += 1 }
+            }
+            try UnresponsiveTapDetector.forEachUnresponsiveTap(in: results, options: options) { stroke in
+                for index in spans.indices where spans[index].contains(stroke.start) { taps[index].unresponsive += 1 }
+            }
+            return taps
+        }
     }
 
     /// The outcome from the tester's give-up mark, the task's end, time limit and success criterion, with the reason.

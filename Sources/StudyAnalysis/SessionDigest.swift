@@ -46,16 +46,24 @@ struct SessionDigest: Sendable {
         quotes = results.first(Speech.self)?.quotes.map(\.segment) ?? []
         let tasks = Dictionary(tasks.map { ($0.name, $0) }) { first, _ in first }
         spans = TaskSpans.merge(appRuns: results.first(Tasks.self)?.runs ?? [], notes: noteEntries, tasks: Set(tasks.keys))
-        let unresponsive = (try? UnresponsiveTapDetector.unresponsiveTaps(in: results, options: options)) ?? []
-        firstRuns = [:]
         runCounts = [:]
+        var first: [(span: TaskSpan, task: StudyTask, measured: TaskSpan)] = []
         for span in spans {
             runCounts[span.task, default: 0] += 1
-            guard firstRuns[span.task] == nil, let task = tasks[span.task] else { continue }
+            guard runCounts[span.task] == 1, let task = tasks[span.task] else { continue }
             // A run that never ended is measured until the next run begins: the participant moved on.
-            let next = spans.first { $0.start > span.start }?.start
-            firstRuns[span.task] = RunMeasure(span, of: task, measuredUntil: next, interactions: interactions, unresponsive: unresponsive,
-                                              verdict: TaskSpans.verdict(on: span.task, in: noteEntries))
+            first.append((span, task, RunMeasure.measured(span, until: spans.first { $0.start > span.start }?.start)))
+        }
+        let taps: [RunMeasure.Taps]
+        do {
+            taps = try RunMeasure.Taps.count(in: first.map(\.measured), results: results, options: options)
+        } catch {
+            throw .unreadableSession(id: record.id, path: record.path, reason: "\(error)")
+        }
+        firstRuns = [:]
+        for (run, taps) in zip(first, taps) {
+            firstRuns[run.span.task] = RunMeasure(run.span, of: run.task, measured: run.measured, taps: taps, interactions: interactions,
+                                                  verdict: TaskSpans.verdict(on: run.span.task, in: noteEntries))
         }
 
         let screenshots = results.first(Screenshots.self)

@@ -55,7 +55,7 @@ final class AbsurdJournalTests: AnalysisTestCase {
         XCTAssertNil(analysis.journal.screenSize, "an infinite screen is no screen")
 
         let interactions = try analysis.result(Interactions.self)
-        XCTAssertEqual(interactions.strokes.map(\.origin), [Point(x: 100, y: 100)], "touches at no plausible place are missing")
+        XCTAssertEqual(try interactions.strokes.collected().map(\.origin), [Point(x: 100, y: 100)], "touches at no plausible place are missing")
         XCTAssertEqual(interactions.appearances.map(\.view), ["A"])
         XCTAssertEqual(try analysis.result(Screenshots.self).shots.map(\.screen), [nil], "the tree's window is infinitely wide")
 

@@ -85,7 +85,7 @@ final class InterpreterTests: AnalysisTestCase {
             journal.swipe(at: t0 + 6, points: [(10, 10), (12, 10)], duration: 0.1, view: view)
             journal.swipe(at: t0 + 7, points: [(300, 100), (250, 100), (250, 100), (200, 101), (150, 102)], duration: 0.4, view: view)
         }
-        let strokes = try analysis.result(Interactions.self).strokes
+        let strokes = try analysis.result(Interactions.self).strokes.collected()
         // A finger that lifts within the slop taps; a point where the finger stayed is not repeated.
         XCTAssertEqual(strokes.map(\.isTap), [true, true, true, false, true, false])
         XCTAssertEqual(strokes.map(\.path.count), [0, 0, 0, 1, 1, 3])

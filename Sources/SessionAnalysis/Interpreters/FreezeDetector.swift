@@ -23,41 +23,59 @@ public struct FreezeDetector: Interpreter {
         self.options = options
     }
 
+    /// A freeze being gathered: the stroke that got no response for long enough, and the strokes until the response.
+    private struct Candidate {
+        var first: Stroke
+        var index: Int
+        var responseTime: Double
+        var last: Int
+        var sameElement = true
+    }
+
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
-        let strokes = try results.required(Interactions.self).strokes
-        let responses = try results.required(InputResponses.self).responses
+        let responses = try results.required(InputResponses.self)
         let screenshots = try results.required(Screenshots.self)
         var freezes: [Freeze] = []
-        var index = 0
-        while index < strokes.count {
-            let first = strokes[index]
-            guard let latency = responses[index].latency, latency >= options.freezeSeconds else {
-                index += 1
-                continue
-            }
+        var problems: [UsabilityProblem] = []
+        var candidate: Candidate?
+        func close(_ candidate: Candidate) {
             // Inputs before the response: a freeze only if they all went to the same element (waiting, retrying);
             // a tap beside a control followed by a tap on another is two inputs, not a hang.
-            let responseTime = first.start + latency
-            var last = index
-            while last + 1 < strokes.count, strokes[last + 1].start < responseTime { last += 1 }
-            if strokes[index...last].allSatisfy({ Self.sameElement($0, first, radius: options.rageTapRadius) }) {
-                freezes.append(Freeze(start: first.start, end: responseTime, view: first.view, inputs: last - index + 1,
-                                      strokes: index...last))
-            }
-            index = last + 1
+            guard candidate.sameElement else { return }
+            let freeze = Freeze(start: candidate.first.start, end: candidate.responseTime, view: candidate.first.view,
+                                inputs: candidate.last - candidate.index + 1, strokes: candidate.index...candidate.last)
+            freezes.append(freeze)
+            problems.append(problem(freeze, first: candidate.first, screenshots: screenshots))
         }
+        // One pass in the strokes' order, holding the one freeze being gathered (issue 41).
+        try results.required(Interactions.self).strokes.forEach { index, stroke in
+            if var open = candidate {
+                guard stroke.start >= open.responseTime else {
+                    open.last = index
+                    open.sameElement = open.sameElement && Self.sameElement(stroke, open.first, radius: options.rageTapRadius)
+                    candidate = open
+                    return
+                }
+                close(open)
+                candidate = nil
+            }
+            guard let latency = responses.latency(after: stroke.start), latency >= options.freezeSeconds else { return }
+            candidate = Candidate(first: stroke, index: index, responseTime: stroke.start + latency, last: index)
+        }
+        if let candidate { close(candidate) }
         results.add(Freezes(freezes: freezes))
-        results.add(ProblemReport(detector: name, problems: freezes.map { freeze in
-            let target = strokes[freeze.strokes.lowerBound].target
-            let retries = freeze.inputs > 1 ? ", tried \(freeze.inputs) times" : ""
-            return UsabilityProblem(
-                kind: .freeze, view: freeze.view, time: freeze.start, occurrences: freeze.inputs,
-                screenshot: screenshots.shown(at: freeze.start), frame: target?.frame,
-                point: strokes[freeze.strokes.lowerBound].origin,
-                evidence: "After a touch on \(target?.label ?? "the screen") the screen did not change for \(formatSeconds(freeze.end - freeze.start))\(retries).",
-                recommendation: "Keep the main thread free: do the work behind \(target?.label ?? "this input") in the background, and show progress at once (an activity indicator, a disabled button).",
-                element: target?.label)
-        }))
+        results.add(ProblemReport(detector: name, problems: problems))
+    }
+
+    private func problem(_ freeze: Freeze, first: Stroke, screenshots: Screenshots) -> UsabilityProblem {
+        let target = first.target
+        let retries = freeze.inputs > 1 ? ", tried \(freeze.inputs) times" : ""
+        return UsabilityProblem(
+            kind: .freeze, view: freeze.view, time: freeze.start, occurrences: freeze.inputs,
+            screenshot: screenshots.shown(at: freeze.start), frame: target?.frame, point: first.origin,
+            evidence: "After a touch on \(target?.label ?? "the screen") the screen did not change for \(formatSeconds(freeze.end - freeze.start))\(retries).",
+            recommendation: "Keep the main thread free: do the work behind \(target?.label ?? "this input") in the background, and show progress at once (an activity indicator, a disabled button).",
+            element: target?.label)
     }
 
     static func sameElement(_ stroke: Stroke, _ first: Stroke, radius: Double) -> Bool {

@@ -29,7 +29,8 @@ public struct GesturePathsInterpreter: Interpreter {
         let gestures = interactions.gestures.filter { $0.kind != "tap" }
         var next = 0
         var paths: [GesturePath] = []
-        for stroke in interactions.strokes where !stroke.isTap {
+        try interactions.strokes.forEach { _, stroke in
+            guard !stroke.isTap else { return }
             while next < gestures.count, gestures[next].time < stroke.start { next += 1 }
             var kind = "stroke"
             if next < gestures.count, gestures[next].time <= stroke.end + Self.recognitionDelay {

@@ -50,8 +50,8 @@ public struct InputModalitiesInterpreter: Interpreter {
             default: break
             }
         }
-        for stroke in interactions.strokes where stroke.isTap {
-            if let view = note(stroke.view) { taps[view, default: 0] += 1 }
+        try interactions.strokes.forEach { _, stroke in
+            if stroke.isTap, let view = note(stroke.view) { taps[view, default: 0] += 1 }
         }
         results.add(InputModalities(views: order.map { view in
             ViewInputs(view: view,

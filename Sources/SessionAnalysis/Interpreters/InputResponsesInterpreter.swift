@@ -1,14 +1,15 @@
-/// How long the app took to show something after each input (a stroke): the evidence for unresponsive
-/// taps and freezes.
+/// How long the app took to show something after an input (a stroke's touch-down): the evidence for
+/// unresponsive taps and freezes. It keeps the UserInterfaceEvents' times, not an answer per stroke, so that it
+/// grows with what the app showed rather than with the touches (issue 41).
 public struct InputResponses: InterpretationResult, Equatable {
-    public struct Response: Equatable, Sendable {
-        /// Index into `Interactions.strokes`.
-        public var stroke: Int
-        /// Seconds from the touch-down to the first UserInterfaceEvent; nil when none followed.
-        public var latency: Double?
-    }
+    /// The UserInterfaceEvents' times, in order.
+    let updates: [Double]
 
-    public var responses: [Response]
+    /// Seconds from `start` to the first UserInterfaceEvent at or after it; nil when none followed.
+    public func latency(after start: Double) -> Double? {
+        let next = updates.partitioningIndex { $0 >= start }
+        return next < updates.count ? updates[next] - start : nil
+    }
 }
 
 public struct InputResponsesInterpreter: Interpreter {
@@ -17,13 +18,6 @@ public struct InputResponsesInterpreter: Interpreter {
     public let produces: [any InterpretationResult.Type] = [InputResponses.self]
 
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
-        let interactions = try results.required(Interactions.self)
-        let updates = interactions.updates.map(\.time).sorted()
-        var next = 0
-        let responses = interactions.strokes.enumerated().map { index, stroke in
-            while next < updates.count, updates[next] < stroke.start { next += 1 }
-            return InputResponses.Response(stroke: index, latency: next < updates.count ? updates[next] - stroke.start : nil)
-        }
-        results.add(InputResponses(responses: responses))
+        results.add(InputResponses(updates: try results.required(Interactions.self).updates.map(\.time).sorted()))
     }
 }

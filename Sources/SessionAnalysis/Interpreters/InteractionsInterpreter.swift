@@ -1,66 +1,7 @@
+internal import Foundation
 public import MuEvalWire
 public import SessionModel
 public import WireProtocol
-
-/// A finger's way across the screen, from touch-down to lift (touch phases began, moved…, ended).
-public struct Stroke: Equatable, Sendable {
-    /// The touch-down event.
-    public var eventID: Int64
-    public var start: Double
-    public var end: Double
-    public var view: String?
-    /// Where the finger went down.
-    public var origin: Point
-    /// The first point after the touch-down, inline, and the others in `rest`: a tap allocates nothing of its own,
-    /// also when the finger lifts a little away (the strokes are the largest result on the blackboard, one per
-    /// touch-down: heaptrack of a 500,000-touch stop showed 12 MB of two-point paths). Declared before `isTap`,
-    /// which then fits in the optional's spare byte (`Stroke`'s stride stays 96).
-    private var next: Point?
-    /// Short and still: a tap rather than a gesture.
-    public var isTap: Bool
-    private var rest: [Point] = []
-    /// A reference (8 bytes) where the element inline took about 90, nil or not; `target` reads it.
-    var sharedTarget: SharedElement?
-
-    init(eventID: Int64, start: Double, view: String?, origin: Point, target: SharedElement?) {
-        self.eventID = eventID
-        self.start = start
-        end = start
-        self.view = view
-        self.origin = origin
-        isTap = false
-        sharedTarget = target
-    }
-
-    /// Where the finger went after the touch-down, in order: empty while it stays where it went down.
-    public var path: [Point] { next.map { [$0] + rest } ?? [] }
-    /// Every point, from the touch-down.
-    public var points: [Point] { [origin] + path }
-
-    /// Adds where the finger went next, unless it stayed.
-    mutating func extend(to point: Point) {
-        guard (rest.last ?? next ?? origin) != point else { return }
-        if next == nil { next = point } else { rest.append(point) }
-    }
-
-    /// Whether every point is within `radius` of the touch-down.
-    func stays(within radius: Double) -> Bool {
-        (next.map { $0.distance(to: origin) <= radius } ?? true) && rest.allSatisfy { $0.distance(to: origin) <= radius }
-    }
-    /// The element under the finger, as the capture library named it.
-    public var target: ElementReference? { sharedTarget?.element }
-}
-
-/// An element kept once on the heap, shared by the strokes on equal ones (a control is tapped again and again).
-final class SharedElement: Equatable, Sendable {
-    let element: ElementReference
-
-    init(_ element: ElementReference) {
-        self.element = element
-    }
-
-    static func == (a: SharedElement, b: SharedElement) -> Bool { a.element == b.element }
-}
 
 /// A gesture the capture library recognised (`type` gesture): tap, swipe, scroll, drag, pinch…
 public struct RecognizedGesture: Equatable, Sendable {
@@ -128,7 +69,7 @@ public struct ScreenshotTake: Equatable, Sendable {
 /// that the interpreters after it need not read the journal again. Sensor events are not part of it: they are the bulk of a session and only
 /// the timeline shows them.
 public struct Interactions: InterpretationResult, Equatable {
-    public var strokes: [Stroke] = []
+    public var strokes = Strokes()
     public var gestures: [RecognizedGesture] = []
     /// Text typed (UserInputEvent `text`).
     public var textEntries: [Double] = []
@@ -150,7 +91,9 @@ public struct InteractionsInterpreter: JournalInterpreter {
         self.options = options
     }
 
-    public func makeReader(for journal: SessionJournal) -> any JournalReader { Reader(options: options) }
+    public func makeReader(for journal: SessionJournal) -> any JournalReader {
+        Reader(options: options, directory: (journal.path as NSString).deletingLastPathComponent)
+    }
 
     final class Reader: JournalReader {
         let eventClasses: Set<String>? = Set([EventClass.userInput, .userInterface, .custom, .application].map(\.rawValue)
@@ -158,11 +101,11 @@ public struct InteractionsInterpreter: JournalInterpreter {
         private var result = Interactions()
         private var strokes: StrokeBuilder
 
-        init(options: AnalysisOptions) {
-            strokes = StrokeBuilder(options: options)
+        init(options: AnalysisOptions, directory: String) {
+            strokes = StrokeBuilder(options: options, directory: directory)
         }
 
-        func read(_ event: JournalEvent) {
+        func read(_ event: JournalEvent) throws {
             if event.eventClass == ObserverNote.eventClass {
                 if let note = ObserverNote(payload: event.payload) {
                     result.notes.append(NoteEntry(eventID: event.id, time: event.time, note: note))
@@ -177,7 +120,7 @@ public struct InteractionsInterpreter: JournalInterpreter {
             switch EventClass(rawValue: event.eventClass) {
             case .userInput:
                 switch event["type"]?.string {
-                case "touch": strokes.add(event)
+                case "touch": try strokes.add(event)
                 case "gesture":
                     result.gestures.append(RecognizedGesture(eventID: event.id, time: event.time, view: event.view,
                                                              kind: event["gesture"]?.string ?? "gesture",
@@ -208,8 +151,8 @@ public struct InteractionsInterpreter: JournalInterpreter {
             }
         }
 
-        func finish(into results: inout ResultStore) {
-            result.strokes = strokes.finish()
+        func finish(into results: inout ResultStore) throws {
+            result.strokes = try strokes.finish()
             results.add(result)
         }
     }
@@ -219,72 +162,5 @@ public struct InteractionsInterpreter: JournalInterpreter {
         if let marker = event["marker"]?.string { return CustomMarker.Kind(rawValue: marker) }
         guard let call = event["call"]?.string else { return nil }
         return call.contains("beginEvent") ? .begin : call.contains("endEvent") ? .end : nil
-    }
-}
-
-/// Joins touch events into strokes. One finger at a time: a touch-down while a stroke is open ends it.
-struct StrokeBuilder {
-    /// Distinct views and targets shared, up to this many each: a view's name decoded anew for every
-    /// event is an allocation per stroke once it is longer than a small string (15 bytes).
-    static let internLimit = 4_096
-
-    let options: AnalysisOptions
-    private var open: Stroke?
-    private var done: [Stroke] = []
-    private var views: Set<String> = []
-    private var targets: [ElementReference: SharedElement] = [:]
-
-    init(options: AnalysisOptions) {
-        self.options = options
-    }
-
-    mutating func add(_ event: JournalEvent) {
-        guard let x = event["x"]?.number, let y = event["y"]?.number, let point = Point(at: x, y) else { return }
-        switch event["phase"]?.string {
-        case "began", nil:
-            close()
-            open = Stroke(eventID: event.id, start: event.time, view: interned(event.view), origin: point,
-                          target: shared(ElementReference(event["target"])))
-            if event["phase"] == nil { close() }
-        case "ended", "cancelled":
-            extend(with: point, at: event.time)
-            close()
-        default:
-            extend(with: point, at: event.time)
-        }
-    }
-
-    private mutating func extend(with point: Point, at time: Double) {
-        guard open != nil else { return }
-        open!.extend(to: point)
-        open!.end = time
-    }
-
-    /// An equal view name seen before (its storage shared), else `view`, kept while there are few.
-    private mutating func interned(_ view: String?) -> String? {
-        guard let view else { return nil }
-        if let index = views.firstIndex(of: view) { return views[index] }
-        if views.count < Self.internLimit { views.insert(view) }
-        return view
-    }
-
-    private mutating func shared(_ element: ElementReference?) -> SharedElement? {
-        guard let element else { return nil }
-        if let known = targets[element] { return known }
-        let shared = SharedElement(element)
-        if targets.count < Self.internLimit { targets[element] = shared }
-        return shared
-    }
-
-    private mutating func close() {
-        guard var stroke = open else { return }
-        stroke.isTap = stroke.stays(within: options.tapSlop) && stroke.end - stroke.start <= options.tapMaxDuration
-        done.append(stroke)
-        open = nil
-    }
-
-    mutating func finish() -> [Stroke] {
-        close()
-        return done
     }
 }

@@ -20,12 +20,8 @@ public struct Screenshots: InterpretationResult, Equatable {
 
     /// The last screenshot taken at or before `time`: what the screen showed then.
     public func shown(at time: Double) -> Int? {
-        var low = 0, high = takes.count
-        while low < high {
-            let middle = (low + high) / 2
-            if takes[middle].time <= time { low = middle + 1 } else { high = middle }
-        }
-        return low == 0 ? nil : takes[low - 1].index
+        let after = takes.partitioningIndex { $0.time > time }
+        return after == takes.startIndex ? nil : takes[after - 1].index
     }
 
     public static func == (lhs: Screenshots, rhs: Screenshots) -> Bool {

@@ -32,8 +32,6 @@ public struct TasksInterpreter: Interpreter {
 
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
         let interactions = try results.required(Interactions.self)
-        let inputTimes = (interactions.strokes.map(\.start) + interactions.textEntries).sorted()
-        let viewTimes = interactions.appearances.map(\.time)
         var runs: [TaskRun] = []
         // The app's and the tester's marks of a task are runs of their own: one's end never closes the other's begin.
         var open: [Opener: Int] = [:]
@@ -52,13 +50,52 @@ public struct TasksInterpreter: Interpreter {
                 continue
             }
         }
-        for index in runs.indices {
-            // An end before the begin (clocks set back) holds nothing.
-            guard let span = ClosedRange.checked(runs[index].start, runs[index].end ?? .infinity) else { continue }
-            runs[index].interactions = inputTimes.count { span.contains($0) }
-            runs[index].viewChanges = viewTimes.count { span.contains($0) }
+        // An end before the begin (clocks set back) holds nothing.
+        let spans = runs.map { ClosedRange.checked($0.start, $0.end ?? .infinity) }
+        var inputs = SpanCounter(spans.compactMap { $0 }), views = inputs
+        try interactions.strokes.forEach { _, stroke in inputs.add(stroke.start) }
+        interactions.textEntries.forEach { inputs.add($0) }
+        interactions.appearances.forEach { views.add($0.time) }
+        for (index, (inputs, views)) in zip(inputs.counts(in: spans), views.counts(in: spans)).enumerated() {
+            runs[index].interactions = inputs
+            runs[index].viewChanges = views
         }
         results.add(Tasks(runs: runs))
+    }
+}
+
+/// How many of a stream of times fall in each of a few closed spans, counted as the times go by: it keeps a
+/// count per bound of the spans, not the times (a session's touches, issue 41).
+struct SpanCounter {
+    /// The spans' bounds, sorted.
+    private let bounds: [Double]
+    /// At `i`: the times whose first bound above them (`below`), or at or above them (`atMost`), is `bounds[i]`.
+    private var below: [Int]
+    private var atMost: [Int]
+
+    init(_ spans: [ClosedRange<Double>]) {
+        bounds = Set(spans.flatMap { [$0.lowerBound, $0.upperBound] }).sorted()
+        below = Array(repeating: 0, count: bounds.count + 1)
+        atMost = below
+    }
+
+    mutating func add(_ time: Double) {
+        below[bounds.partitioningIndex { $0 > time }] += 1
+        atMost[bounds.partitioningIndex { $0 >= time }] += 1
+    }
+
+    /// The times in each span (of those the counter was made for); 0 for nil.
+    func counts(in spans: [ClosedRange<Double>?]) -> [Int] {
+        func running(_ counts: [Int]) -> [Int] {
+            var sum = 0
+            return counts.map { sum += $0; return sum }
+        }
+        let below = running(below), atMost = running(atMost)
+        return spans.map { span in
+            guard let span else { return 0 }
+            // Times at or below the upper bound, less those below the lower one.
+            return atMost[bounds.partitioningIndex { $0 >= span.upperBound }] - below[bounds.partitioningIndex { $0 >= span.lowerBound }]
+        }
     }
 }
 

@@ -53,7 +53,7 @@ public struct TimelineInterpreter: JournalInterpreter {
         }
 
         func read(_ event: JournalEvent) throws {
-            let spool = try spool ?? TimelineSpool(directory: directory.isEmpty ? "." : directory)
+            let spool = try spool ?? TimelineSpool(directory: directory)
             self.spool = spool
             // An observer's note: its kind is the type, its text the details.
             let note = event.eventClass == ObserverNote.eventClass ? ObserverNote(payload: event.payload) : nil

@@ -25,7 +25,7 @@ public struct TouchHeatmapInterpreter: Interpreter {
         let screenshots = try results.required(Screenshots.self)
         var touches: [Int: [Point]] = [:]
         var unmapped = 0
-        for stroke in try results.required(Interactions.self).strokes {
+        try results.required(Interactions.self).strokes.forEach { _, stroke in
             if let index = screenshots.shown(at: stroke.start) {
                 touches[index, default: []].append(stroke.origin)
             } else {

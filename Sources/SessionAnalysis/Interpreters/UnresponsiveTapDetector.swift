@@ -17,17 +17,15 @@ public struct UnresponsiveTapDetector: Interpreter {
     }
 
     public func run(on journal: SessionJournal, results: inout ResultStore) throws {
-        let strokes = try results.required(Interactions.self).strokes
         let screenshots = try results.required(Screenshots.self)
         var problems: [UsabilityProblem] = []
         var places: [Place] = []
         var byPlace: [Place: Int] = [:]
-        for index in try Self.unresponsiveTaps(in: results, options: options) {
-            let stroke = strokes[index]
+        try Self.forEachUnresponsiveTap(in: results, options: options) { stroke in
             let place = Place(view: stroke.view, element: stroke.target)
             if let existing = byPlace[place] {
                 problems[existing].occurrences += 1
-                continue
+                return
             }
             byPlace[place] = problems.count
             places.append(place)
@@ -44,15 +42,18 @@ public struct UnresponsiveTapDetector: Interpreter {
         results.add(ProblemReport(detector: name, problems: problems))
     }
 
-    /// The taps it counts, as indexes into `Interactions.strokes` in time order: taps outside a freeze
-    /// with no UI event within the response window. A study's attempts count theirs with it.
-    public static func unresponsiveTaps(in results: ResultStore, options: AnalysisOptions) throws -> [Int] {
-        let strokes = try results.required(Interactions.self).strokes
-        let frozen = Set(try results.required(Freezes.self).freezes.flatMap { Array($0.strokes) })
-        return try results.required(InputResponses.self).responses.compactMap { response in
-            let unresponsive = strokes[response.stroke].isTap && !frozen.contains(response.stroke)
-                && (response.latency ?? .infinity) > options.responseWindow
-            return unresponsive ? response.stroke : nil
+    /// The taps it counts, in the strokes' order: taps outside a freeze with no UI event within the response
+    /// window. A study's attempts count theirs with it.
+    public static func forEachUnresponsiveTap(in results: ResultStore, options: AnalysisOptions, _ body: (Stroke) throws -> Void) throws {
+        let responses = try results.required(InputResponses.self)
+        // In the strokes' order, as the detector found them.
+        let freezes = try results.required(Freezes.self).freezes.map(\.strokes)
+        var freeze = 0
+        try results.required(Interactions.self).strokes.forEach { index, stroke in
+            while freeze < freezes.count, freezes[freeze].upperBound < index { freeze += 1 }
+            let frozen = freeze < freezes.count && freezes[freeze].contains(index)
+            guard stroke.isTap, !frozen, (responses.latency(after: stroke.start) ?? .infinity) > options.responseWindow else { return }
+            try body(stroke)
         }
     }
 
