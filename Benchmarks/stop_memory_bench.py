@@ -10,6 +10,9 @@ should not grow with their number.
         --events 500000 --first 1700000000 --last 1700003600
     Benchmarks/stop_memory_bench.py ... --events 6 --first 0 --last 4102444800     # 1970 to 2100
     Benchmarks/stop_memory_bench.py ... --sessions 40 --events 12500               # 40 testers stop together
+
+`--keep` leaves the data directory (its path is printed), to profile the report of the same file with
+`muevalctl report`.
 """
 import argparse
 import os
@@ -45,6 +48,7 @@ def main():
     parser.add_argument("--first", type=float, default=1_700_000_000)
     parser.add_argument("--last", type=float, default=1_700_003_600)
     parser.add_argument("--sessions", type=int, default=1)
+    parser.add_argument("--keep", action="store_true", help="leave the data directory")
     arguments = parser.parse_args()
     directory = tempfile.mkdtemp(prefix="mueval-stop-memory-")
     control = os.path.join(directory, "muevald.sock")
@@ -93,7 +97,10 @@ def main():
     finally:
         daemon.terminate()
         daemon.wait()
-        shutil.rmtree(directory, ignore_errors=True)
+        if arguments.keep:
+            print(f"data directory kept: {directory}")
+        else:
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 def record(arguments, control, port, name):

@@ -43,10 +43,30 @@ public struct AnalyzedSession {
                 interpreters: [any Interpreter]? = nil) throws {
         journal = try SessionJournal(path: path)
         (results, neverReady) = try InterpreterController(interpreters ?? Interpreters.standard(options: options)).run(on: journal)
+        problems = Problems(results.all(ProblemReport.self).map(\.problems))
     }
 
     /// Every problem every detector found, in time order.
-    public var problems: [UsabilityProblem] {
-        results.all(ProblemReport.self).flatMap(\.problems).sorted { $0.time < $1.time }
+    public let problems: Problems
+}
+
+/// Every problem of every detector, in time order (at equal times, in the detectors' order): an order over the detectors' own lists (16 bytes a problem),
+/// not a sorted copy of them (a long session has tens of thousands of problems; the copy, made anew by each
+/// section that read it, was the largest part of the report's peak: heaptrack, issue 41).
+public struct Problems: RandomAccessCollection, Sendable {
+    private let lists: [[UsabilityProblem]]
+    private let order: [(list: Int, index: Int)]
+
+    init(_ lists: [[UsabilityProblem]]) {
+        self.lists = lists
+        order = lists.enumerated().flatMap { list, problems in problems.indices.map { (list, $0) } }
+            .sorted { (lists[$0.list][$0.index].time, $0.list, $0.index) < (lists[$1.list][$1.index].time, $1.list, $1.index) }
+    }
+
+    public var startIndex: Int { order.startIndex }
+    public var endIndex: Int { order.endIndex }
+
+    public subscript(position: Int) -> UsabilityProblem {
+        lists[order[position].list][order[position].index]
     }
 }

@@ -1,4 +1,4 @@
-import SessionAnalysis
+@testable import SessionAnalysis
 import SessionAnalysisTestSupport
 import SessionModel
 import UnlinkedFiles
@@ -63,7 +63,18 @@ final class BlackboardTests: AnalysisTestCase {
         let analysis = try await analyse { _ in }
         XCTAssertEqual(analysis.neverReady, [])
         XCTAssertEqual(try analysis.result(Overview.self).eventCount, 0)
-        XCTAssertEqual(analysis.problems, [])
+        XCTAssertTrue(analysis.problems.isEmpty)
+    }
+
+    func testProblemsOfEveryDetectorAreInTimeOrderWithoutACopy() {
+        func problem(_ time: Double, _ evidence: String) -> UsabilityProblem {
+            UsabilityProblem(kind: .rageTap, view: nil, time: time, occurrences: 1, screenshot: nil, frame: nil, point: nil,
+                             evidence: evidence, recommendation: "", element: nil)
+        }
+        let problems = Problems([[problem(3, "a3"), problem(5, "a5")], [], [problem(1, "b1"), problem(3, "b3"), problem(9, "b9")]])
+        XCTAssertEqual(problems.map(\.evidence), ["b1", "a3", "b3", "a5", "b9"], "equal times in the detectors' order")
+        XCTAssertEqual(problems.count, 5)
+        XCTAssertEqual(problems[4].time, 9)
     }
 
     func testAFileThatIsNotASessionFileIsRefusedWithTheReason() throws {

@@ -14,6 +14,15 @@ public struct RageTapDetector: Interpreter {
         var problems: [UsabilityProblem] = []
         // The taps in a row so far: one pass, holding the first and the last of them (issue 41).
         var row: (first: Stroke, last: Stroke, count: Int)?
+        // One recommendation's text per element, shared by its problems: a long session repeats them by the
+        // ten thousand (heaptrack: 192 bytes each).
+        var recommendations: [String: String] = [:]
+        func recommendation(for label: String) -> String {
+            if let known = recommendations[label] { return known }
+            let text = "Give \(label) immediate visible feedback (a highlight, a spinner), make it respond faster, and check that its hit target covers what users aim at."
+            if recommendations.count < StrokeSpool.internLimit { recommendations[label] = text }
+            return text
+        }
         func close() {
             guard let (tap, lastTap, count) = row, count >= options.rageTapCount else { return }
             let label = tap.target?.label ?? "the background"
@@ -21,7 +30,7 @@ public struct RageTapDetector: Interpreter {
                 kind: .rageTap, view: tap.view, time: tap.start, occurrences: count,
                 screenshot: screenshots.shown(at: tap.start), frame: tap.target?.frame, point: tap.origin,
                 evidence: "\(count) taps on \(label) within \(formatSeconds(lastTap.start - tap.start)).",
-                recommendation: "Give \(label) immediate visible feedback (a highlight, a spinner), make it respond faster, and check that its hit target covers what users aim at.",
+                recommendation: recommendation(for: label),
                 element: tap.target?.label))
         }
         try results.required(Interactions.self).strokes.forEach { _, tap in
