@@ -184,7 +184,7 @@ let package = Package(
         // Sessions' reports: written on request and, for every session that stops, automatically (the daemon's service);
         // a recruited study's report when it completes (StudyCompletionService).
         .target(name: "SessionReports", dependencies: [
-            "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "StudyAnalysis",
+            "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "StudyAnalysis", "WireProtocol",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -115,8 +115,7 @@ package final class SessionReports: Sendable {
                 var writer = ReportWriter(configuration: configuration)
                 writer.faceScanner = faceScanner
                 let (_, screenshots) = try writer.writePage([analysis], to: output)
-                let marks = analysis.problems.map { ProblemMark(t: $0.time, title: $0.kind.rawValue + ($0.view.map { " in " + $0 } ?? "")) }
-                try problemMarks.write(marks, session: record.id, report: name)
+                try problemMarks.write(ProblemMark.scrubber(analysis.problems), session: record.id, report: name)
                 return (digestOutcome, analysed, screenshots)
             } }
             switch digestOutcome {
