@@ -50,9 +50,10 @@ public struct AnalyzedSession {
     public let problems: Problems
 }
 
-/// Every problem of every detector, in time order (at equal times, in the detectors' order): an order over the detectors' own lists (16 bytes a problem),
-/// not a sorted copy of them (a long session has tens of thousands of problems; the copy, made anew by each
-/// section that read it, was the largest part of the report's peak: heaptrack, issue 41).
+/// Every problem of every detector, in time order (at equal times, in the detectors' order): an order over the
+/// detectors' own lists (16 bytes a problem), not a sorted copy of them (a long session has tens of thousands of
+/// problems; the copy, made anew by each section that read it, was the largest part of the report's peak:
+/// heaptrack, issue 41).
 public struct Problems: RandomAccessCollection, Sendable {
     private let lists: [[UsabilityProblem]]
     private let order: [(list: Int, index: Int)]

@@ -24,11 +24,10 @@ struct RunMeasure: Sendable, Equatable, Codable {
         self.span = span
         (derived, reason) = Self.derive(span, of: task, interactions: interactions)
         self.verdict = verdict
-        let span = measured
         let tapGestures = interactions.gestures.filter { $0.kind == "tap" }
-        misclicks = tapGestures.isEmpty ? taps.untargeted : tapGestures.count { !$0.recognized && span.contains($0.time) }
+        misclicks = tapGestures.isEmpty ? taps.untargeted : tapGestures.count { !$0.recognized && measured.contains($0.time) }
         unresponsiveTaps = taps.unresponsive
-        let appearances = interactions.appearances.filter { span.contains($0.time) }
+        let appearances = interactions.appearances.filter { measured.contains($0.time) }
         views = appearances.map(\.view)
         extraViews = task.expectedPath.isEmpty ? nil : views.count - PathDeviation.longestCommonSubsequence(views, task.expectedPath)
         backtracks = appearances.count { PathDeviation.backTransitions.contains($0.transition) }

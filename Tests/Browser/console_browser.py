@@ -100,7 +100,6 @@ for (let i = 0; i < data.length; i += 4) {
 return {sha: canvas.dataset.sha || '', touch, painted: painted / samples, width: canvas.width, height: canvas.height};
 """
 
-# How alike the canvas is to a blob drawn the same size: the share of sampled pixels that match.
 # Every screenshot the report shows, loaded as the page loads it (from its folder, or redirected to the session's
 # own while it is being copied: docs/REPORTS.md, "When a report is ready"): how many, and how many decoded.
 REPORT_SHOTS_LOAD = """
@@ -114,6 +113,7 @@ Promise.all(sources.map(source => new Promise(resolve => {
 }))).then(loaded => done({count: loaded.length, loaded: loaded.filter(Boolean).length}));
 """
 
+# How alike the canvas is to a blob drawn the same size: the share of sampled pixels that match.
 CANVAS_MATCHES_BLOB = """
 const [url, done] = arguments;
 const canvas = document.getElementById('screen');

@@ -189,7 +189,7 @@ final class StrokeSpool {
             case none: return nil
             case inline: return try inlineValue(&cursor)
             case let index where Int(index) < table.count: return table[Int(index)]
-            case let index: throw AnalysisError.notSpooled("strokes", "index \(index) of \(table.count) kept")
+            case let index: throw AnalysisError.notSpooled(cursor.purpose, "index \(index) of \(table.count) kept")
             }
         }
     }

@@ -88,6 +88,8 @@ final class SpoolFile: @unchecked Sendable {
         }
 
         var hasMore: Bool { position < buffer.count || offset < end }
+        /// The file's, for errors.
+        var purpose: String { file.purpose }
 
         mutating func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
             try need(MemoryLayout<T>.size)
