@@ -1,5 +1,4 @@
 internal import Foundation
-internal import Synchronization
 
 /// One worker's recognition: the language-model decoder for what was said, in which the exclamations
 /// are looked for, and a keyphrase decoder for each exclamation configured with a threshold. Made on
@@ -134,21 +133,24 @@ final class WorkerPool: @unchecked Sendable {
     /// Pieces that may wait for each worker (the decoder is faster than recognition).
     private static let capacity = 1
 
-    /// `spare`: a recogniser already loaded (and unused: a used one would carry its state over), for the first worker.
-    init(configuration: SpeechConfiguration, dictionary: String, spare: Recogniser?) throws(SpeechError) {
-        // The others are loaded at once, one per thread: each takes 0.4 s of CPU, before any audio is heard.
-        let missing = configuration.workers - (spare == nil ? 0 : 1)
-        let loaded = Mutex<[Result<Recogniser, SpeechError>]>([])
-        DispatchQueue.concurrentPerform(iterations: missing) { _ in
-            let recogniser = Result { () throws(SpeechError) in try Recogniser(configuration, dictionary: dictionary) }
-            loaded.withLock { $0.append(recogniser) }
-        }
-        var recognisers = spare.map { [$0] } ?? []
-        for result in loaded.withLock({ $0 }) { recognisers.append(try result.get()) }
-        queues = Array(repeating: [], count: recognisers.count)
-        running = recognisers.count
-        for (index, recogniser) in recognisers.enumerated() {
-            let thread = Thread { [self] in work(index, recogniser) }
+    /// `spare`: a recogniser already loaded (and unused: a used one would carry its state over), for the
+    /// first worker. The others load on their own threads (0.4 s of CPU each) while the first pieces are
+    /// read and recognised; a worker that cannot load ends the transcription with its reason.
+    init(configuration: SpeechConfiguration, dictionary: String, spare: Recogniser?) {
+        queues = Array(repeating: [], count: configuration.workers)
+        running = configuration.workers
+        for index in 0..<configuration.workers {
+            let loaded = index == 0 ? spare : nil
+            let thread = Thread { [self] in
+                let recogniser = Result { () throws(SpeechError) in
+                    if let loaded { return loaded }
+                    return try Recogniser(configuration, dictionary: dictionary)
+                }
+                switch recogniser {
+                case .success(let recogniser): work(index, recogniser)
+                case .failure(let error): end(failing: error)
+                }
+            }
             thread.name = "mueval-speech"
             thread.start()
         }
@@ -197,15 +199,22 @@ final class WorkerPool: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// A worker's end: the first failure is the transcription's.
+    private func end(failing error: SpeechError?) {
+        condition.lock()
+        if failure == nil { failure = error }
+        running -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
     private func work(_ index: Int, _ recogniser: Recogniser) {
         while true {
             condition.lock()
             while queues[index].isEmpty, !closed { condition.wait() }
             guard !queues[index].isEmpty, failure == nil else {
-                running -= 1
-                condition.broadcast()
                 condition.unlock()
-                return
+                return end(failing: nil)
             }
             let piece = queues[index].removeFirst()
             condition.broadcast()
