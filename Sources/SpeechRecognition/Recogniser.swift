@@ -129,7 +129,7 @@ final class WorkerPool: @unchecked Sendable {
     private var running = 0
     private var results: [RecognisedSegment] = []
     private var seconds = 0.0
-    private(set) var failure: SpeechError?
+    private var failed: SpeechError?
     /// Pieces that may wait for each worker (the decoder is faster than recognition).
     private static let capacity = 1
 
@@ -156,6 +156,13 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
+    /// Why the transcription ends early, once a worker failed (read by the thread that reads the file).
+    var failure: SpeechError? {
+        condition.lock()
+        defer { condition.unlock() }
+        return failed
+    }
+
     /// Seconds of audio recognised so far.
     var secondsDone: Double {
         condition.lock()
@@ -168,7 +175,7 @@ final class WorkerPool: @unchecked Sendable {
         condition.lock()
         let worker = submitted % queues.count
         submitted += 1
-        while queues[worker].count >= Self.capacity, failure == nil { condition.wait() }
+        while queues[worker].count >= Self.capacity, failed == nil { condition.wait() }
         queues[worker].append(piece)
         condition.broadcast()
         condition.unlock()
@@ -186,7 +193,7 @@ final class WorkerPool: @unchecked Sendable {
             if running > 0 { _ = condition.wait(until: Date().addingTimeInterval(1)) }
         }
         defer { condition.unlock() }
-        if let failure { throw failure }
+        if let failed { throw failed }
         return results
     }
 
@@ -202,7 +209,7 @@ final class WorkerPool: @unchecked Sendable {
     /// A worker's end: the first failure is the transcription's.
     private func end(failing error: SpeechError?) {
         condition.lock()
-        if failure == nil { failure = error }
+        if failed == nil { failed = error }
         running -= 1
         condition.broadcast()
         condition.unlock()
@@ -212,7 +219,7 @@ final class WorkerPool: @unchecked Sendable {
         while true {
             condition.lock()
             while queues[index].isEmpty, !closed { condition.wait() }
-            guard !queues[index].isEmpty, failure == nil else {
+            guard !queues[index].isEmpty, failed == nil else {
                 condition.unlock()
                 return end(failing: nil)
             }
@@ -223,7 +230,7 @@ final class WorkerPool: @unchecked Sendable {
             condition.lock()
             switch outcome {
             case .success(let segments): results += segments
-            case .failure(let error): failure = error
+            case .failure(let error): if failed == nil { failed = error }
             }
             seconds += Double(piece.samples.count) / 16_000
             condition.broadcast()
