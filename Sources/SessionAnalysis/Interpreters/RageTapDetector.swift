@@ -15,7 +15,8 @@ public struct RageTapDetector: Interpreter {
         // The taps in a row so far: one pass, holding the first and the last of them (issue 41).
         var row: (first: Stroke, last: Stroke, count: Int)?
         // One recommendation's text per element, shared by its problems: a long session repeats them by the
-        // ten thousand (heaptrack: 192 bytes each).
+        // ten thousand (heaptrack: 192 bytes each). Kept for as many elements as the strokes keep targets:
+        // past that, the app names each element anew and sharing gains nothing.
         var recommendations: [String: String] = [:]
         func recommendation(for label: String) -> String {
             if let known = recommendations[label] { return known }
