@@ -46,12 +46,13 @@ struct RunMeasure: Sendable, Equatable, Codable {
         /// Each span's, counted in one pass over the session's strokes (issue 41: they are not in memory).
         static func count(in spans: [TaskSpan], results: ResultStore, options: AnalysisOptions) throws -> [Taps] {
             var taps = Array(repeating: Taps(), count: spans.count)
-            try results.required(Interactions.self).strokes.forEach { _, stroke in
-                guard stroke.isTap, stroke.target == nil else { return }
-                for index in spans.indices where spans[index].contains(stroke.start) { taps[index].untargeted += 1 }
-            }
-            try UnresponsiveTapDetector.forEachUnresponsiveTap(in: results, options: options) { stroke in
-                for index in spans.indices where spans[index].contains(stroke.start) { taps[index].unresponsive += 1 }
+            try UnresponsiveTapDetector.forEachTap(in: results, options: options) { tap, unresponsive in
+                let untargeted = tap.target == nil
+                guard untargeted || unresponsive else { return }
+                for index in spans.indices where spans[index].contains(tap.start) {
+                    if untargeted { taps[index].untargeted += 1 }
+                    if unresponsive { taps[index].unresponsive += 1 }
+                }
             }
             return taps
         }

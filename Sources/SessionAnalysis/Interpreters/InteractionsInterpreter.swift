@@ -1,4 +1,3 @@
-internal import Foundation
 public import MuEvalWire
 public import SessionModel
 public import WireProtocol
@@ -92,7 +91,7 @@ public struct InteractionsInterpreter: JournalInterpreter {
     }
 
     public func makeReader(for journal: SessionJournal) -> any JournalReader {
-        Reader(options: options, directory: (journal.path as NSString).deletingLastPathComponent)
+        Reader(options: options, directory: journal.spoolDirectory)
     }
 
     final class Reader: JournalReader {

@@ -1,4 +1,3 @@
-internal import Foundation
 internal import MuEvalWire
 internal import WireProtocol
 
@@ -40,7 +39,7 @@ public struct TimelineInterpreter: JournalInterpreter {
     public let produces: [any InterpretationResult.Type] = [Timeline.self]
 
     public func makeReader(for journal: SessionJournal) -> any JournalReader {
-        Reader(directory: (journal.path as NSString).deletingLastPathComponent)
+        Reader(directory: journal.spoolDirectory)
     }
 
     final class Reader: JournalReader {

@@ -21,7 +21,8 @@ public struct UnresponsiveTapDetector: Interpreter {
         var problems: [UsabilityProblem] = []
         var places: [Place] = []
         var byPlace: [Place: Int] = [:]
-        try Self.forEachUnresponsiveTap(in: results, options: options) { stroke in
+        try Self.forEachTap(in: results, options: options) { stroke, unresponsive in
+            guard unresponsive else { return }
             let place = Place(view: stroke.view, element: stroke.target)
             if let existing = byPlace[place] {
                 problems[existing].occurrences += 1
@@ -42,9 +43,10 @@ public struct UnresponsiveTapDetector: Interpreter {
         results.add(ProblemReport(detector: name, problems: problems))
     }
 
-    /// The taps it counts, in the strokes' order: taps outside a freeze with no UI event within the response
-    /// window. A study's attempts count theirs with it.
-    public static func forEachUnresponsiveTap(in results: ResultStore, options: AnalysisOptions, _ body: (Stroke) throws -> Void) throws {
+    /// Every tap, in the strokes' order, and whether the detector counts it: a tap outside a freeze with no UI
+    /// event within the response window. A study's attempts count theirs with it, in the same pass as their
+    /// other taps.
+    public static func forEachTap(in results: ResultStore, options: AnalysisOptions, _ body: (Stroke, _ unresponsive: Bool) throws -> Void) throws {
         let responses = try results.required(InputResponses.self)
         // In the strokes' order, as the detector found them.
         let freezes = try results.required(Freezes.self).freezes.map(\.strokes)
@@ -52,8 +54,8 @@ public struct UnresponsiveTapDetector: Interpreter {
         try results.required(Interactions.self).strokes.forEach { index, stroke in
             while freeze < freezes.count, freezes[freeze].upperBound < index { freeze += 1 }
             let frozen = freeze < freezes.count && freezes[freeze].contains(index)
-            guard stroke.isTap, !frozen, (responses.latency(after: stroke.start) ?? .infinity) > options.responseWindow else { return }
-            try body(stroke)
+            guard stroke.isTap else { return }
+            try body(stroke, !frozen && (responses.latency(after: stroke.start) ?? .infinity) > options.responseWindow)
         }
     }
 
