@@ -13,7 +13,8 @@ public final class Transcriber: Sendable {
     public let configuration: SpeechConfiguration
     public let engine: String
     /// The recogniser loaded to check the configuration, kept for the first transcription's first
-    /// worker: loading one takes 0.4 s of CPU and ~90 MB, so it is not thrown away, nor kept longer.
+    /// worker: loading one takes 0.4 s of CPU and ~55 MB (~90 with every word), so it is not thrown
+    /// away, nor kept longer.
     private let spare: Mutex<Recogniser?>
     /// The vocabulary's dictionary, open while the transcriber lives; nil: the configured dictionary.
     private let vocabulary: DictionaryFile?
