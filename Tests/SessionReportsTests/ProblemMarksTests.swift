@@ -25,4 +25,12 @@ import Testing
         #expect(marks.first?.t == 1_700_000_000 && marks.last?.t == many.last?.time, "the first and the last are kept")
         #expect(ProblemMark.scrubber(Problems([])) == [])
     }
+
+    /// Times whose span overflows a Double (absurd, but a session file can hold them) fold, not trap.
+    @Test func aSpanBeyondDoublesFoldsWithoutTrapping() {
+        let marks = ProblemMark.scrubber(Problems([[problem(.rageTap, -.greatestFiniteMagnitude), problem(.rageTap, 0),
+                                                    problem(.rageTap, .greatestFiniteMagnitude)]]))
+        #expect(marks.first?.t == -.greatestFiniteMagnitude)
+        #expect(marks.count <= 3)
+    }
 }
