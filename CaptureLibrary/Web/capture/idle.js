@@ -1,0 +1,23 @@
+// Work spread over the page's idle time, so that no slice of it is a long task.
+
+import { IDLE_FALLBACK_MS, IDLE_SLICE_MS, IDLE_TIMEOUT_MS } from "./constants.js";
+
+/** Calls `fn` when the page is idle: requestIdleCallback, else (Safari has none) a timer. */
+export const whenIdle = (fn) => (globalThis.requestIdleCallback ? requestIdleCallback(fn, { timeout: IDLE_TIMEOUT_MS }) : setTimeout(fn, IDLE_FALLBACK_MS));
+
+/** Runs a generator in slices of idle time (it yields between units of work); resolves with its result. */
+export const inIdle = (generator, clock = () => performance.now()) => new Promise((resolve, reject) => {
+  const step = (deadline) => {
+    const remaining = deadline?.timeRemaining?.() ?? IDLE_SLICE_MS.fallback;
+    const end = clock() + Math.max(IDLE_SLICE_MS.min, Math.min(IDLE_SLICE_MS.max, remaining));
+    try {
+      for (let r = generator.next(); ; r = generator.next()) {
+        if (r.done) return resolve(r.value);
+        if (clock() > end) return whenIdle(step);
+      }
+    } catch (error) {
+      reject(error);
+    }
+  };
+  whenIdle(step);
+});
