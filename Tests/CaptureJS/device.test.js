@@ -36,8 +36,7 @@ test("Firefox on Android: the browser and the system", () => {
   assert.match(d.deviceName, /^Firefox on /);
 });
 
-test("Firefox on Android tells no model: the model is Android, as for Chrome's K",
-  { todo: "device.js:9 takes the form factor after the version (Mobile, Tablet) for the model" }, () => {
+test("Firefox on Android tells no model: the model is Android, as for Chrome's K", () => {
     const d = describe(FIREFOX_ANDROID);
     assert.equal(d.model, "Android");
     assert.equal(d.deviceName, "Firefox on Android");

@@ -37,6 +37,7 @@ export class DeliveryStateMachine {
     this.probing = false;
     this.lastHeard = 0;
     this.suspected = false;
+    this.awaitingSince = null;   // since when an ack has been awaited for what is in flight
   }
 
   // ------------------------------------------------------------ the spool
@@ -61,6 +62,7 @@ export class DeliveryStateMachine {
   forget(seqs) {
     this.remove(seqs);
     this.inFlight = this.inFlight.filter((seq) => !seqs.includes(seq));
+    if (!this.inFlight.length) this.awaitingSince = null;
   }
 
   /** Spooled and not yet settled. */
@@ -139,6 +141,7 @@ export class DeliveryStateMachine {
     while (n < this.inFlight.length && this.inFlight[n] <= seq) n++;
     const done = this.inFlight.splice(0, n);
     this.remove(done);
+    if (done.length) this.awaitingSince = this.inFlight.length ? this.lastHeard : null;
     this.statistics.acked += done.length;
     return done;
   }
@@ -154,6 +157,7 @@ export class DeliveryStateMachine {
     if (m.seq == null || !this.inFlight.includes(m.seq)) return { reason, settled: [] };
     this.inFlight.splice(this.inFlight.indexOf(m.seq), 1);
     this.remove([m.seq]);
+    if (!this.inFlight.length) this.awaitingSince = null;
     this.statistics.refused++;
     return { reason, settled: [m.seq] };
   }
@@ -192,7 +196,9 @@ export class DeliveryStateMachine {
     }
     // Welcomed.
     const quiet = now - this.lastHeard;
-    if (this.inFlight.length && quiet >= limits.ackTimeoutMs) return this.drop(now, `no acknowledgement for ${limits.ackTimeoutMs / 1000} s`);
+    if (this.awaitingSince != null && now - this.awaitingSince >= limits.ackTimeoutMs) {
+      return this.drop(now, `no acknowledgement for ${limits.ackTimeoutMs / 1000} s`);
+    }
     if (this.probing && quiet >= limits.probeTimeoutMs) return this.drop(now, `no answer to a probe for ${limits.probeTimeoutMs / 1000} s`);
     if (this.late) return this.drop(now, "messages were spooled below what this connection sent");
     if (!this.probing && (quiet >= limits.probeAfterMs || this.suspected) && page.visible) {
@@ -205,13 +211,15 @@ export class DeliveryStateMachine {
     const unsent = this.loaded ? this.pending.slice(from, from + limits.batchMessages) : [];
     if (unsent.length && page.bufferedBytes > limits.maxBufferedBytes) return { type: "wait", until: now + limits.drainPollMs };
     if (unsent.length) {
+      if (!this.inFlight.length) this.awaitingSince = now;
       this.inFlight.push(...unsent);
       this.highestSent = unsent[unsent.length - 1];
       this.statistics.sent += unsent.length;
       return { type: "send", seqs: unsent };
     }
-    const deadlines = [this.probing ? this.lastHeard + limits.probeTimeoutMs : this.lastHeard + limits.probeAfterMs];
-    if (this.inFlight.length) deadlines.push(this.lastHeard + limits.ackTimeoutMs);
+    // A hidden page is not probed: its next look comes with the page's return (foreground) or another event.
+    const deadlines = [this.probing ? this.lastHeard + limits.probeTimeoutMs : page.visible ? this.lastHeard + limits.probeAfterMs : Infinity];
+    if (this.awaitingSince != null) deadlines.push(this.awaitingSince + limits.ackTimeoutMs);
     return { type: "wait", until: Math.min(...deadlines) };
   }
 

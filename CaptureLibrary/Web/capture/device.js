@@ -9,7 +9,8 @@ export function describeDevice(userAgent, screen, pixelRatio) {
   } else if ((m = userAgent.match(/Android ([\d.]+)(?:; ([^;)]+))?/))) {
     systemVersion = "Android " + m[1];
     model = (m[2] || "").replace(/ Build\/.*/, "").trim();
-    if (!model || model === "K") model = "Android";  // Chrome's reduced user agent says "K"
+    // Chrome's reduced user agent says "K"; Firefox names the form factor, not the model.
+    if (!model || ["K", "Mobile", "Tablet"].includes(model)) model = "Android";
   } else if ((m = userAgent.match(/Windows NT [\d.]+|Mac OS X [\d_.]+|CrOS|Linux/))) systemVersion = m[0].replace(/_/g, ".");
   return { deviceName: `${browserName(userAgent)} on ${model}`, model, systemVersion, screenWidth: screen.width, screenHeight: screen.height,
     screenScale: Math.min(100, Math.max(0.1, pixelRatio || 1)) };

@@ -61,7 +61,7 @@ export function maskOf(el, inherited) {
 }
 
 /** Text replaced by its shape: letters → x (X), digits → 9, the rest (spaces, punctuation) kept. */
-export const shape = (text) => text.replace(/\p{Lu}/gu, "X").replace(/\p{L}/gu, "x").replace(/\p{N}/gu, "9");
+export const shape = (text) => text.replace(/[\p{L}\p{N}]/gu, (c) => (/\p{Lu}/u.test(c) ? "X" : /\p{L}/u.test(c) ? "x" : "9"));
 
 /** Text under the masking mode: `label` is a control's label or a heading (kept under "inputs"). */
 export const masked = (text, mode, label) => (!text ? undefined : mode === "none" || (mode === "inputs" && label) ? text : shape(text));

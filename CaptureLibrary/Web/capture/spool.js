@@ -50,9 +50,13 @@ export class Spool {
     this.store = store;
     this.maxBytes = maxBytes;
     this.messages = new Map();  // seq → message, in seq order
-    this.bytes = 0;
+    this.spooledBytes = 0;      // of `messages`
+    this.reserved = 0;          // of writes not yet committed
     this.dropped = 0;
   }
+
+  /** What the spool holds and is about to hold, against the bound. */
+  get bytes() { return this.spooledBytes + this.reserved; }
 
   /** The spool of database `name`: IndexedDB, else memory. */
   static async open(name, maxBytes) {
@@ -77,21 +81,26 @@ export class Spool {
     const { entries, dropped } = await this.store.load();
     entries.sort((a, b) => a.seq - b.seq);
     this.messages = new Map(entries.map((m) => [m.seq, m]));
-    this.bytes = entries.reduce((n, m) => n + messageBytes(m), 0);
+    this.spooledBytes = entries.reduce((n, m) => n + messageBytes(m), 0);
     this.dropped = Math.max(this.dropped, dropped);
   }
 
-  /** Spools `items` under the bound; resolves with the messages written, numbered, once they are durable. */
+  /** Spools `items` under the bound; resolves with the messages written, numbered, once they are durable. The plan
+   * takes effect at once (bytes reserved, evicted samples forgotten), so that a write issued before the last one
+   * committed plans from what that one left; the transaction itself is issued at once (a leaving page's last). */
   async write(items) {
     if (!items.length) return [];
     const plan = admit([...this.messages.values()], this.bytes, this.maxBytes, items);
     this.dropped += plan.dropped;
-    await this.store.commit(plan.keep, plan.evict, plan.dropped ? this.dropped : null);
     for (const seq of plan.evict) this.forget(seq);
-    for (const m of plan.keep) {
-      this.messages.set(m.seq, m);
-      this.bytes += messageBytes(m);
+    const reserved = plan.keep.reduce((n, m) => n + messageBytes(m), 0);
+    this.reserved += reserved;
+    try {
+      await this.store.commit(plan.keep, plan.evict, plan.dropped ? this.dropped : null);
+    } finally {
+      this.reserved -= reserved;
     }
+    for (const m of plan.keep) this.put(m);
     return plan.keep;
   }
 
@@ -101,10 +110,16 @@ export class Spool {
     this.store.delete(seqs);
   }
 
+  put(m) {
+    if (this.messages.has(m.seq)) return;  // a reload found it already
+    this.messages.set(m.seq, m);
+    this.spooledBytes += messageBytes(m);
+  }
+
   forget(seq) {
     const m = this.messages.get(seq);
     if (!m) return;
-    this.bytes -= messageBytes(m);
+    this.spooledBytes -= messageBytes(m);
     this.messages.delete(seq);
   }
 

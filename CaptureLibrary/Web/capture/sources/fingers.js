@@ -42,7 +42,7 @@ export class InputSources {
 
   /** The deferred pointer touches that no touch event claimed, in order. */
   takeDeferred() {
-    const points = this.touchEvents ? [] : this.deferred;
+    const points = this.deferred;  // a touch event since has emptied it
     this.deferred = [];
     return points;
   }
