@@ -175,7 +175,9 @@ deb-test: deb test-deps
 clean:
 	rm -rf .build
 
-## install: the release binaries, systemd unit, sysusers snippet, config (kept if present), completions, docs
+## install: the release binaries, systemd unit, sysusers snippet, config (kept if present), completions, docs,
+## the web capture library whole (capture.js, the modules it imports under capture/, which replace an older
+## install's so that no module left from it is served, capture.d.ts, package.json)
 install: $(if $(BIN),,release)
 	$(eval BIN := $(or $(BIN),$(shell $(SWIFT) build $(RUN_BUILD) --show-bin-path)))
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(CONFDIR) $(DESTDIR)$(DOCDIR) \
@@ -193,8 +195,11 @@ install: $(if $(BIN),,release)
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
 	install -d $(DESTDIR)$(PREFIX)/share/mueval/console
 	install -m 0644 Sources/ConsoleServer/Resources/* $(DESTDIR)$(PREFIX)/share/mueval/console/
+	rm -rf $(DESTDIR)$(PREFIX)/share/mueval/web/capture
 	install -d $(DESTDIR)$(PREFIX)/share/mueval/web
 	install -m 0644 CaptureLibrary/Web/capture.js $(DESTDIR)$(PREFIX)/share/mueval/web/
+	cd CaptureLibrary/Web && for file in capture.d.ts package.json $$(find capture -type f ! -path '*/.*' | LC_ALL=C sort); do \
+		[ ! -e $$file ] || install -D -m 0644 $$file $(abspath $(DESTDIR)$(PREFIX))/share/mueval/web/$$file || exit 1; done
 	@[ -n "$(DESTDIR)" ] || echo "installed; next: systemd-sysusers && systemctl daemon-reload && systemctl enable --now muevald"
 
 ## uninstall: remove what install put in place, except the configuration (it may hold the lab's edits)

@@ -3,11 +3,11 @@
 takes in next to its TCP port.
 
 1. The library in Chromium as a phone with the CPU throttled 4× (Emulation.setCPUThrottlingRate), in
-   Examples/webnotes served from a local origin: the main thread's time under capture.js (DevTools' sampling
-   profiler, every stack with a frame of the module, layout and canvas work it causes included) per trusted
-   touch, per view change and idle; long tasks over 50 ms (PerformanceObserver longtask) and the long
-   animation frames whose scripts include capture.js; the module's size, raw and gzipped (-9), as muevald
-   serves it.
+   Examples/webnotes served from a local origin: the main thread's time under the library (DevTools' sampling
+   profiler, every stack with a frame of one of its modules, capture.js or capture/**, layout and canvas work
+   it causes included) per trusted touch, per view change and idle; long tasks over 50 ms (PerformanceObserver
+   longtask) and the long animation frames whose scripts include its modules; all its modules' size, raw and
+   gzipped (-9) each, summed, as muevald serves them.
 2. Ingest on loopback: the same pre-built XML batches of touch events sent as fast as acknowledgements allow,
    over a WebSocket to /capture (Tests/Browser/websocket_client.py, stdlib) and over the TCP port, from N
    connections each; events/s, and muevald's and this client's CPU seconds per 100,000 events for each (the
@@ -16,7 +16,7 @@ takes in next to its TCP port.
 
     Benchmarks/web_capture_bench.py --muevald .build-release/release/muevald [--seconds 10] [--touches 100] [--views 40]
 """
-import argparse, gzip, os, re, resource, shutil, socket, subprocess, sys, tempfile, threading, time, urllib.request
+import argparse, gzip, os, re, resource, shutil, socket, subprocess, sys, tempfile, threading, time, urllib.parse, urllib.request
 
 from benchkit import BENCH_CONFIG, cpu_seconds, free_port, wait_for
 
@@ -178,11 +178,30 @@ try {
 """
 
 
+def is_library(url):
+    """Whether `url` is one of the library's modules: /capture.js, or under /capture/ where the modules it imports
+    are served (the WebSocket, /capture itself, is no script)."""
+    path = urllib.parse.urlsplit(url or "").path
+    return path == "/capture.js" or path.startswith("/capture/")
+
+
+def library_modules():
+    """The URL paths of the library's modules as muevald serves them: capture.js and every .js file under
+    CaptureLibrary/Web/capture/ but hidden ones (Sources/CaptureServer/WebCaptureLibrary.swift)."""
+    web = os.path.join(ROOT, "CaptureLibrary", "Web")
+    paths = ["/capture.js"]
+    for folder, folders, files in os.walk(os.path.join(web, "capture")):
+        folders[:] = sorted(name for name in folders if not name.startswith("."))
+        paths += sorted("/" + os.path.relpath(os.path.join(folder, name), web).replace(os.sep, "/")
+                        for name in files if name.endswith(".js") and not name.startswith("."))
+    return paths
+
+
 def library_seconds(profile):
-    """Seconds of a DevTools CPU profile whose stack holds a frame of capture.js: the library's main-thread time,
-    what it calls into the browser for (layout, style, canvas) included, the app's own code not."""
+    """Seconds of a DevTools CPU profile whose stack holds a frame of one of the library's modules: its main-thread
+    time, what it calls into the browser for (layout, style, canvas) included, the app's own code not."""
     parent = {child: node["id"] for node in profile["nodes"] for child in node.get("children", [])}
-    ours = {node["id"] for node in profile["nodes"] if node["callFrame"]["url"].endswith("/capture.js")}
+    ours = {node["id"] for node in profile["nodes"] if is_library(node["callFrame"]["url"])}
     inside = {}
 
     def counts(node):
@@ -246,26 +265,34 @@ def library_cost(url, touches, views, idle=5.0):
         return
     spent, long, started = measure(url, touches, views, idle)
     print(f"muEval for the web in Chromium as a phone, CPU throttled 4× (Benchmarks/web_capture_bench.py, Examples/webnotes; main-thread "
-          f"time under capture.js in a 100 µs sampling profile, until acknowledged):")
+          f"time under capture.js and its modules in a 100 µs sampling profile, until acknowledged):")
     print(f"  per touch (touchstart, touchend, gesture, spool, send; {touches} taps)       {spent['touches'] / touches * 1000:6.2f} ms")
     print(f"  per view change (UI tree, wireframe, spool, send; {views} changes)      {spent['views'] / views * 1000:6.2f} ms")
     print(f"  idle (frame timing, heartbeat; {idle:g} s)                              {spent['idle'] / idle * 100:6.2f} % of the main thread")
     for name, during in [("while loading (the module, start())", lambda e: e["start"] < started),
                          ("while measured", lambda e: e["start"] >= started)]:
         tasks = [task["duration"] for task in long["tasks"] if during(task)]
-        ours = [script for frame in long["frames"] if during(frame) for script in frame["scripts"] if (script["url"] or "").endswith("/capture.js")]
+        ours = [script for frame in long["frames"] if during(frame) for script in frame["scripts"] if is_library(script["url"])]
         print(f"  {name}: long tasks over 50 ms {len(tasks)} (longest {max(tasks, default=0):.0f} ms); long animation frames running "
-              f"capture.js {len(ours)}, its longest script in them {max((s['duration'] for s in ours), default=0):.0f} ms"
+              f"the library {len(ours)}, its longest script in them {max((s['duration'] for s in ours), default=0):.0f} ms"
               + (f" ({max(ours, key=lambda s: s['duration'])['invoker']})" if ours else ""))
 
 
 def module_size(console):
-    try:
-        source = urllib.request.urlopen(f"http://127.0.0.1:{console}/capture.js", timeout=10).read()
-    except OSError as error:
-        print(f"capture.js: NOT MEASURED, muevald does not serve it ({error})")
-        return
-    print(f"capture.js as muevald serves it: {len(source) / 1024:.1f} KB, {len(gzip.compress(source, 9)) / 1024:.1f} KB gzipped (-9)")
+    """What a page downloads of the library: every module as muevald serves it, raw and gzipped (-9) each on its
+    own (as a server compresses each answer), summed."""
+    paths = library_modules()
+    raw = packed = 0
+    for path in paths:
+        try:
+            source = urllib.request.urlopen(f"http://127.0.0.1:{console}{path}", timeout=10).read()
+        except OSError as error:
+            print(f"capture.js and its modules: NOT MEASURED, muevald does not serve {path} ({error})")
+            return
+        raw += len(source)
+        packed += len(gzip.compress(source, 9))
+    print(f"capture.js and its {len(paths) - 1} modules as muevald serves them, all together: {raw / 1024:.1f} KB, "
+          f"{packed / 1024:.1f} KB gzipped (-9, each file on its own, summed)")
 
 
 def main():

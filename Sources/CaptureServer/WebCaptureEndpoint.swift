@@ -36,13 +36,15 @@ public struct WebCaptureSettings: Sendable {
 public final class WebCaptureEndpoint: Sendable {
     public static let path = "/capture"
     public static let libraryPath = "/capture.js"
+    /// Where the modules `capture.js` imports are served (`/capture/plist.js`): beside the WebSocket at exactly `/capture`.
+    public static let modulesPath = "/capture/"
 
     private let settings: CaptureSettings
     private let makeDeviceHandler: @Sendable (DeviceTransport) -> DeviceConnectionHandler
-    /// The library, `capture.js`, served at `/capture.js`; nil when its file is missing (a build without it).
-    public let library: ByteBuffer?
+    /// The library, `capture.js` and its modules; none when its folder is missing (a build without it).
+    public let library: WebCaptureLibrary
 
-    init(settings: CaptureSettings, library: ByteBuffer?, makeDeviceHandler: @escaping @Sendable (DeviceTransport) -> DeviceConnectionHandler) {
+    init(settings: CaptureSettings, library: WebCaptureLibrary, makeDeviceHandler: @escaping @Sendable (DeviceTransport) -> DeviceConnectionHandler) {
         self.settings = settings
         self.library = library
         self.makeDeviceHandler = makeDeviceHandler
@@ -72,7 +74,7 @@ public final class WebCaptureEndpoint: Sendable {
     }
 
     /// The pipeline of the endpoint's own listener: HTTP/1 with the WebSocket upgrade at `/capture`;
-    /// other requests get `/capture.js` or a short answer (`WebCaptureHTTPAnswers`).
+    /// other requests get the library's files or a short answer (`WebCaptureHTTPAnswers`).
     func configureOwnListener(_ channel: any Channel) throws {
         let web = web
         let upgrader = NIOWebSocketServerUpgrader(
@@ -131,10 +133,10 @@ final class WebCaptureHTTPAnswers: ChannelInboundHandler, RemovableChannelHandle
 
     static let name = "WebCaptureHTTPAnswers"
 
-    private let library: ByteBuffer?
+    private let library: WebCaptureLibrary
     private let web: WebCaptureSettings
 
-    init(library: ByteBuffer?, web: WebCaptureSettings) {
+    init(library: WebCaptureLibrary, web: WebCaptureSettings) {
         self.library = library
         self.web = web
     }
@@ -145,9 +147,9 @@ final class WebCaptureHTTPAnswers: ChannelInboundHandler, RemovableChannelHandle
         var headers = HTTPHeaders([("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")])
         let status: HTTPResponseStatus
         var body: ByteBuffer
-        if path == WebCaptureEndpoint.libraryPath, head.method == .GET || head.method == .HEAD, let library {
+        if head.method == .GET || head.method == .HEAD, let file = library.file(at: path) {
             status = .ok
-            body = library
+            body = file
             headers.add(name: "Content-Type", value: "text/javascript; charset=utf-8")
             WebCaptureEndpoint.libraryHeaders.forEach { headers.add(name: $0.0, value: $0.1) }
         } else {
@@ -157,8 +159,10 @@ final class WebCaptureHTTPAnswers: ChannelInboundHandler, RemovableChannelHandle
                 (status, reason) = (.forbidden, refusal)
             } else if path == WebCaptureEndpoint.path {
                 (status, reason) = (.upgradeRequired, "connect with a WebSocket (docs/PROTOCOL.md, \"WebSocket\")")
+            } else if path.hasPrefix(WebCaptureEndpoint.modulesPath) {
+                (status, reason) = (.notFound, "\(path) is no module of muEval's web capture library")
             } else {
-                (status, reason) = (.notFound, "this address serves muEval's web capture: \(WebCaptureEndpoint.path) and \(WebCaptureEndpoint.libraryPath)")
+                (status, reason) = (.notFound, "this address serves muEval's web capture: \(WebCaptureEndpoint.path), \(WebCaptureEndpoint.libraryPath) and its modules under \(WebCaptureEndpoint.modulesPath)")
             }
             body = context.channel.allocator.buffer(string: reason + "\n")
             headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
@@ -181,18 +185,19 @@ extension WebCaptureEndpoint {
     /// The library is a module any page imports across origins: CORS lets it, and nothing in it is secret.
     public static let libraryHeaders = [("Access-Control-Allow-Origin", "*"), ("Cross-Origin-Resource-Policy", "cross-origin")]
 
-    /// `capture.js`: where `make install` and the Debian package put it (PREFIX/share/mueval/web, beside the
-    /// executable's bin/), else the repository's (a build from source); nil when neither is there.
-    static func loadLibrary(logger: Logger) -> ByteBuffer? {
+    /// The library's folder (`capture.js`, `capture/`): where `make install` and the Debian package put it
+    /// (PREFIX/share/mueval/web, beside the executable's bin/), else the repository's (a build from source);
+    /// none when neither has `capture.js`.
+    static func loadLibrary(logger: Logger) -> WebCaptureLibrary {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         let candidates = [
-            executable.appendingPathComponent("../share/mueval/web/capture.js").standardizedFileURL,
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../CaptureLibrary/Web/capture.js").standardizedFileURL,
+            executable.appendingPathComponent("../share/mueval/web").standardizedFileURL,
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../CaptureLibrary/Web").standardizedFileURL,
         ]
         for candidate in candidates {
-            if let data = FileManager.default.contents(atPath: candidate.path) { return ByteBuffer(bytes: data) }
+            if let library = WebCaptureLibrary.load(from: candidate, logger: logger) { return library }
         }
         logger.warning("capture.js is not installed (looked in \(candidates.map(\.path).joined(separator: ", "))): web apps cannot load it from here")
-        return nil
+        return .notInstalled
     }
 }

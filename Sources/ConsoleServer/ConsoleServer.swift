@@ -21,17 +21,21 @@ internal import ReportCritique
 public struct ConsoleWebCapture: Sendable {
     public var path: String
     public var libraryPath: String
-    public var library: ByteBuffer?
+    /// Where the modules `capture.js` imports are served (`/capture/`); `path` itself is the WebSocket's alone.
+    public var modulesPath: String
+    /// The library's files by the path each is served at (`/capture.js`, `/capture/plist.js`); empty when not installed.
+    public var library: [String: ByteBuffer]
     public var libraryHeaders: [(String, String)]
     public var maxFrameBytes: Int
     public var refusal: @Sendable (_ origin: String?, _ host: String?) -> String?
     public var handOff: @Sendable (_ channel: any Channel, _ address: String) async throws -> Void
 
-    public init(path: String, libraryPath: String, library: ByteBuffer?, libraryHeaders: [(String, String)], maxFrameBytes: Int,
+    public init(path: String, libraryPath: String, modulesPath: String, library: [String: ByteBuffer], libraryHeaders: [(String, String)], maxFrameBytes: Int,
                 refusal: @escaping @Sendable (String?, String?) -> String?,
                 handOff: @escaping @Sendable (any Channel, String) async throws -> Void) {
         self.path = path
         self.libraryPath = libraryPath
+        self.modulesPath = modulesPath
         self.library = library
         self.libraryHeaders = libraryHeaders
         self.maxFrameBytes = maxFrameBytes
@@ -64,7 +68,7 @@ public final class ConsoleServer: Service, Sendable {
     private let tls = NIOLockedValueBox<ConsoleTLS?>(nil)
     /// Admission against the descriptor budget, and the timeouts before a first request.
     private let connections: ConsoleConnections
-    /// Browsers as devices: the WebSocket at `/capture` and the library at `/capture.js`.
+    /// Browsers as devices: the WebSocket at `/capture` and the library at `/capture.js` and `/capture/…`.
     private let webCapture: ConsoleWebCapture?
 
     public init(settings: ConsoleSettings, environment: ConsoleEnvironment, group: any EventLoopGroup, logger: Logger,
@@ -379,12 +383,17 @@ public final class ConsoleServer: Service, Sendable {
     /// the capture server's device handlers take over as the upgrade completes (`ConsoleWebCapture.handOff`).
     /// This handler only holds the connection open; it sees no device's message.
     private func registerWebCapture(_ web: ConsoleWebCapture, on devices: RouterGroup<ConsoleContext>, library: Router<ConsoleContext>) {
-        library.get(RouterPath(web.libraryPath)) { _, _ in
-            guard let script = web.library else { throw ConsoleError.notFound("capture.js is not installed on this server") }
+        // Looked up by the request's exact path (not decoded), so `/capture/../x` or `%2e%2e` finds nothing. The
+        // wildcard needs a component after `/capture/`: `/capture` itself stays the WebSocket's.
+        let serve: @Sendable (Request, ConsoleContext) async throws -> Response = { request, _ in
+            guard !web.library.isEmpty else { throw ConsoleError.notFound("capture.js is not installed on this server") }
+            guard let script = web.library[request.uri.path] else { throw ConsoleError.notFound("\(request.uri.path) is no module of muEval's web capture library") }
             var headers: HTTPFields = [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-cache"]
             for (name, value) in web.libraryHeaders { if let name = HTTPField.Name(name) { headers[name] = value } }
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: script))
         }
+        library.get(RouterPath(web.libraryPath), use: serve)
+        library.get(RouterPath(web.modulesPath + "**"), use: serve)
         devices.ws(RouterPath(web.path), shouldUpgrade: { [logger] request, context in
             if let refusal = web.refusal(request.headers[.origin], request.head.authority) {
                 logger.notice("web device from \(context.address) refused: \(refusal)")

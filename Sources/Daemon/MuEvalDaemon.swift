@@ -215,7 +215,8 @@ struct JournalService: Service {
 extension MuEvalDaemon {
     /// The web capture endpoint as the console serves it: the console does not import CaptureServer, a peer.
     static func consoleWebCapture(_ web: WebCaptureEndpoint) -> ConsoleWebCapture {
-        ConsoleWebCapture(path: WebCaptureEndpoint.path, libraryPath: WebCaptureEndpoint.libraryPath, library: web.library,
+        ConsoleWebCapture(path: WebCaptureEndpoint.path, libraryPath: WebCaptureEndpoint.libraryPath,
+                          modulesPath: WebCaptureEndpoint.modulesPath, library: web.library.files,
                           libraryHeaders: WebCaptureEndpoint.libraryHeaders, maxFrameBytes: web.web.maxFrameBytes,
                           refusal: { web.web.refusal(origin: $0, host: $1) },
                           handOff: { try await web.handOff($0, address: $1) })
