@@ -165,13 +165,15 @@ def deploy_and_check(box, checks, timings, deb, tools, upgrade):
     checks.expect(len(served) == 3 and served[0].startswith("HTTP/1.1 200") and served[1] == served[2],
                   "the console serves the package's /usr/share/mueval/console/console.css", str(served))
 
-    # The web capture library comes from /usr/share/mueval/web, for any origin's pages to import.
-    fetch = ("exec 3<>/dev/tcp/127.0.0.1/28080 && printf 'GET /capture.js HTTP/1.0\\r\\nHost: 127.0.0.1\\r\\nConnection: close\\r\\n\\r\\n' >&3"
-             " && timeout 10 cat <&3 > /root/capture.http && head -1 /root/capture.http && grep -ci '^access-control-allow-origin: \\*' /root/capture.http"
-             " && sed '1,/^\\r$/d' /root/capture.http | sha256sum && sha256sum < /usr/share/mueval/web/capture.js")
-    served = box.run("bash -c " + shlex.quote(fetch), check=False).stdout.splitlines()
-    checks.expect(len(served) == 4 and served[0].startswith("HTTP/1.1 200") and served[1] == "1" and served[2] == served[3],
-                  "the console serves the package's /usr/share/mueval/web/capture.js to any origin", str(served))
+    # The web capture library comes from /usr/share/mueval/web, for any origin's pages to import: the entry and a
+    # module it imports from the folder beside it (capture/), which the package must carry too.
+    for served_path, installed in [("/capture.js", "capture.js"), ("/capture/sources/fingers.js", "capture/sources/fingers.js")]:
+        fetch = (f"exec 3<>/dev/tcp/127.0.0.1/28080 && printf 'GET {served_path} HTTP/1.0\\r\\nHost: 127.0.0.1\\r\\nConnection: close\\r\\n\\r\\n' >&3"
+                 " && timeout 10 cat <&3 > /root/capture.http && head -1 /root/capture.http && grep -ci '^access-control-allow-origin: \\*' /root/capture.http"
+                 f" && sed '1,/^\\r$/d' /root/capture.http | sha256sum && sha256sum < /usr/share/mueval/web/{installed}")
+        served = box.run("bash -c " + shlex.quote(fetch), check=False).stdout.splitlines()
+        checks.expect(len(served) == 4 and served[0].startswith("HTTP/1.1 200") and served[1] == "1" and served[2] == served[3],
+                      f"the console serves the package's /usr/share/mueval/web/{installed} to any origin", str(served))
 
     # A changed setting, applied by systemctl reload in the same process. Also the lab's edit that
     # the upgrade must keep.
