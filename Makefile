@@ -21,9 +21,11 @@ RUN_PACKAGES  := libsqlite3-dev libavahi-client-dev libavahi-common-dev zlib1g-d
 # systemd, in which README's deploy steps run the unit (docs/SYSTEMD.md). python3-opencv with opencv-data's
 # Haar cascades scans the face video for the report (docs/REPORTS.md, "Face"). firefox-esr, and WebKitGTK's MiniBrowser with
 # its WebDriver (webkit2gtk-driver) under a virtual X server (xvfb), run the web capture library in the two engines besides
-# Chromium's that phones use (Safari's and Firefox's: Tests/Browser/engines_browser.py); 120 packages, 36 s here.
+# Chromium's that phones use (Safari's and Firefox's: Tests/Browser/engines_browser.py); 120 packages, 36 s here. nodejs runs
+# the web capture library's unit tests with its own test runner, and node-typescript's tsc checks its declarations (14 s here).
 TEST_PACKAGES := sqlite3 python3 dbus avahi-utils iproute2 chromium chromium-driver python3-selenium systemd netcat-openbsd curl openssl \
-                 espeak-ng ffmpeg postgresql systemd-container debootstrap python3-opencv opencv-data firefox-esr webkit2gtk-driver xvfb
+                 espeak-ng ffmpeg postgresql systemd-container debootstrap python3-opencv opencv-data firefox-esr webkit2gtk-driver xvfb \
+                 nodejs node-typescript
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -46,7 +48,7 @@ BIN          ?=
 SHIPPED_BUILD := -c release --static-swift-stdlib --disable-local-rpath
 DEB_SCRATCH  ?= .build-release
 
-.PHONY: deps test-deps face-model geckodriver deb-deps build release run test fuzz bench clean install uninstall deb deb-build deb-test
+.PHONY: deps test-deps test-js face-model geckodriver deb-deps build release run test fuzz bench clean install uninstall deb deb-build deb-test
 
 # Installs the packages of $(1) that are missing.
 define apt_install
@@ -120,9 +122,16 @@ test: test-deps
 	python3 scripts/package-imports.py
 	python3 scripts/test-package-imports.py
 	python3 scripts/total-conversions.py
+	scripts/timed "make test: capture.js" $(MAKE) --no-print-directory test-js
 	scripts/timed "make test: build" $(SWIFT) build --build-tests
 	scripts/timed "make test: tests" $(SWIFT) test --skip-build --parallel --num-workers $(TEST_WORKERS)
 	scripts/timed "make test: unit under systemd" $(SUDO) python3 Tests/Systemd/unit_under_systemd.py --bin "$$($(SWIFT) build --show-bin-path)"
+
+## test-js: the web capture library's unit tests (Node's own runner, no browser: docs/WEB-CAPTURE.md, "The library's map")
+## and its TypeScript declarations checked against a usage
+test-js:
+	node --test Tests/CaptureJS/
+	tsc -p Tests/CaptureJS/types
 
 ## fuzz: build the libFuzzer targets (wire decoder, analysis and report, study, replay, media, import, console, the pages without a login,
 ## control) and run each FUZZ_SECONDS (docs/FUZZING.md; FUZZ_TARGETS="session media" runs some); fails on a crash or hang
