@@ -302,6 +302,7 @@ def main():
     parser.add_argument("--touches", type=int, default=100)
     parser.add_argument("--views", type=int, default=40)
     parser.add_argument("--skip-browser", action="store_true", help="only the ingest (no Chromium here)")
+    parser.add_argument("--skip-ingest", action="store_true", help="only the library in the browser (an A/B of two libraries)")
     args = parser.parse_args()
     scratch = tempfile.mkdtemp(prefix="web-capture-bench-")
     daemon = web = None
@@ -316,7 +317,8 @@ def main():
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             wait_for(web_port)
             library_cost(f"{origin}/?server=http://127.0.0.1:{console}", args.touches, args.views)
-        ingest_table(daemon, port, console, f"http://127.0.0.1:{console}", args.seconds)
+        if not args.skip_ingest:
+            ingest_table(daemon, port, console, f"http://127.0.0.1:{console}", args.seconds)
     finally:
         for process in [web, daemon]:
             if process:
