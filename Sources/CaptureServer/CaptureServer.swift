@@ -38,7 +38,8 @@ public final class CaptureServer: Service {
         self.logger = logger
         self.onListening = onListening
         let partialBudget = partialBudget
-        web = WebCaptureEndpoint(settings: settings, library: WebCaptureEndpoint.loadLibrary(logger: logger)) { transport in
+        web = WebCaptureEndpoint(settings: settings, library: WebCaptureEndpoint.loadLibrary(logger: logger),
+                                 refusals: counters.refusals, logger: logger) { transport in
             DeviceConnectionHandler(registry: registry, connections: connections, ledger: ledger, counters: counters,
                                     configuration: settings.current, partialBudget: partialBudget, transport: transport, logger: logger)
         }

@@ -32,11 +32,14 @@ public final class ConnectionTable: Sendable {
 
     public init() {}
 
-    /// Registers a connection; nil when its address already has `limit` connections open.
-    func register(_ channel: Channel, address: String, limit: Int) -> UInt64? {
+    /// Registers a connection; nil when its address already has `limit` connections open. Without a limit
+    /// (a web device, counted at its upgrade) it is not counted against its address either.
+    func register(_ channel: Channel, address: String, limit: Int?) -> UInt64? {
         state.withLockedValue { state in
-            guard state.perAddress[address, default: 0] < limit else { return nil }
-            state.perAddress[address, default: 0] += 1
+            if let limit {
+                guard state.perAddress[address, default: 0] < limit else { return nil }
+                state.perAddress[address, default: 0] += 1
+            }
             let origin = state.nextOrigin
             state.nextOrigin += 1
             state.channels[origin] = channel
@@ -44,9 +47,11 @@ public final class ConnectionTable: Sendable {
         }
     }
 
-    func unregister(_ origin: UInt64, address: String) {
+    /// `counted`: it was registered with a limit.
+    func unregister(_ origin: UInt64, address: String, counted: Bool) {
         state.withLockedValue { state in
             state.channels[origin] = nil
+            guard counted else { return }
             state.perAddress[address, default: 1] -= 1
             if state.perAddress[address] == 0 { state.perAddress[address] = nil }
         }

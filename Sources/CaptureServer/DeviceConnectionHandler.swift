@@ -4,6 +4,7 @@ internal import Foundation
 internal import JournalStorage
 internal import Logging
 internal import NIOCore
+internal import SessionModel
 internal import WireProtocol
 
 /// One device's TCP connection: decodes its byte stream, routes events to its session's
@@ -80,16 +81,17 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         if !transport.admitted {
             // Chosen to make room: told why on its own event loop, then closed.
             switch ledger.admit(.capture, close: { channel.pipeline.fireUserInboundEventTriggered(ConnectionSignal.evicted) }) {
-            case .refused(let reason):
-                refuse(context, reason)
+            case .refused(let refusal):
+                refuse(context, refusal, address: address)
                 return
             case .admitted(let id):
                 admission = id
             }
         }
         guard let origin = connections.register(context.channel, address: address,
-                                                limit: configuration.maxConnectionsPerAddress) else {
-            refuse(context, "too many connections from \(address) (limit \(configuration.maxConnectionsPerAddress))")
+                                                limit: transport.web ? nil : configuration.maxConnectionsPerAddress) else {
+            refuse(context, Refusal(.devicePerAddress, "too many connections from \(address) (limit \(configuration.maxConnectionsPerAddress), server.max_connections_per_address)"),
+                   address: address)
             return
         }
         state.opened(origin: origin, address: address, mustPresentCode: transport.mustPresentCode)
@@ -104,10 +106,12 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
         logger.debug("device connected")
     }
 
-    func refuse(_ context: ChannelHandlerContext, _ reason: String) {
+    /// Turned away before it was served: told why in an `<error>`, counted, logged once a minute per address and reason.
+    func refuse(_ context: ChannelHandlerContext, _ refusal: Refusal, address: String) {
         counters.connectionsRefused.add(1)
-        logger.warning("connection refused: \(reason)")
-        reply(context, WireEncoder.error(WireReplyError(reason: reason)))
+        counters.refusals.record(refusal, of: transport.web ? "a web device" : "a device connection", from: address, http: false,
+                                 now: Date().timeIntervalSince1970, logger: logger)
+        reply(context, WireEncoder.error(WireReplyError(reason: refusal.message)))
         context.close(promise: nil)
     }
 
@@ -119,7 +123,7 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
             if !state.isWaitingForSession, let error = decoder.finish() { reject(context, error) }
             appendBatch(context)
             partialBudget.leave(origin, holding: state.partialBytes)
-            connections.unregister(origin, address: state.address)
+            connections.unregister(origin, address: state.address, counted: !transport.web)
             if let detach = state.closed() {
                 registry.detach(detach.session, connection: origin, device: detach.device, cleanly: detach.cleanly,
                                 now: Date().timeIntervalSince1970)

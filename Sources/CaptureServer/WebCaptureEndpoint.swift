@@ -1,8 +1,11 @@
 internal import Foundation
 internal import Logging
+internal import NIOConcurrencyHelpers
 public import NIOCore
 internal import NIOHTTP1
 internal import NIOWebSocket
+internal import SessionCore
+public import SessionModel
 
 /// `capture.web_*`: browsers, PWAs and WebViews as devices, over a WebSocket (docs/PROTOCOL.md "WebSocket").
 public struct WebCaptureSettings: Sendable {
@@ -17,6 +20,8 @@ public struct WebCaptureSettings: Sendable {
     public var maxFrameBytes = 1 << 20
     /// What `maxFrameBytes` may be: room for a hello, at most what `limits.max_message_bytes` allows by default.
     public static let frameBytesRange = 1024...(64 << 20)
+    /// Web devices per address (`capture.web_max_per_address`, `capture.web_connections_per_minute`).
+    public var limits = WebDeviceLimits()
 
     public init() {}
 
@@ -27,6 +32,11 @@ public struct WebCaptureSettings: Sendable {
         if origins.contains(origin) { return nil }
         if let host, origin == "http://" + host || origin == "https://" + host { return nil }
         return "pages from \(origin) may not capture here: add it to capture.web_origins"
+    }
+
+    /// `refusal(origin:host:)` as a refusal (403).
+    func originRefusal(origin: String?, host: String?) -> Refusal? {
+        refusal(origin: origin, host: host).map { Refusal(.origin, $0) }
     }
 }
 
@@ -43,14 +53,39 @@ public final class WebCaptureEndpoint: Sendable {
     private let makeDeviceHandler: @Sendable (DeviceTransport) -> DeviceConnectionHandler
     /// The library, `capture.js` and its modules; none when its folder is missing (a build without it).
     public let library: WebCaptureLibrary
+    /// The web devices of each address, on both ways in (the console's `/capture` and `capture.web_listen`).
+    private let admissions = NIOLockedValueBox(WebDeviceAdmission())
+    private let refusals: Refusals
+    private let logger: Logger
 
-    init(settings: CaptureSettings, library: WebCaptureLibrary, makeDeviceHandler: @escaping @Sendable (DeviceTransport) -> DeviceConnectionHandler) {
+    init(settings: CaptureSettings, library: WebCaptureLibrary, refusals: Refusals, logger: Logger,
+         makeDeviceHandler: @escaping @Sendable (DeviceTransport) -> DeviceConnectionHandler) {
         self.settings = settings
         self.library = library
+        self.refusals = refusals
+        self.logger = logger
         self.makeDeviceHandler = makeDeviceHandler
     }
 
     public var web: WebCaptureSettings { settings.current.web }
+
+    /// Whether a page from `origin` (sent to `host`) may connect a web device from `address` (the client a trusted
+    /// proxy names, or the peer): nil admits it, and it counts against its address until `release(address)`; a
+    /// refusal says why, for the caller to answer, count and log (`Refusals`).
+    public func admit(origin: String?, host: String?, address: String) -> Refusal? {
+        admit(origin: origin, host: host, address: address, now: Date().timeIntervalSince1970)
+    }
+
+    func admit(origin: String?, host: String?, address: String, now: Double) -> Refusal? {
+        let web = web
+        if let refusal = web.originRefusal(origin: origin, host: host) { return refusal }
+        return admissions.withLockedValue { $0.admit(address, limits: web.limits, now: now) }
+    }
+
+    /// A web device `admit` let in has gone (its connection closed, upgraded or not).
+    public func release(address: String) {
+        admissions.withLockedValue { $0.closed(address) }
+    }
 
     /// For the console: before it upgrades `channel` (a request to `/capture` from `address`, the client a
     /// trusted proxy names or the peer), a handler that puts the device handlers right after the WebSocket
@@ -65,7 +100,7 @@ public final class WebCaptureEndpoint: Sendable {
 
     /// `behindConsole`: the console's WebSocket handler follows, and its frames go around the device handler.
     func deviceHandlers(address: String?, behindConsole: Bool) -> @Sendable () -> [any ChannelHandler] {
-        let transport = DeviceTransport(address: address, mustPresentCode: web.requireCode, admitted: behindConsole)
+        let transport = DeviceTransport(address: address, mustPresentCode: web.requireCode, admitted: behindConsole, web: true)
         return { [makeDeviceHandler] in
             let frames = WebSocketDeviceFrames()
             let device = makeDeviceHandler(transport)
@@ -74,22 +109,30 @@ public final class WebCaptureEndpoint: Sendable {
     }
 
     /// The pipeline of the endpoint's own listener: HTTP/1 with the WebSocket upgrade at `/capture`;
-    /// other requests get the library's files or a short answer (`WebCaptureHTTPAnswers`).
+    /// other requests get the library's files or a short answer (`WebCaptureHTTPAnswers`), a refused upgrade
+    /// its status and why (`refused`, which the upgrade's decision leaves for it).
     func configureOwnListener(_ channel: any Channel) throws {
         let web = web
+        let refused = NIOLockedValueBox<Refusal?>(nil)
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: web.maxFrameBytes,
-            shouldUpgrade: { channel, head in
-                let refused = Self.path(of: head.uri) != Self.path
-                    || web.refusal(origin: head.headers.first(name: "origin"), host: head.headers.first(name: "host")) != nil
-                return channel.eventLoop.makeSucceededFuture(refused ? nil : HTTPHeaders())
+            shouldUpgrade: { [self] channel, head in
+                guard Self.path(of: head.uri) == Self.path else { return channel.eventLoop.makeSucceededFuture(nil) }
+                let address = channel.remoteAddress?.ipAddress ?? "unknown"
+                if let refusal = admit(origin: head.headers.first(name: "origin"), host: head.headers.first(name: "host"), address: address) {
+                    refused.withLockedValue { $0 = refusal }
+                    refusals.record(refusal, of: "a web device", from: address, http: true, now: Date().timeIntervalSince1970, logger: logger)
+                    return channel.eventLoop.makeSucceededFuture(nil)
+                }
+                channel.closeFuture.whenComplete { _ in self.release(address: address) }
+                return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
             },
             upgradePipelineHandler: { [self] channel, _ in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers(deviceHandlers(address: nil, behindConsole: false)())
                 }
             })
-        let answers = WebCaptureHTTPAnswers(library: library, web: web)
+        let answers = WebCaptureHTTPAnswers(library: library, refused: refused)
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(
             withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
                 context.pipeline.syncOperations.removeHandler(name: WebCaptureHTTPAnswers.name, promise: nil)
@@ -134,11 +177,12 @@ final class WebCaptureHTTPAnswers: ChannelInboundHandler, RemovableChannelHandle
     static let name = "WebCaptureHTTPAnswers"
 
     private let library: WebCaptureLibrary
-    private let web: WebCaptureSettings
+    /// Why the upgrade was refused, when it was.
+    private let refused: NIOLockedValueBox<Refusal?>
 
-    init(library: WebCaptureLibrary, web: WebCaptureSettings) {
+    init(library: WebCaptureLibrary, refused: NIOLockedValueBox<Refusal?>) {
         self.library = library
-        self.web = web
+        self.refused = refused
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -154,9 +198,9 @@ final class WebCaptureHTTPAnswers: ChannelInboundHandler, RemovableChannelHandle
             WebCaptureEndpoint.libraryHeaders.forEach { headers.add(name: $0.0, value: $0.1) }
         } else {
             let reason: String
-            if path == WebCaptureEndpoint.path, head.headers.first(name: "upgrade")?.lowercased() == "websocket",
-               let refusal = web.refusal(origin: head.headers.first(name: "origin"), host: head.headers.first(name: "host")) {
-                (status, reason) = (.forbidden, refusal)
+            if path == WebCaptureEndpoint.path, let refusal = refused.withLockedValue({ $0 }) {
+                (status, reason) = (HTTPResponseStatus(statusCode: refusal.reason.httpStatus), refusal.message)
+                if let retryAfter = refusal.retryAfter { headers.add(name: "Retry-After", value: String(retryAfter)) }
             } else if path == WebCaptureEndpoint.path {
                 (status, reason) = (.upgradeRequired, "connect with a WebSocket (docs/PROTOCOL.md, \"WebSocket\")")
             } else if path.hasPrefix(WebCaptureEndpoint.modulesPath) {

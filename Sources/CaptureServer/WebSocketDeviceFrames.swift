@@ -9,6 +9,9 @@ struct DeviceTransport: Sendable {
     var mustPresentCode: Bool
     /// Counted in the descriptor budget by the listener that accepted it (the console's), not again.
     var admitted: Bool
+    /// A WebSocket: its address's web devices were counted at the upgrade (`capture.web_max_per_address`),
+    /// not against `server.max_connections_per_address`.
+    var web = false
 
     static let tcp = DeviceTransport(address: nil, mustPresentCode: false, admitted: false)
 }

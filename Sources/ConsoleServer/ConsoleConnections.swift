@@ -1,7 +1,9 @@
 internal import HummingbirdCore
 internal import Logging
 internal import NIOConcurrencyHelpers
+internal import Foundation
 internal import NIOCore
+internal import NIOHTTP1
 internal import NIOSSL
 internal import NIOTLS
 internal import SessionCore
@@ -92,11 +94,14 @@ final class ConsoleConnections: Sendable {
     let ledger: ConnectionLedger
     let limits: ConsoleConnectionLimits
     let logger: Logger
+    /// Where a connection refused at accept is counted and logged.
+    let refusals: Refusals
     private let admissions = NIOLockedValueBox<[ObjectIdentifier: ConnectionAdmission.ID]>([:])
 
-    init(ledger: ConnectionLedger, limits: ConsoleConnectionLimits, logger: Logger) {
+    init(ledger: ConnectionLedger, limits: ConsoleConnectionLimits, refusals: Refusals, logger: Logger) {
         self.ledger = ledger
         self.limits = limits
+        self.refusals = refusals
         self.logger = logger
     }
 
@@ -160,8 +165,10 @@ final class ConsoleConnectionHandler: ChannelInboundHandler, RemovableChannelHan
         activated = true
         let channel = context.channel
         switch connections.ledger.admit(.console, close: { channel.close(promise: nil) }) {
-        case .refused(let reason):
-            connections.logger.debug("console connection refused: \(reason)")
+        case .refused(let refusal):
+            // At accept, before a request: nothing to answer yet, and holding the descriptor to read one is what the cap forbids.
+            connections.refusals.record(refusal, of: "a console connection", from: context.remoteAddress?.ipAddress ?? "unknown", http: false,
+                                        now: Date().timeIntervalSince1970, logger: connections.logger)
             context.close(promise: nil)
         case .admitted(let id):
             admission = id
@@ -222,38 +229,52 @@ final class ConsoleConnectionHandler: ChannelInboundHandler, RemovableChannelHan
 }
 
 /// A Hummingbird child channel with the console's guard in front: TLS (when configured), then
-/// `ConsoleConnectionHandler`, then `base` (HTTP/1 with the WebSocket upgrade). `handle` waits for
-/// the first request head before the base serves; a connection closed before it has nothing to serve.
+/// `ConsoleConnectionHandler`, then `base` (HTTP/1 with the WebSocket upgrade), with `WebDeviceGate` between
+/// its request decoder and its upgrade handler when web devices connect here (`door`). `handle` waits for
+/// the first request head before the base serves; a connection closed before it, or whose upgrade the gate
+/// refused and answered, has nothing to serve.
 struct GuardedConsoleChannel<Base: ServerChildChannel>: ServerChildChannel {
     struct Value: ServerChildChannelValue {
         let base: Base.Value
         let firstRequest: EventLoopFuture<Bool>
+        let answered: EventLoopFuture<Bool>
         var channel: any Channel { base.channel }
     }
 
     let base: Base
     let tls: NIOSSLContext?
     let connections: ConsoleConnections
+    let door: WebDeviceDoor?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let firstRequest = channel.eventLoop.makePromise(of: Bool.self)
+        let answered = channel.eventLoop.makePromise(of: Bool.self)
         return channel.eventLoop.makeCompletedFuture {
             if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
             try channel.pipeline.syncOperations.addHandler(
                 ConsoleConnectionHandler(connections: connections, tls: tls != nil, firstRequest: firstRequest))
         }.flatMap {
             base.setup(channel: channel, logger: logger)
-        }.map {
-            Value(base: $0, firstRequest: firstRequest.futureResult)
+        }.flatMapThrowing { value in
+            if let door {
+                let pipeline = channel.pipeline.syncOperations
+                let decoder = try pipeline.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
+                try pipeline.addHandler(WebDeviceGate(decide: { door.decide($0, peer: $1) }, release: { door.web.release($0) }, answered: answered),
+                                        position: .after(decoder.handler))
+            } else {
+                answered.succeed(false)
+            }
+            return Value(base: value, firstRequest: firstRequest.futureResult, answered: answered.futureResult)
         }.flatMapErrorThrowing { error in
             // Never left pending: a promise nobody completes is a leak NIO reports.
             firstRequest.succeed(false)
+            answered.succeed(false)
             throw error
         }
     }
 
     func handle(value: Value, logger: Logger) async {
-        guard (try? await value.firstRequest.get()) == true else { return }
+        guard (try? await value.firstRequest.get()) == true, (try? await value.answered.get()) == false else { return }
         await base.handle(value: value.base, logger: logger)
     }
 }

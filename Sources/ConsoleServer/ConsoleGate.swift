@@ -55,9 +55,11 @@ struct ConsoleGate: Sendable {
     }
 
     /// Web apps' devices (`/capture`): no login and no console token (pages of other origins connect, as
-    /// `capture.web_origins` lets them), counted per address as visitors are.
+    /// `capture.web_origins` lets them), and not the visitors' request quota: `WebDeviceGate` admitted each
+    /// against its address's web device caps before the router saw it (a lab's room of phones behind one address
+    /// would spend a tester's quota at once).
     func forWebDevices(_ router: Router<ConsoleContext>) -> RouterGroup<ConsoleContext> {
-        router.group().add(middleware: QuotaCheck(quotas: quotas, proxies: proxies))
+        router.group().add(middleware: ClientAddress(proxies: proxies))
     }
 
     /// The pages a tester's phone opens without a login, and their calls.

@@ -28,6 +28,8 @@ final class ConsoleMetrics: Sendable {
     private let connectionBudget: Metrics.Gauge
     private let connectionsByKind: [(metric: Metrics.Gauge, value: @Sendable (DescriptorStatus) -> Int)]
     private let budgetCounters: [(metric: Metrics.Counter, value: @Sendable (DescriptorStatus) -> Int)]
+    /// Connections and upgrades refused at the door, by reason (`mueval_refusals_total{reason="web_per_address"}`).
+    private let refusals: [(metric: Metrics.Counter, reason: String)]
     /// What the counters had at the previous scrape.
     private let previous = NIOLockedValueBox(CounterSnapshot())
     private let previousBudget = NIOLockedValueBox<DescriptorStatus?>(nil)
@@ -72,6 +74,9 @@ final class ConsoleMetrics: Sendable {
             kind("console_http", \.consoleHTTP), kind("console_pending", \.consolePending),
             kind("console_websocket", \.consoleWebSockets), kind("control", \.control),
         ]
+        refusals = RefusalReason.allCases.map {
+            (Metrics.Counter(label: "mueval_refusals_total", dimensions: [("reason", $0.rawValue)], factory: factory), $0.rawValue)
+        }
         budgetCounters = [
             (Metrics.Counter(label: "mueval_connections_budget_refused_total", dimensions: [], factory: factory), \.refused),
             (Metrics.Counter(label: "mueval_connections_evicted_total", dimensions: [], factory: factory), \.evicted),
@@ -89,6 +94,10 @@ final class ConsoleMetrics: Sendable {
         for counter in counters {
             let growth = counter.value(now) - counter.value(before)
             if growth > 0 { counter.metric.increment(by: growth) }
+        }
+        for refusal in refusals {
+            let growth = now.refusals[refusal.reason, default: 0] - before.refusals[refusal.reason, default: 0]
+            if growth > 0 { refusal.metric.increment(by: growth) }
         }
         connectionsOpen.record(now.connectionsOpen)
         sessionsOpen.record(status.sessions.count)

@@ -157,6 +157,20 @@ struct QuotaCheck: RouterMiddleware {
     }
 }
 
+/// Leaves the client's address in the context (`ConsoleProxies`: the peer, or the client a trusted proxy names),
+/// for a route that counts nothing per request itself (web devices: `WebDeviceGate` counted them).
+struct ClientAddress: RouterMiddleware {
+    typealias Context = ConsoleContext
+
+    let proxies: ConsoleProxies
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        context.address = proxies.client(peer: context.channel.remoteAddress?.ipAddress ?? "", headers: request.headers)
+        return try await next(request, context)
+    }
+}
+
 /// Names the visitor by its cookie, which its CSRF token is bound to (`ConsoleVisitors`): the request's, else a
 /// new one that the page's answer sets (a call's answer sets none: a page came first).
 struct VisitorCookie: RouterMiddleware {

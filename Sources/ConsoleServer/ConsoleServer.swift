@@ -11,13 +11,14 @@ internal import NIOConcurrencyHelpers
 public import NIOCore
 internal import NIOSSL
 public import ServiceLifecycle
-internal import SessionModel
+public import SessionModel
 internal import WireProtocol
 internal import ReportCritique
 
 /// The capture server's way in for browsers, as the console serves it (the capture server is a peer module:
 /// muevald hands its parts over). `handOff` readies a channel about to be upgraded at `path` for the
-/// device handlers; `refusal` says why a page's origin may not connect.
+/// device handlers; `admit` says whether a page's origin (sent to a host) may connect a web device from an
+/// address now, which then counts until `release` (docs/SECURITY.md, "Refusals that say why").
 public struct ConsoleWebCapture: Sendable {
     public var path: String
     public var libraryPath: String
@@ -27,11 +28,14 @@ public struct ConsoleWebCapture: Sendable {
     public var library: [String: ByteBuffer]
     public var libraryHeaders: [(String, String)]
     public var maxFrameBytes: Int
-    public var refusal: @Sendable (_ origin: String?, _ host: String?) -> String?
+    /// nil: admitted, and counted against `address` until `release(address)`.
+    public var admit: @Sendable (_ origin: String?, _ host: String?, _ address: String) -> Refusal?
+    public var release: @Sendable (_ address: String) -> Void
     public var handOff: @Sendable (_ channel: any Channel, _ address: String) async throws -> Void
 
     public init(path: String, libraryPath: String, modulesPath: String, library: [String: ByteBuffer], libraryHeaders: [(String, String)], maxFrameBytes: Int,
-                refusal: @escaping @Sendable (String?, String?) -> String?,
+                admit: @escaping @Sendable (String?, String?, String) -> Refusal?,
+                release: @escaping @Sendable (String) -> Void,
                 handOff: @escaping @Sendable (any Channel, String) async throws -> Void) {
         self.path = path
         self.libraryPath = libraryPath
@@ -39,7 +43,8 @@ public struct ConsoleWebCapture: Sendable {
         self.library = library
         self.libraryHeaders = libraryHeaders
         self.maxFrameBytes = maxFrameBytes
-        self.refusal = refusal
+        self.admit = admit
+        self.release = release
         self.handOff = handOff
     }
 }
@@ -75,7 +80,7 @@ public final class ConsoleServer: Service, Sendable {
                 ledger: ConnectionLedger, limits: ConsoleConnectionLimits = ConsoleConnectionLimits(), webCapture: ConsoleWebCapture? = nil,
                 onReady: @escaping @Sendable () -> Void = {}) {
         self.webCapture = webCapture
-        connections = ConsoleConnections(ledger: ledger, limits: limits, logger: logger)
+        connections = ConsoleConnections(ledger: ledger, limits: limits, refusals: environment.counters.refusals, logger: logger)
         self.settings = settings
         self.environment = environment
         self.group = group
@@ -144,8 +149,10 @@ public final class ConsoleServer: Service, Sendable {
         guard let loginPage = assets[ConsolePage.login.file] else { throw ConsoleError.assetsMissing(ConsolePage.login.file) }
         let visitors = ConsoleVisitors()
         let quotas = VisitorQuotas(limits: settings.visitors)
-        let gate = ConsoleGate(hosts: ConsoleHosts(settings: settings), access: access, loginPage: loginPage, visitors: visitors,
-                               quotas: quotas, proxies: ConsoleProxies(settings.trustedProxies), secureCookies: settings.usesTLS)
+        let hosts = ConsoleHosts(settings: settings)
+        let proxies = ConsoleProxies(settings.trustedProxies)
+        let gate = ConsoleGate(hosts: hosts, access: access, loginPage: loginPage, visitors: visitors,
+                               quotas: quotas, proxies: proxies, secureCookies: settings.usesTLS)
 
         let router = Router(context: ConsoleContext.self)
         gate.guardEveryAnswer(of: router)
@@ -158,7 +165,8 @@ public final class ConsoleServer: Service, Sendable {
         ConsoleVisitorAPI(environment: environment, api: api, visitors: visitors, quotas: quotas, assets: assets)
             .register(on: gate.forVisitors(router))
 
-        // Decides whether an upgrade happens (one it refuses gets a 400 from the upgrade handler).
+        // Decides whether an upgrade happens (one it refuses gets an empty 400 from the upgrade handler: web devices'
+        // refusals are answered before, by `WebDeviceGate`).
         let webSockets = Router(context: ConsoleContext.self)
         gate.guardEveryAnswer(of: webSockets)
         registerWebSockets(on: gate.loggedIn(webSockets))
@@ -178,8 +186,9 @@ public final class ConsoleServer: Service, Sendable {
             }
             logger.warning("the web console listens on \(settings.host), beyond this machine, without TLS (console.allow_plaintext): anyone on the network can read what passes, login links included")
         }
+        let door = webCapture.map { WebDeviceDoor(web: $0, hosts: hosts, proxies: proxies, refusals: environment.counters.refusals, logger: logger) }
         let server = Self.serverBuilder(webSockets: webSockets, tls: sslContext, connections: connections,
-                                        maxFrameBytes: webCapture?.maxFrameBytes)
+                                        maxFrameBytes: webCapture?.maxFrameBytes, door: door)
         let application = Application(
             router: router, server: server,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
@@ -290,9 +299,10 @@ public final class ConsoleServer: Service, Sendable {
     /// HTTP/1 with the WebSocket upgrade, behind the connection guard: keep-alive connections close
     /// after `console.idle_timeout`, WebSockets whose peer answers no ping after `console.websocket_ping`
     /// (Hummingbird sets neither by default before a first request, nor an idle limit at all).
-    /// `maxFrameBytes`: web devices' frames (`capture.web_max_frame_bytes`) when `/capture` is served, else Hummingbird's default.
+    /// `maxFrameBytes`: web devices' frames (`capture.web_max_frame_bytes`) when `/capture` is served, else Hummingbird's default;
+    /// `door`: web devices' upgrades, decided and refusals answered before Hummingbird's upgrade handler.
     private static func serverBuilder(webSockets: Router<ConsoleContext>, tls: NIOSSLContext?, connections: ConsoleConnections,
-                                      maxFrameBytes: Int?) -> HTTPServerBuilder {
+                                      maxFrameBytes: Int?, door: WebDeviceDoor?) -> HTTPServerBuilder {
         let limits = connections.limits
         let webSocketResponder = webSockets.buildResponder()
         let autoPing: AutoPingSetup = limits.webSocketPing > 0 ? .enabled(timePeriod: .nanoseconds(Int64(limits.webSocketPing * 1e9))) : .disabled
@@ -302,7 +312,7 @@ public final class ConsoleServer: Service, Sendable {
         return HTTPServerBuilder { responder in
             GuardedConsoleChannel(
                 base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),
-                tls: tls, connections: connections)
+                tls: tls, connections: connections, door: door)
         }
     }
 
@@ -394,11 +404,8 @@ public final class ConsoleServer: Service, Sendable {
         }
         library.get(RouterPath(web.libraryPath), use: serve)
         library.get(RouterPath(web.modulesPath + "**"), use: serve)
-        devices.ws(RouterPath(web.path), shouldUpgrade: { [logger] request, context in
-            if let refusal = web.refusal(request.headers[.origin], request.head.authority) {
-                logger.notice("web device from \(context.address) refused: \(refusal)")
-                return .dontUpgrade
-            }
+        // `WebDeviceGate` admitted the device (its origin, its address's caps) before this router saw the request.
+        devices.ws(RouterPath(web.path), shouldUpgrade: { _, context in
             try await web.handOff(context.channel, context.address)
             return .upgrade([:])
         }) { [shutdown, connections, logger] inbound, _, context in

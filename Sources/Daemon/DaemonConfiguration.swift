@@ -163,6 +163,8 @@ extension ConfigurationOption {
             config.capture.web.listen = (address.host.isEmpty ? "0.0.0.0" : address.host, address.port)
             return true
         },
+        .positive("capture.web_max_per_address", \.capture.web.limits.maxPerAddress, reloadable: true),
+        .positive("capture.web_connections_per_minute", \.capture.web.limits.connectionsPerMinute, reloadable: true),
         // NIO's frame decoder traps above UInt32.max; a frame held whole is bounded far below that.
         .init(key: "capture.web_max_frame_bytes", kind: .integer, current: { String($0.capture.web.maxFrameBytes) }) { value, config in
             guard let bytes = Int(value), (WebCaptureSettings.frameBytesRange).contains(bytes) else { return false }

@@ -218,7 +218,7 @@ extension MuEvalDaemon {
         ConsoleWebCapture(path: WebCaptureEndpoint.path, libraryPath: WebCaptureEndpoint.libraryPath,
                           modulesPath: WebCaptureEndpoint.modulesPath, library: web.library.files,
                           libraryHeaders: WebCaptureEndpoint.libraryHeaders, maxFrameBytes: web.web.maxFrameBytes,
-                          refusal: { web.web.refusal(origin: $0, host: $1) },
+                          admit: { web.admit(origin: $0, host: $1, address: $2) }, release: { web.release(address: $0) },
                           handOff: { try await web.handOff($0, address: $1) })
     }
 

@@ -4,19 +4,26 @@ internal import NIOHTTP1
 internal import NIOPosix
 internal import NIOWebSocket
 
-/// Why a WebSocket to `/capture` was not opened: the status the upgrade was answered with.
+/// Why a WebSocket to `/capture` was not opened: the status the upgrade was answered with (0: the connection
+/// closed without an answer), its `Retry-After`, and its body (muevald's one-line reason).
 public struct WebSocketRefused: Error, CustomStringConvertible {
     public let status: Int
-    public var description: String { "the WebSocket upgrade was answered \(status)" }
+    public var retryAfter: String?
+    public var reason = ""
+    public var description: String { "the WebSocket upgrade was answered \(status): \(reason)" }
 }
 
 extension TestDevice {
     /// A browser's device: a WebSocket to `url`'s host and port at its path (`/capture`), sending `origin` as a
-    /// page would; each message it sends is one text frame. Throws `WebSocketRefused` when no upgrade happens.
-    public static func connectWebSocket(host: String = "127.0.0.1", port: Int, path: String = "/capture", origin: String?) async throws -> TestDevice {
+    /// page would; each message it sends is one text frame; from the loopback address `source` when given.
+    /// Throws `WebSocketRefused` when no upgrade happens.
+    public static func connectWebSocket(host: String = "127.0.0.1", port: Int, path: String = "/capture", origin: String?,
+                                        source: String? = nil) async throws -> TestDevice {
         let inbox = ReplyInbox()
         let upgraded = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Void.self)
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+        let channel = try await bootstrap
             .channelInitializer { channel in
                 let upgrader = NIOWebSocketClientUpgrader(requestKey: Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
                                                           maxFrameSize: 1 << 24) { channel, _ in
@@ -48,22 +55,30 @@ extension TestDevice {
     }
 }
 
-/// Before the upgrade: a response that is no upgrade fails it with its status.
+/// Before the upgrade: a response that is no upgrade fails it with its status, `Retry-After` and body, once whole.
 private final class UpgradeRefusal: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     static let name = "UpgradeRefusal"
     private let upgraded: EventLoopPromise<Void>
+    private var refused = WebSocketRefused(status: 0)
 
     init(upgraded: EventLoopPromise<Void>) {
         self.upgraded = upgraded
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head(let head) = unwrapInboundIn(data) { upgraded.fail(WebSocketRefused(status: Int(head.status.code))) }
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            refused = WebSocketRefused(status: Int(head.status.code), retryAfter: head.headers.first(name: "retry-after"))
+        case .body(let body):
+            refused.reason += String(buffer: body)
+        case .end:
+            upgraded.fail(refused)
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        upgraded.fail(WebSocketRefused(status: 0))
+        upgraded.fail(refused)
         context.fireChannelInactive()
     }
 }

@@ -30,6 +30,9 @@ public final class CaptureCounters: Sendable {
     public let tlsHandshakeFailures = Atomic<Int>(0)
     /// Pairing attempts refused unread: their address sent too many wrong codes (`PairingGuard`).
     public let pairingRefused = Atomic<Int>(0)
+    /// Connections and WebSocket upgrades turned away at the door, by reason (rare: counted under a lock, logged
+    /// once a minute per address).
+    public let refusals = Refusals()
 
     public init() {}
 
@@ -50,7 +53,8 @@ public final class CaptureCounters: Sendable {
                  mediaChunksStored: mediaChunksStored.load(ordering: .relaxed),
                  mediaRefused: mediaRefused.load(ordering: .relaxed),
                  tlsHandshakeFailures: tlsHandshakeFailures.load(ordering: .relaxed),
-                 pairingRefused: pairingRefused.load(ordering: .relaxed))
+                 pairingRefused: pairingRefused.load(ordering: .relaxed),
+                 refusals: refusals.counts())
     }
 }
 

@@ -10,7 +10,7 @@ public final class ConnectionLedger: Sendable {
     /// What a server does with a new connection.
     public enum Admitted: Sendable, Equatable {
         case admitted(ConnectionAdmission.ID)
-        case refused(String)
+        case refused(Refusal)
     }
 
     private struct State {

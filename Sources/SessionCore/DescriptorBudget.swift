@@ -1,4 +1,5 @@
 internal import DequeModule
+public import SessionModel
 
 /// Where muevald's open-file limit goes: a reserve for everything that is not a network connection
 /// (session files with their -wal and -shm, the catalog, the control socket, reports and their
@@ -68,7 +69,7 @@ public enum ConnectionKind: Sendable, Equatable, Hashable, CaseIterable {
 }
 
 /// Admission against the budget, as a value: a new connection is admitted, or refused with a
-/// reason the capture server sends to the device; near the budget, admitting one also names the
+/// reason the capture server sends to the device (and the console to a browser); near the budget, admitting one also names the
 /// connection that has waited longest without saying anything, to be closed. No I/O and no clock:
 /// connections are ordered by when they opened, and a pending connection has been silent since.
 public struct ConnectionAdmission: Sendable {
@@ -76,7 +77,7 @@ public struct ConnectionAdmission: Sendable {
 
     public enum Decision: Sendable, Equatable {
         case admit(ID, evict: ID?)
-        case refuse(String, evict: ID?)
+        case refuse(Refusal, evict: ID?)
     }
 
     public private(set) var budget: DescriptorBudget
@@ -116,12 +117,15 @@ public struct ConnectionAdmission: Sendable {
         let cap = server == .capture ? budget.capture : budget.console
         if count(server) >= cap {
             refused += 1
-            let name = server == .capture ? "device connections (server.max_connections" : "console connections (console.max_connections"
-            return .refuse("the server has reached its limit of \(cap) \(name), clamped to the open-file budget)", evict: evict)
+            let (reason, name): (RefusalReason, String) = server == .capture
+                ? (.deviceConnections, "device connections (server.max_connections") : (.consoleConnections, "console connections (console.max_connections")
+            return .refuse(Refusal(reason, "the server has reached its limit of \(cap) \(name), clamped to the open-file budget)",
+                                   retryAfter: Refusal.capRetryAfter), evict: evict)
         }
         if open >= budget.connections {
             refused += 1
-            return .refuse("the server has reached its budget of \(budget.connections) connections (open-file limit \(budget.limit), \(budget.reserve) kept for its files)", evict: evict)
+            return .refuse(Refusal(.descriptorBudget, "the server has reached its budget of \(budget.connections) connections (open-file limit \(budget.limit), \(budget.reserve) kept for its files: limits.descriptor_reserve)",
+                                   retryAfter: Refusal.capRetryAfter), evict: evict)
         }
         let id = nextID
         nextID += 1

@@ -21,9 +21,14 @@ public struct CounterSnapshot: Codable, Sendable, Equatable {
     /// Pairing attempts refused without comparing the code: their address sent too many wrong
     /// codes (backoff or lockout); absent in the JSON of a muevald before the limit, read as 0.
     public var pairingRefused: Int
+    /// Connections and WebSocket upgrades turned away before they carried anything, by `RefusalReason`'s raw
+    /// value, every reason present; absent in the JSON of a muevald before issue 52, read as none.
+    public var refusals: [String: Int]
 
     public init(connectionsAccepted: Int = 0, connectionsRefused: Int = 0, connectionsOpen: Int = 0, eventsReceived: Int = 0, eventsStored: Int = 0, eventsDuplicate: Int = 0, eventsFiltered: Int = 0, eventsRejectedNoSession: Int = 0, eventsFailedStorage: Int = 0, malformedMessages: Int = 0, repliesDropped: Int = 0, authenticationFailures: Int = 0, bytesReceived: Int = 0,
-                mediaChunksStored: Int = 0, mediaRefused: Int = 0, tlsHandshakeFailures: Int = 0, pairingRefused: Int = 0) {
+                mediaChunksStored: Int = 0, mediaRefused: Int = 0, tlsHandshakeFailures: Int = 0, pairingRefused: Int = 0,
+                refusals: [String: Int] = CounterSnapshot.noRefusals) {
+        self.refusals = refusals
         self.connectionsAccepted = connectionsAccepted
         self.connectionsRefused = connectionsRefused
         self.connectionsOpen = connectionsOpen
@@ -46,8 +51,11 @@ public struct CounterSnapshot: Codable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case connectionsAccepted, connectionsRefused, connectionsOpen, eventsReceived, eventsStored, eventsDuplicate, eventsFiltered,
              eventsRejectedNoSession, eventsFailedStorage, malformedMessages, repliesDropped, authenticationFailures, bytesReceived,
-             mediaChunksStored, mediaRefused, tlsHandshakeFailures, pairingRefused
+             mediaChunksStored, mediaRefused, tlsHandshakeFailures, pairingRefused, refusals
     }
+
+    /// Every reason at 0.
+    public static let noRefusals = Dictionary(uniqueKeysWithValues: RefusalReason.allCases.map { ($0.rawValue, 0) })
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -60,6 +68,7 @@ public struct CounterSnapshot: Codable, Sendable, Equatable {
                   repliesDropped: try count(.repliesDropped), authenticationFailures: try count(.authenticationFailures),
                   bytesReceived: try count(.bytesReceived), mediaChunksStored: try count(.mediaChunksStored),
                   mediaRefused: try count(.mediaRefused), tlsHandshakeFailures: try count(.tlsHandshakeFailures),
-                  pairingRefused: try count(.pairingRefused))
+                  pairingRefused: try count(.pairingRefused),
+                  refusals: Self.noRefusals.merging(try c.decodeIfPresent([String: Int].self, forKey: .refusals) ?? [:]) { $1 })
     }
 }

@@ -27,6 +27,7 @@ enum ControlOutput {
             live tails          \(status.tails)
             refused             \(c.eventsRejectedNoSession) without session, \(c.malformedMessages) malformed, \(c.eventsFailedStorage) not storable, \(c.repliesDropped) replies dropped
             credentials         \(c.authenticationFailures) wrong token or pairing code, \(c.pairingRefused) pairing attempts held back (too many wrong codes)
+            turned away         \(Self.refusals(c.refusals))
 
             """
         if let descriptors = status.descriptors { text += "descriptors         " + Self.descriptors(descriptors) + "\n" }
@@ -55,6 +56,15 @@ enum ControlOutput {
             + "devices \(d.captureDevices) + \(d.capturePending) before hello (up to \(d.captureLimit)), "
             + "console \(d.consoleHTTP) + \(d.consolePending) before a request + \(d.consoleWebSockets) WebSockets (up to \(d.consoleLimit)), "
             + "control \(d.control); \(d.refused) refused, \(d.evicted) silent ones closed to make room, \(d.timedOut) timed out"
+    }
+
+    /// Connections and upgrades refused at the door, by the setting that refused them:
+    /// `3 by capture.web_max_per_address (web_per_address), 1 by …`, or `none`.
+    static func refusals(_ counts: [String: Int]) -> String {
+        let lines = counts.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { key, count in
+            "\(count) \(RefusalReason(rawValue: key).map { "by \($0.setting) " } ?? "")(\(key))"
+        }
+        return lines.isEmpty ? "none" : lines.joined(separator: ", ")
     }
 
     /// What is transcribed now and what waits: `transcribing  session 3 voice-1 42 % (1 more waits)`.

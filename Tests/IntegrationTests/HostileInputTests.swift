@@ -258,7 +258,8 @@ final class HostileInputTests: XCTestCase {
         try await eventually("the refused connection to be closed") { refused.isClosed ? true : nil }
         var counters = try await lab.status().counters
         XCTAssertEqual(counters.connectionsRefused, 1)
-        XCTAssertTrue(lab.daemon.log.contains("connection refused: the server has reached its limit"))
+        XCTAssertEqual(counters.refusals["device_connections"], 1)
+        XCTAssertTrue(lab.daemon.log.contains("refused a device connection from 127.0.0.1: the server has reached its limit"))
 
         for device in idle { await device.close() }
         try await eventually("the idle connections to be closed") { () -> Bool? in
@@ -285,11 +286,12 @@ final class HostileInputTests: XCTestCase {
         try await eventually("5 connections to be open") { try await lab.status().counters.connectionsOpen == 5 ? true : nil }
         let sixth = try await lab.daemon.connectDevice()
         let reason = try await sixth.waitFor("the refusal") { _ in sixth.errors.first?.reason }
-        XCTAssertEqual(reason, "too many connections from 127.0.0.1 (limit 5)")
+        XCTAssertEqual(reason, "too many connections from 127.0.0.1 (limit 5, server.max_connections_per_address)")
         try await eventually("the refused connection to be closed") { sixth.isClosed ? true : nil }
-        let refused = try await lab.status().counters.connectionsRefused
-        XCTAssertEqual(refused, 1)
-        XCTAssertTrue(lab.daemon.log.contains("connection refused: too many connections from 127.0.0.1"))
+        let counters = try await lab.status().counters
+        XCTAssertEqual(counters.connectionsRefused, 1)
+        XCTAssertEqual(counters.refusals["device_per_address"], 1)
+        XCTAssertTrue(lab.daemon.log.contains("refused a device connection from 127.0.0.1: too many connections from 127.0.0.1"))
         try await lab.good.send(events: 10)
 
         // One closes: one more fits.

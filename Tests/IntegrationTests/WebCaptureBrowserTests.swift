@@ -203,8 +203,8 @@ final class WebCaptureBrowserTests: XCTestCase {
         let capture = console.replacingOccurrences(of: "https://", with: "wss://") + "/capture"
         let refused = try browser(["refusals", capture, certificates.caFile, origin, code, "\(app)&mueval=\(code)",
                                    certificates.certificateFile, profile], daemon)
-        // On the console's address a refused upgrade is a 400 (docs/PROTOCOL.md, "WebSocket": 403 on the endpoint's own).
-        XCTAssertEqual(refused["foreignOrigin"] as? Int, 400, "an Origin not in capture.web_origins")
+        // A refused upgrade is a 403 with its reason (docs/PROTOCOL.md, "WebSocket").
+        XCTAssertEqual(refused["foreignOrigin"] as? Int, 403, "an Origin not in capture.web_origins")
         let missing = try XCTUnwrap(refused["noInvitation"] as? String)
         XCTAssertTrue(missing.hasPrefix("a web device must present an invitation or a pairing code"), missing)
         XCTAssertEqual(refused["otherPhone"] as? String, "this invitation is in use by another phone")

@@ -48,10 +48,11 @@ final class WebCaptureTests: XCTestCase {
             _ = try await TestDevice.connectWebSocket(port: port, origin: "https://elsewhere.example")
             XCTFail("a foreign origin was upgraded")
         } catch let refused as WebSocketRefused {
-            XCTAssertEqual(refused.status, 400)
+            XCTAssertEqual(refused.status, 403)
+            XCTAssertEqual(refused.reason, "pages from https://elsewhere.example may not capture here: add it to capture.web_origins\n")
         }
         _ = try await eventually(timeout: 10, "the refusal logged") {
-            daemon.log.contains("refused: pages from https://elsewhere.example may not capture here: add it to capture.web_origins") ? true : nil
+            daemon.log.contains("refused a web device from 127.0.0.1 with 403: pages from https://elsewhere.example may not capture here: add it to capture.web_origins") ? true : nil
         }
 
         // An allowed page without an invitation or a pairing code gets no session, even with one open for any device.
@@ -117,6 +118,7 @@ final class WebCaptureTests: XCTestCase {
             XCTFail("a foreign origin was upgraded")
         } catch let refused as WebSocketRefused {
             XCTAssertEqual(refused.status, 403)
+            XCTAssertEqual(refused.reason, "pages from https://elsewhere.example may not capture here: add it to capture.web_origins\n")
         }
         // Opened (`--web-open`): a page's device records into the session waiting for any device.
         let started = try daemon.ok(["start", "--name", "kiosk"]).trimmingCharacters(in: .newlines)

@@ -1,4 +1,5 @@
 @testable import SessionCore
+import SessionModel
 import Testing
 
 /// The descriptor budget and its admission, without sockets: caps clamped, refusals at the caps,
@@ -24,12 +25,14 @@ import Testing
             Issue.record("a third device connection is refused")
             return
         }
-        #expect(reason.contains("server.max_connections"))
+        #expect(reason.message.contains("server.max_connections"))
+        #expect(reason.reason == .deviceConnections)
         guard case .refuse(let console, nil) = admission.open(.console) else {
             Issue.record("a second console connection is refused")
             return
         }
-        #expect(console.contains("console.max_connections"))
+        #expect(console.message.contains("console.max_connections"))
+        #expect(console.reason == .consoleConnections)
         #expect(admission.refused == 2)
     }
 
@@ -80,7 +83,8 @@ import Testing
             Issue.record("refused at the budget")
             return
         }
-        #expect(reason.contains("budget of 4 connections"))
+        #expect(reason.message.contains("budget of 4 connections"))
+        #expect(reason.reason == .descriptorBudget && reason.retryAfter == Refusal.capRetryAfter)
     }
 
     @Test func aNamedConnectionThatSpeaksAfterwardsStaysPendingUntilItCloses() {
