@@ -10,6 +10,8 @@ struct SeqLedger {
     /// One device's seqs; a class, so that the last device's can be kept at hand.
     private final class DeviceSeqs {
         var blocks: [Int64: UInt64] = [:]
+        /// Every seq up to this one is held by the device's previous session (`setFloor`).
+        var floor: Int64?
     }
 
     private var byDevice: [String: DeviceSeqs] = [:]
@@ -21,6 +23,7 @@ struct SeqLedger {
     mutating func insert(device: String, seq: Int64) -> Bool {
         let (block, bit) = Self.position(of: seq)
         let seqs = seqs(of: device)
+        if let floor = seqs.floor, seq <= floor { return false }
         // One in-place lookup (the `default:` subscript modifies without copying).
         func set(_ word: inout UInt64) -> Bool {
             defer { word |= bit }
@@ -35,6 +38,21 @@ struct SeqLedger {
         let seqs = seqs(of: device)
         guard let word = seqs.blocks[block] else { return }
         seqs.blocks[block] = word & ~bit == 0 ? nil : word & ~bit
+    }
+
+    /// The device's previous session stored its seqs up to `seq` (it stopped while the device was away): what
+    /// the device resends of them is taken for recorded.
+    mutating func setFloor(_ seq: Int64, of device: String) {
+        let seqs = seqs(of: device)
+        seqs.floor = max(seqs.floor ?? seq, seq)
+    }
+
+    /// The device's highest seq recorded here, its floor included; nil when there is none. Once per stop:
+    /// one pass over the device's blocks.
+    func highest(of device: String) -> Int64? {
+        guard let seqs = byDevice[device] else { return nil }
+        let top = seqs.blocks.keys.max().map { block in (block << 6) + Int64(63 - seqs.blocks[block]!.leadingZeroBitCount) }
+        return [top, seqs.floor].compactMap { $0 }.max()
     }
 
     private mutating func seqs(of device: String) -> DeviceSeqs {

@@ -126,6 +126,17 @@ public final class SessionFile {
         return database.changes > 0 ? database.lastInsertRowID : nil
     }
 
+    /// The device's previous session stored its seqs up to `seq` and stopped while the device was away: what
+    /// the device resends of them here is a duplicate, acknowledged and not stored (docs/SESSION-CORE.md, "Drops").
+    package func setResendFloor(_ seq: Int64, of device: String) {
+        stored.setFloor(seq, of: device)
+    }
+
+    /// The highest seq stored of `device`, its resend floor included; nil when none (or the file is `indexed`).
+    package func highestSeq(of device: String) -> Int64? {
+        stored.highest(of: device)
+    }
+
     /// Writes the session's own row, so that the file describes itself when copied away.
     public func writeMetadata(_ session: SessionRecord) throws {
         let statement = try database.prepare("""
