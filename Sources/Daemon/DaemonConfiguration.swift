@@ -50,6 +50,8 @@ public struct DaemonConfiguration: Sendable {
     public var invitationLifetime = Studies.defaultInvitationLifetime
     /// `studies.invited_session_idle`: seconds an invited session waits for its phone to come back before it stops.
     public var invitedSessionIdle: Double = 1800
+    /// `capture.reconnect_grace`: seconds an automatic session waits for its device after a drop (config/muevald.toml says why 120).
+    public var reconnectGrace: Double = 120
     /// `pool.max_*`: the tester pool's sizes.
     public var pool = PoolLimits()
     /// Limits of `muevalctl import` (docs/IMPORT.md).
@@ -171,6 +173,7 @@ extension ConfigurationOption {
             config.capture.web.maxFrameBytes = bytes
             return true
         },
+        .number("capture.reconnect_grace", \.reconnectGrace, reloadable: true) { $0 >= 0 && $0 <= 86_400 },
         .positive("limits.descriptor_reserve", \.descriptorReserve),
         .positive("limits.max_message_bytes", \.capture.wireLimits.maxMessageBytes, reloadable: true),
         .positive("limits.max_nesting_depth", \.capture.wireLimits.maxDepth, reloadable: true),

@@ -70,7 +70,8 @@ public struct MuEvalDaemon {
         }
         let registry = SessionRegistry(
             catalog: catalog, policy: configuration.capture.unknownDevicePolicy,
-            journalLimits: configuration.capture.journal, maxMediaBytes: configuration.capture.maxMediaBytes, counters: counters, tail: liveTail, logger: logger,
+            journalLimits: configuration.capture.journal, maxMediaBytes: configuration.capture.maxMediaBytes,
+            reconnectGrace: configuration.reconnectGrace, counters: counters, tail: liveTail, logger: logger,
             events: events, commitObserver: { session, report in
                 router.route(report, of: session)
                 replicator?.committed()
@@ -150,6 +151,7 @@ public struct MuEvalDaemon {
             logLevel.level = reloaded.logLevel
             StderrLogHandler.setQueueLimit(reloaded.logQueueLines)
             settings.update(reloaded.capture)
+            registry.setReconnectGrace(reloaded.reconnectGrace)
             ledger.update(capture: reloaded.capture.maxConnections, console: reloaded.consoleConnectionCap)
             for clamp in ledger.budget.clamped { logger.warning("reload: \(clamp), the descriptor budget") }
             // A renewed certificate in the same files serves the next handshake; open connections keep theirs.
@@ -181,7 +183,9 @@ public struct MuEvalDaemon {
         logger.notice("\(BuildInfo.versionLine(program: "muevald")) starting: data in \(dataDirectory), policy for unknown devices: \(configuration.capture.unknownDevicePolicy.rawValue)")
         // Shutdown runs from the last to the first.
         var services: [any Service] = [JournalService(registry: registry),
-                                       transcriptionWorker, automaticReports, studyCompletion, control, capture,
+                                       transcriptionWorker, automaticReports, studyCompletion, control,
+                                       // Shut down right after the capture server: the sessions its closing left waiting stop.
+                                       ReconnectGraceShutdown(registry: registry), capture,
                                        InvitedSessionTimer(registry: registry, idleAfter: configuration.invitedSessionIdle),
                                        PendingWithdrawals(studies: studies, logger: logger)]
         if let replicator {

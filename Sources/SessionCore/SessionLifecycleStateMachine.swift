@@ -22,6 +22,8 @@ package struct SessionLifecycleStateMachine {
         package var invitation: String? = nil
         /// Since when no connection records into it (nil while one does).
         package var idleSince: Double? = nil
+        /// An automatic session whose device dropped: the number of the reconnect grace's timer that stops it.
+        package var graceTimer: UInt64? = nil
     }
 
     /// What goes to disk with a new record: its file (unless `file` is false) and the catalog.
@@ -70,8 +72,17 @@ package struct SessionLifecycleStateMachine {
         case openInvitedSession(Invitation)
         /// The catalog stores this change of an invitation's status (`InvitationLifecycle` decided it).
         case storeInvitation(InvitationTransition)
-        /// Stop this session at `now` (opened by the `auto` policy, its connection ended).
+        /// Stop this session at `now` (opened by the `auto` policy, its device said goodbye or stayed away).
         case stop(Int64, now: Double)
+        /// Stop this automatic session after `seconds` unless its device reconnects: `reconnectGraceEnded(id, timer:)` then.
+        case startReconnectGrace(Int64, timer: UInt64, seconds: Double)
+        /// Its device is back, or it stops otherwise: the grace's timer is not needed.
+        case cancelReconnectGrace(Int64)
+        /// The session stops for its device's drop: once its stop has committed its last events, keep the highest
+        /// seq it stored of `device`, which the device's next session takes for stored (`applyResendFloor`).
+        case rememberResendFloor(Int64, device: String)
+        /// The device records into this session: what it resends of its previous session's seqs is acknowledged, not stored.
+        case applyResendFloor(Int64, device: String)
     }
 
     package let policy: UnknownDevicePolicy
@@ -81,6 +92,13 @@ package struct SessionLifecycleStateMachine {
     var pairingGuard = PairingGuard()
     /// What an invitation a phone presents comes to, and its status as its session opens and stops.
     let invitations = InvitationLifecycle()
+    /// Seconds an automatic session waits for its device after a connection lost without a goodbye
+    /// (`capture.reconnect_grace`); 0: it stops at once.
+    package var reconnectGrace: Double = 0
+    /// The last reconnect grace's timer number: a timer that fires late for an earlier drop stops nothing.
+    var graceTimers: UInt64 = 0
+    /// Devices whose automatic session stopped for their drop, and that session: its highest seq is the floor of their next one.
+    package internal(set) var resendFloors: [String: Int64] = [:]
 
     package init(policy: UnknownDevicePolicy, makePairingCode: @escaping @Sendable () -> String) {
         self.policy = policy
@@ -133,6 +151,7 @@ package struct SessionLifecycleStateMachine {
         session.record.state = .stopped
         session.record.stopped = now
         return .success([.update(session.record, write: nil), .publish(.stopping(session.record))]
+                        + (session.graceTimer == nil ? [] : [.cancelReconnectGrace(id)])
                         + (session.invitation.map { [.storeInvitation(invitations.sessionStopped($0))] } ?? []))
     }
 
@@ -241,8 +260,10 @@ extension SessionLifecycleStateMachine {
 
     /// A device's connection ended (or the device changed its identity); `cleanly` when it said
     /// goodbye. When it was the session's last connection, the session is interrupted (with a gap
-    /// in the recording unless `cleanly`) or stopped: opened by the `auto` policy, or opened by an
-    /// invitation whose device said goodbye (an unmoderated session has nobody to stop it).
+    /// in the recording unless `cleanly`) or stopped: opened by the `auto` policy and said goodbye
+    /// (or dropped, without a reconnect grace), or opened by an invitation whose device said goodbye
+    /// (an unmoderated session has nobody to stop it). An automatic session whose device dropped
+    /// waits out its reconnect grace (`SessionLifecycleReconnect.swift`).
     package mutating func detached(_ id: Int64, connection: UInt64, device: String, cleanly: Bool, now: Double) -> [Action] {
         let marker = Action.tailAfterCommits(TailLine(kind: .deviceDisconnected, session: id, time: now, device: device,
                                                       detail: cleanly ? "said goodbye" : "connection lost"))
@@ -254,13 +275,18 @@ extension SessionLifecycleStateMachine {
         session.record.state = .interrupted
         session.idleSince = now
         let detachedEvent = Action.publish(.deviceDetached(session.record, device: device, cleanly: cleanly))
-        if session.isAutomatic || (cleanly && session.invitation != nil) {
+        if session.isAutomatic, !cleanly, reconnectGrace <= 0 {
+            return [marker, .update(session.record, write: nil), detachedEvent] + stopForDrop(id, device: device, now: now)
+        }
+        if cleanly, session.isAutomatic || session.invitation != nil {
             return [marker, .update(session.record, write: nil), detachedEvent, .stop(id, now: now)]
         }
         let write = Write(device: DeviceRecord(id: device, firstSeen: now, lastSeen: now),
                           gap: cleanly ? nil : .open(at: now, reason: "device \(device) disconnected without goodbye"))
+        let grace = session.isAutomatic ? startGrace(&session) : []
         return [marker, .update(session.record, write: write),
-                .log(.info, "session \(id) interrupted: device \(device) \(cleanly ? "said goodbye" : "disconnected")"), detachedEvent]
+                .log(.info, "session \(id) interrupted: device \(device) \(cleanly ? "said goodbye" : "disconnected")" + Self.graceNotice(grace)),
+                detachedEvent] + grace
     }
 
     /// The open session the device may record into, claiming a free one; nil when there is none.
@@ -290,6 +316,7 @@ extension SessionLifecycleStateMachine {
         let before = session.record.state
         session.connections.insert(connection)
         session.idleSince = nil
+        var actions = reconnected(&session, device: device.id)
         session.record.device = device.id
         session.record.state = .recording
         if session.record.started == nil { session.record.started = now }
@@ -297,7 +324,7 @@ extension SessionLifecycleStateMachine {
         let hello = device.hello
         let deviceRecord = DeviceRecord(id: device.id, device: hello?.device ?? DeviceDescription(), address: device.address,
                                         firstSeen: now, lastSeen: now)
-        var actions: [Action] = [
+        actions += [
             .update(session.record, write: Write(device: deviceRecord, gap: .close(at: now))),
             .tail(TailLine(kind: .deviceConnected, session: id, time: now, device: device.id,
                            detail: [hello?.device.name, hello?.model, device.address].compactMap { $0 }.joined(separator: ", "))),

@@ -47,16 +47,26 @@ extension SessionRegistry {
     }
 
     func stop(_ session: EvaluationSession, now: Double) async throws -> SessionRecord {
-        try lock.withLock {
-            let actions = try machine.stopRequested(session.id, now: now).get()
-            live[session.id] = nil
-            _ = perform(actions, context: session)
-        }
-        try await session.journal.flush()
-        let final = session.snapshot
-        try await session.journal.perform { file in
-            try file.writeMetadata(final)
-            try file.closeGaps(at: now)
+        // Stopped for its device's drop: the device's next session waits for the highest seq this one stored.
+        let floor = lock.withLock { resendFloors.first { $0.value.session == session.id } }
+        let final: SessionRecord
+        do {
+            try lock.withLock {
+                let actions = try machine.stopRequested(session.id, now: now).get()
+                live[session.id] = nil
+                _ = perform(actions, context: session)
+            }
+            try await session.journal.flush()
+            final = session.snapshot
+            let highest = try await session.journal.perform { file -> Int64? in
+                try file.writeMetadata(final)
+                try file.closeGaps(at: now)
+                return floor.flatMap { file.highestSeq(of: $0.key) }
+            }
+            floor?.value.settle(highest)
+        } catch {
+            floor?.value.settle(nil)
+            throw error
         }
         try await session.journal.close()
         try catalog.update(final)
@@ -115,7 +125,14 @@ extension SessionRegistry {
     /// restart. The lifecycle events end.
     public func shutdown() async {
         let sessions = lock.withLock { () -> [EvaluationSession] in
-            defer { live = [:] }
+            defer {
+                live = [:]
+                graceTimers.values.forEach { $0.cancel() }
+                graceTimers = [:]
+                // No session opens any more: nothing waits for a floor.
+                resendFloors.values.forEach { $0.settle(nil) }
+                resendFloors = [:]
+            }
             return machine.shutdown().compactMap { live[$0] }
         }
         for session in sessions {

@@ -29,6 +29,10 @@ public final class SessionRegistry: @unchecked Sendable {
     /// Under `lock`: the decisions, and the live sessions they are about (the same ids).
     var machine: Machine
     var live: [Int64: EvaluationSession] = [:]
+    /// Under `lock`: the running reconnect graces' timers, by session (`SessionRegistry+ReconnectGrace.swift`).
+    var graceTimers: [Int64: Task<Void, Never>] = [:]
+    /// Under `lock`: per device, the floor its automatic session's stop for its drop leaves for its next session.
+    var resendFloors: [String: ResendFloor] = [:]
     /// Called after every commit, with the session it belongs to (acknowledgements, live tail).
     private let commitObserver: @Sendable (EvaluationSession, CommitReport) -> Void
     /// The sessions' lifecycle events, for the daemon's services to follow.
@@ -36,8 +40,10 @@ public final class SessionRegistry: @unchecked Sendable {
     /// The web console's address, which the console sets once it listens (welcome's questionnaire link).
     public let consoleAddress = ConsoleAddress()
 
+    /// `reconnectGrace`: seconds an automatic session waits for its device after a drop (`capture.reconnect_grace`,
+    /// which muevald passes); 0 stops it at once.
     public init(catalog: Catalog, policy: UnknownDevicePolicy, journalLimits: JournalWriterLimits,
-                maxMediaBytes: Int = EvaluationSession.defaultMaxMediaBytes,
+                maxMediaBytes: Int = EvaluationSession.defaultMaxMediaBytes, reconnectGrace: Double = 0,
                 counters: CaptureCounters, tail: LiveTail, logger: Logger,
                 events: SessionEvents = SessionEvents(),
                 commitObserver: @escaping @Sendable (EvaluationSession, CommitReport) -> Void) {
@@ -49,6 +55,7 @@ public final class SessionRegistry: @unchecked Sendable {
         self.logger = logger
         self.commitObserver = commitObserver
         machine = Machine(policy: policy, makePairingCode: Machine.randomPairingCode)
+        machine.reconnectGrace = reconnectGrace
         self.events = events
     }
 
@@ -138,6 +145,15 @@ public final class SessionRegistry: @unchecked Sendable {
             case .stop(let id, let now):
                 guard let session = session(id) else { continue }
                 Task { _ = try? await self.stop(session, now: now) }
+            case .startReconnectGrace(let id, let timer, let seconds):
+                startGraceTimer(id, timer: timer, seconds: seconds)
+            case .cancelReconnectGrace(let id):
+                graceTimers.removeValue(forKey: id)?.cancel()
+            case .rememberResendFloor(let id, let device):
+                resendFloors.updateValue(ResendFloor(session: id), forKey: device)?.settle(nil)
+            case .applyResendFloor(let id, let device):
+                guard let floor = resendFloors.removeValue(forKey: device), let session = session(id) else { continue }
+                applyResendFloor(floor, device: device, to: session)
             }
         }
         return outcome
