@@ -30,6 +30,9 @@ final class ConsoleMetrics: Sendable {
     private let budgetCounters: [(metric: Metrics.Counter, value: @Sendable (DescriptorStatus) -> Int)]
     /// Connections and upgrades refused at the door, by reason (`mueval_refusals_total{reason="web_per_address"}`).
     private let refusals: [(metric: Metrics.Counter, reason: String)]
+    /// Stopped sessions' automatic reports in the durable queue: waiting, and being written (docs/REPORTS.md).
+    private let reportsWaiting: Metrics.Gauge
+    private let reportsWriting: Metrics.Gauge
     /// What the counters had at the previous scrape.
     private let previous = NIOLockedValueBox(CounterSnapshot())
     private let previousBudget = NIOLockedValueBox<DescriptorStatus?>(nil)
@@ -66,6 +69,8 @@ final class ConsoleMetrics: Sendable {
         descriptorsOpen = Metrics.Gauge(label: "mueval_descriptors_open", dimensions: [], factory: factory)
         descriptorsLimit = Metrics.Gauge(label: "mueval_descriptors_limit", dimensions: [], factory: factory)
         connectionBudget = Metrics.Gauge(label: "mueval_connection_budget", dimensions: [], factory: factory)
+        reportsWaiting = Metrics.Gauge(label: "mueval_reports_queued", dimensions: [], factory: factory)
+        reportsWriting = Metrics.Gauge(label: "mueval_reports_writing", dimensions: [], factory: factory)
         func kind(_ name: String, _ value: @escaping @Sendable (DescriptorStatus) -> Int) -> (metric: Metrics.Gauge, value: @Sendable (DescriptorStatus) -> Int) {
             (Metrics.Gauge(label: "mueval_connections", dimensions: [("kind", name)], factory: factory), value)
         }
@@ -108,6 +113,10 @@ final class ConsoleMetrics: Sendable {
             replicationUp.record(replication.state == "replicating" ? 1 : 0)
             replicationPending.record(replication.pendingEvents)
             replicationLag.record(replication.lagSeconds ?? 0)
+        }
+        if let reports = status.reports {
+            reportsWaiting.record(reports.waiting)
+            reportsWriting.record(reports.writing)
         }
         if let descriptors = status.descriptors {
             let before = previousBudget.withLockedValue { previous in

@@ -103,7 +103,9 @@ public struct MuEvalDaemon {
         // At most reports.max_concurrent reports (and their face scans) at once, session or study.
         let reportSlots = ReportSlots(limits: configuration.reports)
         let reports = SessionReports(dataDirectory: dataDirectory, logger: logger, slots: reportSlots, faceScanner: configuration.faceScanner)
-        let automaticReports = AutomaticReports(reports: reports, registry: registry)
+        let automaticReports = AutomaticReports(reports: reports, registry: registry, queue: try ReportQueue(dataDirectory: dataDirectory),
+                                                limit: configuration.reports.maxConcurrent, logger: logger)
+        board.postReports { automaticReports.status }
         // One writer of study reports, the console's and the completion's, into one folder per study.
         StudyReportFolders(dataDirectory: dataDirectory).upgrade(logger: logger)
         let studyReports = StudyReports(dataDirectory: dataDirectory, logger: logger, slots: reportSlots,

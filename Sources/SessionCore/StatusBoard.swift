@@ -39,6 +39,7 @@ public final class StatusBoard: Sendable {
         var transcriptions: (@Sendable (Double) -> [SessionTranscription])?
         var replication: (@Sendable () -> ReplicationStatus)?
         var descriptors: (@Sendable () -> DescriptorStatus)?
+        var reports: (@Sendable () -> ReportQueueStatus)?
     }
 
     public init(daemon: DaemonDescription, registry: SessionRegistry, counters: CaptureCounters, liveTail: LiveTail,
@@ -78,6 +79,11 @@ public final class StatusBoard: Sendable {
         posted.withLockedValue { $0.descriptors = status }
     }
 
+    /// Where the automatic reports' queue is read (`AutomaticReports`).
+    public func postReports(_ status: @escaping @Sendable () -> ReportQueueStatus) {
+        posted.withLockedValue { $0.reports = status }
+    }
+
     /// The daemon at a glance now (`muevalctl status`, the console's Server page and /metrics).
     public func status() -> StatusReport {
         status(now: Date().timeIntervalSince1970)
@@ -92,6 +98,6 @@ public final class StatusBoard: Sendable {
             dataDirectory: daemon.dataDirectory, unknownDevicePolicy: daemon.unknownDevicePolicy,
             sessions: registry.openSessions().map(\.snapshot), counters: counters.snapshot(), tails: liveTail.followers,
             storageProblem: health.problem, transcriptions: posted.transcriptions?(now) ?? [], replication: posted.replication?(),
-            descriptors: posted.descriptors?())
+            descriptors: posted.descriptors?(), reports: posted.reports?())
     }
 }

@@ -25,12 +25,15 @@ public struct StatusReport: Codable, Sendable {
     public var replication: ReplicationStatus?
     /// Open files against the limit, and connections by kind against their budget; nil from a muevald before issue 38.
     public var descriptors: DescriptorStatus?
+    /// Stopped sessions' automatic reports waiting in the durable queue and being written; nil from a muevald before issue 52.
+    public var reports: ReportQueueStatus?
 
     public init(version: String, pid: Int32, started: Double, listen: ListenAddress?, listenTLS: ListenAddress? = nil, zeroconf: String, socket: String,
                 dataDirectory: String, unknownDevicePolicy: UnknownDevicePolicy, sessions: [SessionRecord],
                 counters: CounterSnapshot, tails: Int, storageProblem: StorageProblem?, transcriptions: [SessionTranscription] = [],
-                replication: ReplicationStatus? = nil, descriptors: DescriptorStatus? = nil) {
+                replication: ReplicationStatus? = nil, descriptors: DescriptorStatus? = nil, reports: ReportQueueStatus? = nil) {
         self.descriptors = descriptors
+        self.reports = reports
         self.transcriptions = transcriptions
         self.replication = replication
         self.version = version

@@ -51,13 +51,14 @@ package final class SessionReports: Sendable {
         problemMarks.of(session)
     }
 
-    /// Writes the report in the background, or joins the task already writing it.
+    /// Writes the report in the background, or joins the task already writing it. `automatic`: the daemon's report
+    /// of a stop, from the durable queue (`ReportDrain`), which waits its turn however many wait: it is never refused.
     @discardableResult
     package func write(_ record: SessionRecord, name: String = ReportLocations.defaultName,
-                       configuration: ReportConfiguration = ReportConfiguration()) -> Task<ReportState, Never> {
+                       configuration: ReportConfiguration = ReportConfiguration(), automatic: Bool = false) -> Task<ReportState, Never> {
         let key = Key(session: record.id, name: name)
         return tasks.join(key) { [self] in
-            let outcome = await write(record, name: name, configuration: configuration)
+            let outcome = await write(record, name: name, configuration: configuration, automatic: automatic)
             failures.record(outcome, for: key)
             return outcome
         } done: { [finished] outcome in
@@ -87,7 +88,7 @@ package final class SessionReports: Sendable {
         copying.withState { $0.contains(Key(session: session, name: name)) }
     }
 
-    private func write(_ record: SessionRecord, name: String, configuration: ReportConfiguration) async -> ReportState {
+    private func write(_ record: SessionRecord, name: String, configuration: ReportConfiguration, automatic: Bool) async -> ReportState {
         let key = Key(session: record.id, name: name)
         // Written again before the last copy of its screenshots ended, it waits: both would write the same files.
         // Taken in the wait itself, so that nobody slips in between.
@@ -101,7 +102,7 @@ package final class SessionReports: Sendable {
             // Analysis reads the whole session file and the face scan waits for its subprocess (minutes for an
             // hour of video): on the report threads of their own, never NIO's pool, which the console's SQLite
             // calls share, nor the cooperative one; and only as many at once as `reports.max_concurrent` allows.
-            let (digestOutcome, analysed, screenshots) = try await slots.run { try await BlockingWork.run { [faceScanner, problemMarks] in
+            let (digestOutcome, analysed, screenshots) = try await slots.run(unbounded: automatic) { try await BlockingWork.run { [faceScanner, problemMarks] in
                 // The default report's analysis also gives a study session its digest (docs/STUDIES.md, "Digests"),
                 // read before the analysis so that a note added meanwhile makes it stale, never wrong.
                 let digest = name == ReportLocations.defaultName ? StudyDigestMaker(sessionFile: record.path, options: configuration.options) : nil

@@ -35,6 +35,9 @@ enum ControlOutput {
         let codes = status.sessions.compactMap { session in session.pairingCode.map { "session \(session.id) \($0)" } }
         if !codes.isEmpty { text += "pairing codes       \(codes.joined(separator: ", "))\n" }
         if !status.transcriptions.isEmpty { text += transcriptions(status.transcriptions) }
+        if let reports = status.reports, reports.waiting + reports.writing > 0 {
+            text += "reports             \(reports.writing) being written, \(reports.waiting) queued (stopped sessions' automatic reports)\n"
+        }
         if let replication = status.replication {
             let behind = replication.pendingEvents > 0
                 ? "\(replication.pendingEvents) events behind" + (replication.lagSeconds.map { String(format: ", %.1f s", $0) } ?? "")

@@ -198,6 +198,13 @@ final class ConsoleTests: XCTestCase {
         let metrics = try await client.request("GET", "/metrics", authenticated: false)
         XCTAssertTrue(metrics.text.contains("mueval_events_stored_total 21"), metrics.text)
         XCTAssertTrue(metrics.text.contains("# TYPE mueval_events_stored_total counter"), metrics.text)
+        // The stop's automatic report went through the durable queue (issue 52) and left it: none waits, none is written.
+        _ = try await eventually(timeout: 30, "the automatic reports' queue in /metrics, drained") { () -> Bool? in
+            let text = try await client.request("GET", "/metrics", authenticated: false).text
+            return text.contains("mueval_reports_queued 0") && text.contains("mueval_reports_writing 0") ? true : nil
+        }
+        XCTAssertEqual(try daemon.json(StatusReport.self, ["status"]).reports, ReportQueueStatus(waiting: 0, writing: 0))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: daemon.dataDirectory + "/reports/.queue"), [])
     }
 
     func testTheSessionsPageIsToldWhenASessionStarts() async throws {

@@ -18,6 +18,11 @@ import Testing
                         events: SessionEvents(capacity: buffer)) { _, _ in }
     }
 
+    private func automaticReports(_ reports: SessionReports, _ registry: SessionRegistry, limit: Int = 2) throws -> AutomaticReports {
+        AutomaticReports(reports: reports, registry: registry, queue: try ReportQueue(dataDirectory: directory), limit: limit,
+                         logger: Logger(label: "test"))
+    }
+
     private func index(_ session: Int64) -> String { "\(directory)/reports/\(session)/default/index.html" }
     /// The page and problems.json, the last file a report writes: a test that removes its directory before that
     /// made the report fail, logged as an error (the CI log of 2026-11-29).
@@ -31,7 +36,7 @@ import Testing
         // Room for one event: the three starts and stops overflow it before the service reads.
         let registry = try registry(buffer: 1)
         let reports = SessionReports(dataDirectory: directory, logger: Logger(label: "test"))
-        let service = AutomaticReports(reports: reports, registry: registry)
+        let service = try automaticReports(reports, registry)
         var stopped: [Int64] = []
         for name in ["a", "b", "c"] {
             _ = try await registry.start(name: name, testUser: nil, notes: nil, sensors: [], device: nil, now: Date().timeIntervalSince1970)
@@ -48,7 +53,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let registry = try registry(buffer: 100)
         let reports = SessionReports(dataDirectory: directory, logger: Logger(label: "test"))
-        let service = AutomaticReports(reports: reports, registry: registry)
+        let service = try automaticReports(reports, registry)
         let running = Task { try await service.run() }
         defer { running.cancel() }
         var stopped: [Int64] = []
@@ -63,6 +68,62 @@ import Testing
                 "the deleted session's reports are gone")
         #expect(FileManager.default.fileExists(atPath: index(stopped[0])), "the other session's stay")
         await registry.shutdown()
+    }
+
+    /// Issue 52: ~150 sessions stopping within seconds had 67 reports refused (`reports.max_queued`). Automatic reports
+    /// wait in the durable queue instead, however many: here 12 stops against one report at a time and one waiting.
+    @Test func manySessionsStoppingTogetherAllGetTheirReportsAndTheQueueEmpties() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let registry = try registry(buffer: 100)
+        let reports = SessionReports(dataDirectory: directory, logger: Logger(label: "test"),
+                                     slots: ReportSlots(limits: ReportLimits(maxConcurrent: 1, maxQueued: 1)))
+        let service = try automaticReports(reports, registry, limit: 1)
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        var stopped: [Int64] = []
+        for index in 0..<12 {
+            _ = try await registry.start(name: "s\(index)", testUser: nil, notes: nil, sensors: [], device: nil, now: Date().timeIntervalSince1970)
+            stopped.append(try await registry.stop("s\(index)", now: Date().timeIntervalSince1970).id)
+        }
+        #expect(try await eventually(60) { stopped.allSatisfy(written) }, "reports of \(stopped.filter { !written($0) }) missing")
+        let queue = try ReportQueue(dataDirectory: directory)
+        #expect(try await eventually(30) { queue.sessions().isEmpty && service.status == ReportQueueStatus(waiting: 0, writing: 0) },
+                "queue \(queue.sessions()), status \(service.status)")
+        await registry.shutdown()
+    }
+
+    /// A restart finds the queue as the last run left it: those reports are written first.
+    @Test func reportsQueuedBeforeARestartAreWrittenAfterIt() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let registry = try registry(buffer: 100)
+        var stopped: [Int64] = []
+        for name in ["before", "restart"] {
+            _ = try await registry.start(name: name, testUser: nil, notes: nil, sensors: [], device: nil, now: Date().timeIntervalSince1970)
+            stopped.append(try await registry.stop(name, now: Date().timeIntervalSince1970).id)
+        }
+        // As a muevald killed after the stops were queued and before their reports were written leaves it.
+        let queue = try ReportQueue(dataDirectory: directory)
+        for session in stopped { try queue.add(session) }
+        #expect(!stopped.contains(where: written))
+        let service = try automaticReports(SessionReports(dataDirectory: directory, logger: Logger(label: "test")), registry)
+        let running = Task { try await service.run() }
+        defer { running.cancel() }
+        #expect(try await eventually(60) { stopped.allSatisfy(written) && queue.sessions().isEmpty })
+        await registry.shutdown()
+    }
+
+    @Test func theQueueHoldsSessionIdsInOrderAndIgnoresOtherNames() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let queue = try ReportQueue(dataDirectory: directory)
+        for session: Int64 in [12, 3, 100] { try queue.add(session) }
+        try queue.add(3)  // queued twice: once
+        _ = FileManager.default.createFile(atPath: queue.directory + "/.#3", contents: nil)
+        _ = FileManager.default.createFile(atPath: queue.directory + "/notes.txt", contents: nil)
+        #expect(queue.sessions() == [3, 12, 100])
+        queue.remove(12)
+        queue.remove(12)
+        #expect(queue.sessions() == [3, 100])
+        #expect(try ReportQueue(dataDirectory: directory).sessions() == [3, 100], "on disk, for the next run")
     }
 
     @Test func onlySessionsMuevaldStoppedSinceItStartedAreItsToReport() {
