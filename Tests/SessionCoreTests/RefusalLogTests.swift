@@ -74,7 +74,7 @@ private final class Lines: LogHandler, @unchecked Sendable {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-        lines.withLock { $0.append(message.description) }
+    func log(event: LogEvent) {
+        lines.withLock { $0.append(event.message.description) }
     }
 }
