@@ -270,7 +270,10 @@ extension SessionLifecycleStateMachine {
         guard var session = open[id], session.connections.remove(connection) != nil else { return [marker] }
         defer { open[id] = session }
         guard session.connections.isEmpty else {
-            return [marker, .publish(.deviceDetached(session.record, device: device, cleanly: cleanly))]
+            let detached = Action.publish(.deviceDetached(session.record, device: device, cleanly: cleanly))
+            // A goodbye while another connection of the device is still open (a socket that died in silence and is not
+            // noticed yet, a second tab): the device is done, and so is a session that ends at its goodbye.
+            return cleanly && (session.isAutomatic || session.invitation != nil) ? [marker, detached, .stop(id, now: now)] : [marker, detached]
         }
         session.record.state = .interrupted
         session.idleSince = now

@@ -55,6 +55,25 @@ import Testing
         #expect(machine.sessionsAwaitingReconnect() == [3])
     }
 
+    /// The soak of issue 52: a phone's old socket died in silence (muevald has not noticed yet), it reconnected,
+    /// resent and said goodbye on the new one. The goodbye stops its session then, not after the old socket's
+    /// death is noticed and a grace waited out.
+    @Test func aGoodbyeStopsTheSessionWhileAnUnnoticedDeadConnectionIsStillOpen() {
+        var machine = recording()
+        _ = attach(&machine, connection: 2, now: 1_050)
+        let goodbye = machine.detached(3, connection: 2, device: "phone", cleanly: true, now: 1_060)
+        #expect(stops(goodbye))
+    }
+
+    @Test func aConnectionLostWhileAnotherOfTheDeviceRecordsChangesNothing() {
+        var machine = recording()
+        _ = attach(&machine, connection: 2, now: 1_050)
+        let lost = machine.detached(3, connection: 1, device: "phone", cleanly: false, now: 1_060)
+        #expect(!stops(lost))
+        #expect(machine.open[3]?.record.state != .interrupted)
+        #expect(machine.open[3]?.graceTimer == nil)
+    }
+
     @Test func theDeviceBackWithinTheGraceRecordsIntoItsSessionAndItsTimerIsCancelled() throws {
         var machine = recording()
         _ = machine.detached(3, connection: 1, device: "phone", cleanly: false, now: 1_100)
