@@ -104,7 +104,8 @@ class Run:
         """(a) The module from muevald, started with the session's pairing code, connected."""
         self.driver.get(f"{page_url}?server={console}&code={code}")
         phase = self.wait("start() to resolve or throw",
-                          lambda: self.script("return ['started', 'failed'].includes(enginePage.phase) && enginePage.phase"))
+                          # Optional chaining: WebDriver may return from get() before the module defines enginePage (WebKitGTK, loaded).
+                          lambda: self.script("return ['started', 'failed'].includes(globalThis.enginePage?.phase) && enginePage.phase"))
         if phase != "started":
             raise RuntimeError(f"start() threw: {self.script('return enginePage.error')}")
         state = self.wait("the capture to connect", lambda: (s := self.status()) and s["connected"] and s, timeout=60)
