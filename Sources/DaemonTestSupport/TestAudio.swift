@@ -25,6 +25,12 @@ public struct TestAudio: Sendable {
         self.samples = samples
     }
 
+    /// A recording of its own (speech from espeak-ng, noise): 16-bit mono samples at `sampleRate`.
+    public init(samples: [Int16], sampleRate: Int) {
+        self.sampleRate = sampleRate
+        self.samples = samples
+    }
+
     /// The RIFF/WAVE header; `dataBytes` nil writes the 0xFFFFFFFF sizes of a stream still recording.
     public func header(dataBytes: Int?) -> [UInt8] {
         WAVFile.header(sampleRate: sampleRate, dataBytes: dataBytes)
