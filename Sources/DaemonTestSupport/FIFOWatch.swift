@@ -9,7 +9,9 @@ public final class FIFOWatch: Sendable {
 
     public init(_ path: String) {
         Thread.detachNewThread { [self] in
-            let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+            // A signal to this thread (a test's child exiting) may interrupt the blocking open: the watch goes on.
+            var descriptor: Int32
+            repeat { descriptor = open(path, O_WRONLY | O_CLOEXEC) } while descriptor < 0 && errno == EINTR
             opened.withLock { $0 = descriptor >= 0 }
             if descriptor >= 0 { close(descriptor) }
             done.signal()

@@ -76,6 +76,11 @@ import Testing
         opencv.standardOutput = FileHandle.nullDevice
         opencv.standardError = FileHandle.nullDevice
         try opencv.run()
+        // FFmpeg's HLS reader may open the segment again once the watch's writer is gone, and then blocks in open(2) for
+        // ever (seen in a parallel run under load): once it was seen opening the FIFO, it has shown what it does.
+        let deadline = Date().addingTimeInterval(60)
+        while opencv.isRunning, !watch.wasOpened, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if opencv.isRunning { kill(opencv.processIdentifier, SIGKILL) }
         opencv.waitUntilExit()
         #expect(watch.release(fifo), "the FIFO's writer ended")
         #expect(watch.wasOpened, "OpenCV's reader opened the FIFO the playlist names (the attack the gate stops)")
