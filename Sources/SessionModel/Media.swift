@@ -39,7 +39,7 @@ public struct TranscriptSegment: Sendable, Equatable, Codable {
     public var stream: String
     public var start: Double
     public var end: Double
-    /// What was said, lower case as the recogniser writes it.
+    /// What was said, as the recogniser writes it: Whisper with capitals and punctuation, PocketSphinx in lower case.
     public var text: String
     /// The recogniser's confidence, 0…1, when it gives one.
     public var confidence: Double?
@@ -69,6 +69,27 @@ extension TranscriptSegment {
     public func contains(_ text: String) -> Bool {
         let text = text.lowercased()
         return self.text.lowercased().contains(text) || exclamation?.lowercased().contains(text) == true
+    }
+}
+
+/// A word of a transcript with its time on the events' timeline, where the recogniser gives words' times (Whisper).
+public struct TranscriptWord: Sendable, Equatable, Codable {
+    public var device: String
+    public var stream: String
+    public var start: Double
+    public var end: Double
+    /// As the recogniser writes it (" Okay," with its space and comma).
+    public var text: String
+    /// The recogniser's probability of the word, 0…1.
+    public var probability: Double?
+
+    public init(device: String, stream: String, start: Double, end: Double, text: String, probability: Double? = nil) {
+        self.device = device
+        self.stream = stream
+        self.start = start
+        self.end = end
+        self.text = text
+        self.probability = probability
     }
 }
 

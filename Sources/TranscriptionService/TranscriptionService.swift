@@ -257,7 +257,11 @@ public final class TranscriptionService: Sendable {
                                   exclamation: segment.exclamation)
             }
             let file = try SessionFile(path: job.path, synchronous: .full, indexed: true)
-            try file.writeTranscript(device: job.stream.device, stream: job.stream.stream, segments: transcript)
+            let words = transcription.words.map { word in
+                TranscriptWord(device: job.stream.device, stream: job.stream.stream, start: job.stream.start + word.start,
+                               end: job.stream.start + word.end, text: word.text, probability: word.probability)
+            }
+            try file.writeTranscript(device: job.stream.device, stream: job.stream.stream, segments: transcript, words: words)
             status.engine = transcription.engine
             status.state = .done
             status.progress = 1

@@ -126,6 +126,13 @@ final class WhisperTranscriptionTests: XCTestCase {
             XCTAssertLessThanOrEqual(segment.end, Self.start + Double(audio.samples.count) / 22_050 + 0.5)
             XCTAssertNotNil(segment.confidence)
         }
+        // Each word with its time, inside its segment: what was said, word by word.
+        let timed = try reader.transcriptWords()
+        XCTAssertEqual(timed.map(\.text).joined().trimmingCharacters(in: .whitespaces), heard.joined(separator: " "))
+        for word in timed {
+            XCTAssertTrue(transcript.contains { $0.start <= word.start && word.end <= $0.end + 0.01 }, "\(word) outside every segment")
+            XCTAssertNotNil(word.probability)
+        }
         for (phrase, line) in [("where is", 1), ("oh no", 3), ("i can't", 4), ("why did", 5)] {
             XCTAssertTrue(transcript.contains { $0.exclamation == phrase && abs($0.start - (Self.start + starts[line])) <= 1 },
                           "\(phrase) at \(starts[line]) s: \(transcript.map { "\($0.start - Self.start) \($0.text) \($0.exclamation ?? "")" })")
@@ -185,6 +192,7 @@ final class WhisperTranscriptionTests: XCTestCase {
         let reader = try SessionReader(path: session.path)
         for status in try reader.transcriptionStatus() { XCTAssertTrue(status.engine?.hasPrefix("pocketsphinx") == true, "\(status)") }
         XCTAssertFalse(try reader.transcript().isEmpty)
+        XCTAssertEqual(try reader.transcriptWords(), [], "PocketSphinx's transcript has no words' times")
         let warnings = daemon.log.components(separatedBy: "\n").filter { $0.contains("Whisper cannot run") }
         XCTAssertEqual(warnings.count, 1, daemon.log)
         XCTAssertTrue(warnings.first?.contains("faster-whisper is not installed in \(nowhere)") == true, warnings.first ?? "")
@@ -201,6 +209,7 @@ final class WhisperTranscriptionTests: XCTestCase {
         try await waitForTranscripts(copy, streams: 2, after: before)
         let statuses = try SessionReader(path: copy.path).transcriptionStatus()
         for status in statuses { XCTAssertTrue(status.engine?.hasPrefix("faster-whisper") == true, "\(status)") }
+        XCTAssertEqual(Set(try SessionReader(path: copy.path).transcriptWords().map(\.stream)), ["voice-1", "voice-2"])
         // Whisper's text and exclamations now ("publish button" is heard as "publisher" in this voice: 2 of 14 words).
         let transcript = try SessionReader(path: copy.path).transcript().filter { $0.stream == "voice-1" }
         XCTAssertLessThanOrEqual(wordErrorRate(said: lines, heard: transcript.map(\.text)), 0.25, "\(transcript)")
