@@ -138,9 +138,11 @@ final class WhisperProcess: @unchecked Sendable {
 
     /// Sends one piece: false when the child no longer reads (it ended, or was killed).
     func send(samples: ArraySlice<Int16>, start: Double) -> Bool {
+        // A piece is seconds of audio, far below 2^32 samples; one that is not is no piece to send.
+        guard let count = UInt32(exactly: samples.count) else { return false }
         var header = [UInt8]()
         header.reserveCapacity(12)
-        withUnsafeBytes(of: UInt32(samples.count).littleEndian) { header.append(contentsOf: $0) }
+        withUnsafeBytes(of: count.littleEndian) { header.append(contentsOf: $0) }
         withUnsafeBytes(of: start.bitPattern.littleEndian) { header.append(contentsOf: $0) }
         guard header.withUnsafeBytes({ Self.write($0, to: socket) }) else { return false }
         let little = samples.map(\.littleEndian)
