@@ -173,6 +173,7 @@ case "german":
     let path = writeWAV(pcm, name: "mueval-speech-german.wav")
     defer { try? FileManager.default.removeItem(atPath: path) }
     let (transcription, wall, cpu) = transcribe(path)
+    for segment in transcription.segments { FileHandle.standardError.write(Data("heard: \(segment.text)\n".utf8)) }
     print(String(format: "German (%@, voice %@, %.1f min): %@; %.1f s, %.1f s of CPU; %@", engine.rawValue, voice, Double(pcm.count / 2) / 22_050 / 60,
                  WordErrorRate(said: lines.map(\.text), heard: transcription.segments.map(\.text)).description, wall, cpu,
                  transcription.engine))
