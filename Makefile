@@ -168,7 +168,10 @@ bench: deps speech-model
 		&& $(BENCH_SCRATCH)/release/ReportBenchmark study > $(BENCH_SCRATCH)/study.txt
 	-$(BENCH_BUILD) --product SpeechBenchmark \
 		&& $(BENCH_SCRATCH)/release/SpeechBenchmark hour >> $(BENCH_SCRATCH)/report.txt \
-		&& $(BENCH_SCRATCH)/release/SpeechBenchmark exclamations >> $(BENCH_SCRATCH)/report.txt
+		&& for voice in en-us+f2 en-us en-us+m3; do $(BENCH_SCRATCH)/release/SpeechBenchmark exclamations --voice $$voice || exit 1; done \
+			>> $(BENCH_SCRATCH)/report.txt \
+		&& $(BENCH_SCRATCH)/release/SpeechBenchmark german >> $(BENCH_SCRATCH)/report.txt \
+		&& $(BENCH_SCRATCH)/release/SpeechBenchmark quiet >> $(BENCH_SCRATCH)/report.txt
 	$(BENCH_BUILD) --product muevalctl
 	-for span in "--events 500000" "--events 6 --first 0 --last 4102444800" "--sessions 40 --events 12500"; do python3 Benchmarks/stop_memory_bench.py \
 		--muevald $(BENCH_SCRATCH)/release/muevald --muevalctl $(BENCH_SCRATCH)/release/muevalctl $$span; done >> $(BENCH_SCRATCH)/report.txt

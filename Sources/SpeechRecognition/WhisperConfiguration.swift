@@ -35,9 +35,9 @@ public struct WhisperConfiguration: Sendable, Equatable {
     public var installation: String {
         directory ?? Self.directories.first { FileManager.default.fileExists(atPath: $0 + "/models") } ?? Self.directories[0]
     }
-    /// Two workers with 8 stretches each reserved about 1.4 GiB of address space on the hour (docs/SPEECH.md).
+    /// Two workers with 8 stretches each reserved 2.0 GiB of address space on the benchmark hour (docs/SPEECH.md).
     public static let defaultMemoryMiB = 4096
-    /// The hour took 130–190 CPU seconds: two hours' CPU is about twenty hours of think-aloud.
+    /// The benchmark hour took about 160 CPU seconds: two hours' CPU is about forty hours of think-aloud.
     public static let defaultCPUSeconds = 7200
     public static let defaultBatchSize = 8
     public static let batchSizeRange = 1...64
