@@ -153,7 +153,7 @@ fuzz: deps
 		FUZZ_DEPS_SCRATCH=.build FUZZ_DEPS_BUILD="-c debug" Fuzz/run.sh
 
 ## bench: the shipped release build (make deb's), then the end-to-end, console, micro, report, study report, speech, memory after a stop
-## (500k events, and 6 events from 1970 to 2100) and web capture benchmarks;
+## (500k events, and 6 events from 1970 to 2100), web capture and phones at once (500 web phones for five minutes) benchmarks;
 ## prints the figures and writes docs/BENCHMARKS.md (loopback only; docs/DEVELOPMENT.md says how long). The benchmark library
 ## lives in a package of its own (Benchmarks/, its own scratch path), so that `make build` and `make test` never compile it.
 BENCH_SCRATCH ?= $(DEB_SCRATCH)
@@ -185,6 +185,8 @@ bench: deps speech-model
 	-python3 Benchmarks/replication_bench.py --muevald $(BENCH_SCRATCH)/release/muevald --muevalsim $(BENCH_SCRATCH)/release/muevalsim \
 		--muevalctl $(BENCH_SCRATCH)/release/muevalctl >> $(BENCH_SCRATCH)/report.txt
 	-/usr/bin/python3 Benchmarks/web_capture_bench.py --muevald $(BENCH_SCRATCH)/release/muevald >> $(BENCH_SCRATCH)/report.txt
+	-/usr/bin/python3 Benchmarks/phones_at_once.py --muevald $(BENCH_SCRATCH)/release/muevald --muevalctl $(BENCH_SCRATCH)/release/muevalctl \
+		>> $(BENCH_SCRATCH)/report.txt
 	$(BENCH_SCRATCH)/benchmarks/release/muevalbench run --muevald $(BENCH_SCRATCH)/release/muevald \
 		--micro $(BENCH_SCRATCH)/micro.md --report $(BENCH_SCRATCH)/report.txt --study $(BENCH_SCRATCH)/study.txt \
 		--replay-script Benchmarks/replay_first_frame.py --thesis-stack Benchmarks/thesis_stack_bench.py \
