@@ -35,7 +35,7 @@ public struct WhisperConfiguration: Sendable, Equatable {
     public var installation: String {
         directory ?? Self.directories.first { FileManager.default.fileExists(atPath: $0 + "/models") } ?? Self.directories[0]
     }
-    /// Two workers with 8 stretches each reserved 2.0 GiB of address space on the benchmark hour (docs/SPEECH.md).
+    /// Two workers with 8 stretches each reserved up to 2.2 GiB of address space on the benchmark hour (docs/SPEECH.md).
     public static let defaultMemoryMiB = 4096
     /// The benchmark hour took about 160 CPU seconds: two hours' CPU is about forty hours of think-aloud.
     public static let defaultCPUSeconds = 7200
