@@ -40,8 +40,13 @@ enum WhisperScript {
             import numpy
             import ctranslate2, faster_whisper
             from faster_whisper import BatchedInferencePipeline, WhisperModel
-        except ImportError as error:
+        except ModuleNotFoundError as error:
             say({"unavailable": (str(error) or type(error).__name__).splitlines()[0][:300]})
+            sys.exit(0)
+        except (ImportError, MemoryError, OSError) as error:
+            # Installed but not loadable: most likely the address space limit.
+            say({"error": "faster-whisper cannot be loaded within the address space allowed ([transcription] memory_mib): "
+                 + (str(error) or type(error).__name__).splitlines()[0][:300]})
             sys.exit(0)
         try:
             digest = hashlib.sha256()
