@@ -6,8 +6,8 @@ internal import Foundation
 ///
 /// Why PocketSphinx: it is the offline recogniser Debian ships with an English model
 /// (pocketsphinx-en-us), links as a C library, and runs several times faster than real time on one
-/// core; the Whisper and Vosk models are in neither Debian nor PyPI for an offline machine, and
-/// recordings must not leave the lab (thesis 2.5.4). Why keyphrase spotting for exclamations: the
+/// core; recordings must not leave the lab (thesis 2.5.4). Since issue 53 it is the fallback: Whisper
+/// (`WhisperTranscriber`) transcribes where `make speech-model` or the mueval-speech package installed it. Why keyphrase spotting for exclamations: the
 /// language model's hypothesis is often wrong on short phrases ("where is the publish button"
 /// came out as "where is the probably"), while the keyphrase search is built to find a known
 /// phrase in running speech with a tunable threshold (docs/SPEECH.md has the measurements).

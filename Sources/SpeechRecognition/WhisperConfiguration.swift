@@ -71,6 +71,10 @@ public struct WhisperConfiguration: Sendable, Equatable {
     /// Why Whisper cannot run here, in a sentence that says what to install; nil when its files are in place.
     public var missing: String? {
         guard FileManager.default.isExecutableFile(atPath: python) else { return "\(python) is missing (apt install python3 python3-numpy)" }
+        // Debian's interpreter finds numpy in dist-packages only (`python3 -I`): the wheels are installed without it.
+        guard python != "/usr/bin/python3" || FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/numpy") else {
+            return "python3-numpy is missing (apt install python3-numpy)"
+        }
         guard FileManager.default.fileExists(atPath: installation + "/site/faster_whisper") else {
             return "faster-whisper is not installed in \(installation) (make speech-model, or apt install mueval-speech)"
         }
