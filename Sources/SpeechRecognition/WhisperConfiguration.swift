@@ -40,6 +40,8 @@ public struct WhisperConfiguration: Sendable, Equatable {
     /// The benchmark hour took about 160 CPU seconds: two hours' CPU is about forty hours of think-aloud.
     public static let defaultCPUSeconds = 7200
     public static let defaultBatchSize = 8
+    /// The address space one worker with batches of 8 needs at its peak, for as many workers as `memoryMiB` holds.
+    public static let workerMiB = 1100
     public static let batchSizeRange = 1...64
 
     public init(directory: String? = nil, model: String? = nil, language: String = "en",

@@ -29,7 +29,9 @@ public final class WhisperTranscriber: SpeechTranscriber {
         guard !speech.exclamations.isEmpty else { throw SpeechError("no exclamations to spot: [transcription] exclamations is empty") }
         self.configuration = configuration
         exclamations = speech.exclamations
-        workers = speech.workers
+        // Each worker's batches take about 1.1 GiB of address space at their peak (two took 2.2 GiB on the benchmark hour):
+        // as many as `memoryMiB` holds, so that a machine with many cores does not fail every transcription at its limit.
+        workers = min(speech.workers, max(1, configuration.memoryMiB / WhisperConfiguration.workerMiB))
         words = speech.words
     }
 

@@ -85,6 +85,16 @@ struct WhisperTranscriberTests {
         }
     }
 
+    /// A machine with many cores runs as many workers as the address space allowed holds, not one per core.
+    @Test(.enabled(if: runs, Comment(rawValue: skipped)))
+    func workersAreAsManyAsTheMemoryHolds() throws {
+        var configuration = Self.configuration
+        #expect(try WhisperTranscriber(configuration: configuration, speech: SpeechConfiguration(workers: 16)).workers == 3)
+        #expect(try WhisperTranscriber(configuration: configuration, speech: SpeechConfiguration(workers: 2)).workers == 2)
+        configuration.memoryMiB = 512
+        #expect(try WhisperTranscriber(configuration: configuration, speech: SpeechConfiguration(workers: 2)).workers == 1)
+    }
+
     /// A code Whisper does not know: refused by name, before any audio is recognised.
     @Test(.enabled(if: runs, Comment(rawValue: skipped)))
     func anUnknownLanguageIsNamed() throws {
