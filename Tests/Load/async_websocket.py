@@ -84,8 +84,10 @@ class AsyncWebSocket:
         self.reader, self.writer = reader, writer
 
     def send_text(self, text):
-        """Queues one text message; never waits (as a page's socket.send): `buffered` says how much is waiting."""
-        self.writer.write(frame(0x1, text.encode()))
+        """Queues one text message; never waits (as a page's socket.send): `buffered` says how much is waiting. On a
+        socket already closed it does nothing, as a page's closed socket (asyncio would warn at every write)."""
+        if not self.writer.is_closing():
+            self.writer.write(frame(0x1, text.encode()))
 
     @property
     def buffered(self):
