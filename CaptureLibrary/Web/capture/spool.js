@@ -17,17 +17,18 @@ export const messageXML = (m) => `<${m.name}>${m.head}<key>seq</key><integer>${m
  * `items`: new messages ({name, head, tail, tier, lean}). A sample that does not fit is dropped; a message to keep
  * evicts the newest spooled samples, then gives up its heavy part (`lean`: a view without its screenshot), then goes
  * in over the bound (such messages are small). Returns {keep (the messages to add, lean where they had to be),
- * evict (seqs), dropped (how many samples in all), bytes (the spool's bytes after)}.
+ * evict (seqs), dropped (how many samples in all), bytes (the spool's bytes after)}. `spooled` (any iterable) is read
+ * only when something must be evicted: a spool that has room costs a write nothing per message it holds.
  */
 export function admit(spooled, bytes, maxBytes, items) {
   const keep = [], evict = [];
-  let dropped = 0;
-  const samples = spooled.filter((m) => m.tier === SAMPLE);
+  let dropped = 0, samples = null;
   const fits = (n) => bytes + n <= maxBytes;
   for (const item of items) {
     let size = messageBytes(item);
     if (!fits(size) && item.tier === SAMPLE) { dropped++; continue; }
-    while (!fits(size) && samples.length) {
+    if (!fits(size)) samples ??= [...spooled].filter((m) => m.tier === SAMPLE);
+    while (!fits(size) && samples?.length) {
       const victim = samples.pop();
       evict.push(victim.seq);
       bytes -= messageBytes(victim);
@@ -90,7 +91,7 @@ export class Spool {
    * committed plans from what that one left; the transaction itself is issued at once (a leaving page's last). */
   async write(items) {
     if (!items.length) return [];
-    const plan = admit([...this.messages.values()], this.bytes, this.maxBytes, items);
+    const plan = admit(this.messages.values(), this.bytes, this.maxBytes, items);
     this.dropped += plan.dropped;
     for (const seq of plan.evict) this.forget(seq);
     const reserved = plan.keep.reduce((n, m) => n + messageBytes(m), 0);
