@@ -27,16 +27,11 @@ public struct WebCaptureSettings: Sendable {
 
     /// Why a browser page from `origin` may not connect to `host` (the request's `Host`), or nil.
     /// No `Origin`: no browser's page (a native client can claim any origin anyway, so it proves nothing).
-    public func refusal(origin: String?, host: String?) -> String? {
+    public func refusal(origin: String?, host: String?) -> Refusal? {
         guard let origin else { return nil }
         if origins.contains(origin) { return nil }
         if let host, origin == "http://" + host || origin == "https://" + host { return nil }
-        return "pages from \(origin) may not capture here: add it to capture.web_origins"
-    }
-
-    /// `refusal(origin:host:)` as a refusal (403).
-    func originRefusal(origin: String?, host: String?) -> Refusal? {
-        refusal(origin: origin, host: host).map { Refusal(.origin, $0) }
+        return Refusal(.origin, "pages from \(origin) may not capture here: add it to capture.web_origins")
     }
 }
 
@@ -78,7 +73,7 @@ public final class WebCaptureEndpoint: Sendable {
 
     func admit(origin: String?, host: String?, address: String, now: Double) -> Refusal? {
         let web = web
-        if let refusal = web.originRefusal(origin: origin, host: host) { return refusal }
+        if let refusal = web.refusal(origin: origin, host: host) { return refusal }
         return admissions.withLockedValue { $0.admit(address, limits: web.limits, now: now) }
     }
 

@@ -95,10 +95,10 @@ import Testing
     @Test func originsAreRefusedWith403NamingTheSetting() throws {
         var web = WebCaptureSettings()
         web.origins = ["https://app.example"]
-        #expect(web.originRefusal(origin: "https://app.example", host: "lab:28080") == nil)
-        #expect(web.originRefusal(origin: "http://lab:28080", host: "lab:28080") == nil, "the console's own pages")
-        #expect(web.originRefusal(origin: nil, host: "lab:28080") == nil, "no browser's page")
-        let refusal = try #require(web.originRefusal(origin: "https://elsewhere.example", host: "lab:28080"))
+        #expect(web.refusal(origin: "https://app.example", host: "lab:28080") == nil)
+        #expect(web.refusal(origin: "http://lab:28080", host: "lab:28080") == nil, "the console's own pages")
+        #expect(web.refusal(origin: nil, host: "lab:28080") == nil, "no browser's page")
+        let refusal = try #require(web.refusal(origin: "https://elsewhere.example", host: "lab:28080"))
         #expect(refusal.reason.httpStatus == 403)
         #expect(refusal.message == "pages from https://elsewhere.example may not capture here: add it to capture.web_origins")
     }
