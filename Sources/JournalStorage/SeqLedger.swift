@@ -51,7 +51,8 @@ struct SeqLedger {
     /// one pass over the device's blocks.
     func highest(of device: String) -> Int64? {
         guard let seqs = byDevice[device] else { return nil }
-        let top = seqs.blocks.keys.max().map { block in (block << 6) + Int64(63 - seqs.blocks[block]!.leadingZeroBitCount) }
+        // A stored block's word is never 0 (`remove` drops an emptied one): its highest bit is a seq.
+        let top = seqs.blocks.max { $0.key < $1.key }.map { ($0.key << 6) + Int64(63 - $0.value.leadingZeroBitCount) }
         return [top, seqs.floor].compactMap { $0 }.max()
     }
 
