@@ -126,7 +126,8 @@ run: release speech-model
 ## when they do not) and that no conversion of a number can trap, build, run every test, then README's deploy steps under a real
 ## systemd (as root: it boots a container; docs/SYSTEMD.md)
 ## The XCTest cases run in TEST_WORKERS processes at once (Swift Testing's run concurrently in one); tests that share
-## a port, a namespace or a database take their own (docs/DEVELOPMENT.md, "Tests in parallel").
+## a port, a namespace or a database take their own (docs/DEVELOPMENT.md, "Tests in parallel"). The slowest test cases
+## follow the run (scripts/slowest-tests.py), so that each CI log says where the minutes go.
 TEST_WORKERS ?= $(shell nproc)
 test: test-deps
 	python3 scripts/package-imports.py
@@ -134,7 +135,9 @@ test: test-deps
 	python3 scripts/total-conversions.py
 	scripts/timed "make test: capture.js" $(MAKE) --no-print-directory test-js
 	scripts/timed "make test: build" $(SWIFT) build --build-tests
-	scripts/timed "make test: tests" $(SWIFT) test --skip-build --parallel --num-workers $(TEST_WORKERS)
+	@status=0; scripts/timed "make test: tests" $(SWIFT) test --skip-build --parallel --num-workers $(TEST_WORKERS) \
+		--xunit-output .build/test-results.xml || status=$$?; \
+		python3 scripts/slowest-tests.py .build/test-results.xml .build/test-results-swift-testing.xml; exit $$status
 	scripts/timed "make test: unit under systemd" $(SUDO) python3 Tests/Systemd/unit_under_systemd.py --bin "$$($(SWIFT) build --show-bin-path)"
 
 ## test-js: the web capture library's unit tests (Node's own runner, no browser: docs/WEB-CAPTURE.md, "The library's map")
