@@ -7,7 +7,7 @@ public enum AnalysisError: Error, CustomStringConvertible, Equatable {
     case missingResult(String)
     /// A bug in an interpreter: it declared a result and did not add it.
     case resultNotProduced(interpreter: String, result: String)
-    /// A temporary file a result is kept in (`SpoolFile`: the timeline, the strokes) could not be made, written
+    /// A temporary file a result is kept in (`ScratchFile`: the timeline, the strokes) could not be made, written
     /// or read back.
     case notSpooled(String, String)
 

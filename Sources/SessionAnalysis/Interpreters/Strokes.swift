@@ -61,14 +61,14 @@ final class SharedElement: Equatable, Sendable {
     static func == (a: SharedElement, b: SharedElement) -> Bool { a.element == b.element }
 }
 
-/// Every stroke of a session, in the order the pass closed them, kept in a `SpoolFile` (issue 41): one per
+/// Every stroke of a session, in the order the pass closed them, kept in a `ScratchFile` (issue 41): one per
 /// touch-down, they were the analysis's largest result, about 250 bytes each with what the interpreters after
 /// it kept per stroke, so a session's memory grew with its touches. The interpreters read them in one
 /// sequential pass each (`forEach`), keeping what they report; distinct views and targets, few in any app, are
 /// kept in memory and shared by the strokes read back.
 public final class Strokes: Sendable, Equatable {
     /// Nil when the session has no stroke.
-    private let file: SpoolFile?
+    private let file: ScratchFile?
     public let count: Int
     private let views: [String]
     private let targets: [SharedElement]
@@ -78,7 +78,7 @@ public final class Strokes: Sendable, Equatable {
         self.init(file: nil, count: 0, views: [], targets: [])
     }
 
-    fileprivate init(file: SpoolFile?, count: Int, views: [String], targets: [SharedElement]) {
+    fileprivate init(file: ScratchFile?, count: Int, views: [String], targets: [SharedElement]) {
         self.file = file
         self.count = count
         self.views = views
@@ -115,7 +115,7 @@ final class StrokeSpool {
     static let internLimit = 4_096
 
     private let directory: String
-    private var file: SpoolFile?
+    private var file: ScratchFile?
     private var count = 0
     private var views: [String: UInt32] = [:]
     private var viewList: [String] = []
@@ -146,7 +146,7 @@ final class StrokeSpool {
     }
 
     func append(_ stroke: Stroke) throws {
-        let file = try file ?? SpoolFile(directory: directory, purpose: "strokes")
+        let file = try file ?? ScratchFile(directory: directory, purpose: "strokes")
         self.file = file
         file.append(UInt64(bitPattern: stroke.eventID))
         file.append(stroke.start)
@@ -177,14 +177,14 @@ final class StrokeSpool {
         static let none = UInt32.max
         static let inline = UInt32.max - 1
 
-        static func write<Value>(_ value: Value?, index: UInt32?, to file: SpoolFile, _ written: (Value) throws -> Void) throws {
+        static func write<Value>(_ value: Value?, index: UInt32?, to file: ScratchFile, _ written: (Value) throws -> Void) throws {
             guard let value else { return file.append(none) }
             if let index { return file.append(index) }
             file.append(inline)
             try written(value)
         }
 
-        static func read<Value>(_ cursor: inout SpoolFile.Cursor, table: [Value], _ inlineValue: (inout SpoolFile.Cursor) throws -> Value) throws -> Value? {
+        static func read<Value>(_ cursor: inout ScratchFile.Cursor, table: [Value], _ inlineValue: (inout ScratchFile.Cursor) throws -> Value) throws -> Value? {
             switch try cursor.integer(UInt32.self) {
             case none: return nil
             case inline: return try inlineValue(&cursor)
@@ -194,7 +194,7 @@ final class StrokeSpool {
         }
     }
 
-    private static func write(_ element: ElementReference, to file: SpoolFile) throws {
+    private static func write(_ element: ElementReference, to file: ScratchFile) throws {
         try file.append(element.className)
         try file.append(element.id)
         try file.append(element.title)
@@ -204,7 +204,7 @@ final class StrokeSpool {
         }
     }
 
-    static func element(from cursor: inout SpoolFile.Cursor) throws -> ElementReference {
+    static func element(from cursor: inout ScratchFile.Cursor) throws -> ElementReference {
         let className = try cursor.string(), id = try cursor.optionalString(), title = try cursor.optionalString()
         let frame = try cursor.integer(UInt8.self) == 1
             ? Rect(x: try cursor.double(), y: try cursor.double(), width: try cursor.double(), height: try cursor.double()) : nil

@@ -1,10 +1,10 @@
-/// The timeline's lines as the journal's one pass computes them, in a `SpoolFile` (issue 41): an hour's 100,000
+/// The timeline's lines as the journal's one pass computes them, in a `ScratchFile` (issue 41): an hour's 100,000
 /// lines (a day's millions) are never in memory, and no event is decoded a second time when the report writes them.
 final class TimelineSpool: Sendable {
-    private let file: SpoolFile
+    private let file: ScratchFile
 
     init(directory: String) throws {
-        file = try SpoolFile(directory: directory, purpose: "timeline")
+        file = try ScratchFile(directory: directory, purpose: "timeline")
     }
 
     func append(_ entry: TimelineEntry) throws {

@@ -8,7 +8,7 @@ internal import WireProtocol
 /// Needs only the file, so that a copied session file is analysed away from the daemon.
 public final class SessionJournal {
     public let path: String
-    /// Where the pass's spool files go (`SpoolFile`): beside the session file, on the disk that holds sessions.
+    /// Where the pass's scratch files go (`ScratchFile`): beside the session file, on the disk that holds sessions.
     var spoolDirectory: String { (path as NSString).deletingLastPathComponent }
     public let session: SessionRecord
     public let devices: [DeviceRecord]

@@ -5,7 +5,7 @@ internal import UnlinkedFiles
 /// (issue 41): the timeline's lines, the strokes. Appended to during the pass only, then read by any number of
 /// readers, each with a cursor at its own offset (`pread`): that is what makes sharing it across threads safe
 /// after the pass. Values are little-endian; a text is its UTF-8 length (`UInt32`, `.max` for nil) and bytes.
-final class SpoolFile: @unchecked Sendable {
+final class ScratchFile: @unchecked Sendable {
     /// Written and read in pieces of this size.
     static let chunk = 1 << 16
     /// What is kept, for errors ("timeline", "strokes").
@@ -76,13 +76,13 @@ final class SpoolFile: @unchecked Sendable {
 
     /// Reads the file a chunk at a time.
     struct Cursor {
-        private let file: SpoolFile
+        private let file: ScratchFile
         private let end: Int64
         private var offset: Int64 = 0
         private var buffer: [UInt8] = []
         private var position = 0
 
-        fileprivate init(file: SpoolFile) {
+        fileprivate init(file: ScratchFile) {
             self.file = file
             end = file.written
         }
@@ -126,7 +126,7 @@ final class SpoolFile: @unchecked Sendable {
             buffer.removeFirst(position)
             position = 0
             while buffer.count < count {
-                let wanted = Int(min(Int64(max(SpoolFile.chunk, count - buffer.count)), end - offset))
+                let wanted = Int(min(Int64(max(ScratchFile.chunk, count - buffer.count)), end - offset))
                 guard wanted > 0 else { throw AnalysisError.notSpooled(file.purpose, "its file ends inside a record") }
                 let start = buffer.count
                 buffer.append(contentsOf: repeatElement(0, count: wanted))
