@@ -230,6 +230,8 @@ let package = Package(
         ]),
         // Temporary files without a name, close-on-exec: the analysis's timeline spool, the transcription's vocabulary.
         .target(name: "UnlinkedFiles"),
+        // Reads and writes of a descriptor that move every byte (EINTR, short counts), with one error type.
+        .target(name: "DescriptorIO"),
         // What `--version` prints: muEval's version and the commit the binary was built from (the BuildCommit plugin).
         .target(name: "BuildInfo", dependencies: [
             "SessionModel",
@@ -371,6 +373,10 @@ let package = Package(
         ]),
         .testTarget(name: "StudyMetricsTests", dependencies: [
             "StudyMetrics",
+        ]),
+        // Real pipes, socket pairs and temporary files: short writes, a reader gone, reads across the end of a file.
+        .testTarget(name: "DescriptorIOTests", dependencies: [
+            "DescriptorIO",
         ]),
         // The study analysis on synthetic study sessions: attempts, outcomes, metrics, problems, the CSV export.
         .testTarget(name: "StudyAnalysisTests", dependencies: [
