@@ -192,7 +192,7 @@ let package = Package(
         ]),
         // The web console (the thesis's Mobile Monitor): pages, JSON API, WebSockets and /metrics over HTTP (docs/CONSOLE.md).
         .target(name: "ConsoleServer", dependencies: [
-            "JournalStorage", "QRCode", "ReportCritique", "SessionCore", "SessionModel", "StudyAnalysis", "TesterPool", "WireProtocol",
+            "JournalStorage", "QRCode", "ReplayIndex", "ReportCritique", "SessionCore", "SessionModel", "StudyAnalysis", "TesterPool", "WireProtocol",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -295,6 +295,12 @@ let package = Package(
         // Critique: the static HTML report written from the analysis results.
         .target(name: "ReportCritique", dependencies: [
             "CVideoDecode", "JournalStorage", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
+        ]),
+        // The replay index: the file of a session the console's Replay page reads by seeking, derived from the session like
+        // its reports and kept beside them (docs/CONSOLE.md, "The replay index"): its format, writer and reader.
+        .target(name: "ReplayIndex", dependencies: [
+            "JournalStorage", "ReportCritique", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // Study metrics: completion rates, time on task, SUS and the comparison of iterations, with small-sample intervals (docs/STUDIES.md).
@@ -425,9 +431,14 @@ let package = Package(
         .testTarget(name: "QRCodeTests", dependencies: [
             "QRCode",
         ]),
+        // The replay index written from real session files and read back by its head and chunks.
+        .testTarget(name: "ReplayIndexTests", dependencies: [
+            "GroupCommit", "JournalStorage", "ReplayIndex", "ReportCritique", "SessionModel",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
+        ]),
         // The console's access rules and message framing, without sockets.
         .testTarget(name: "ConsoleServerTests", dependencies: [
-            "ConsoleServer", "GroupCommit", "JournalStorage", "ReportCritique", "SessionCore", "SessionModel", "WireProtocol",
+            "ConsoleServer", "SessionCore", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -5,6 +5,7 @@
 internal import Foundation
 internal import ControlProtocol
 internal import JournalStorage
+internal import ReplayIndex
 internal import ReportCritique
 internal import SessionAnalysis
 internal import SessionImport

@@ -34,7 +34,7 @@ done
 
 # The console's files that build without Hummingbird (docs/FUZZING.md).
 console=()
-for name in ReplayIndex ByteRangeRequest ConsoleInput ConsoleAccess ConsoleHosts ConsoleProxies ConsoleSettings ConsoleVisitors \
+for name in ByteRangeRequest ConsoleInput ConsoleAccess ConsoleHosts ConsoleProxies ConsoleSettings ConsoleVisitors \
             ConsoleVisitorForms; do
     console+=("Sources/ConsoleServer/$name.swift")
 done

@@ -5,6 +5,7 @@ internal import Hummingbird
 internal import JournalStorage
 internal import NIOCore
 internal import NIOPosix
+internal import ReplayIndex
 internal import ReportCritique
 internal import SessionModel
 package import TesterPool

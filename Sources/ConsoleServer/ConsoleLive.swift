@@ -6,6 +6,7 @@ internal import MuEvalWire
 internal import NIOConcurrencyHelpers
 internal import NIOCore
 internal import NIOWebSocket
+internal import ReplayIndex
 internal import ReportCritique
 internal import SessionCore
 internal import SessionModel

@@ -1,6 +1,7 @@
 internal import Foundation
 internal import Logging
 internal import NIOConcurrencyHelpers
+internal import ReplayIndex
 package import ReportCritique
 package import SessionCore
 package import SessionModel

@@ -1,4 +1,4 @@
-@testable import ConsoleServer
+@testable import ReplayIndex
 import Foundation
 import GroupCommit
 import JournalStorage
