@@ -48,7 +48,7 @@ BIN          ?=
 SHIPPED_BUILD := -c release --static-swift-stdlib --disable-local-rpath
 DEB_SCRATCH  ?= .build-release
 
-.PHONY: deps test-deps test-js face-model speech-model geckodriver deb-deps build release run test fuzz bench clean install uninstall deb deb-build deb-test
+.PHONY: deps test-deps test-js face-model speech-model geckodriver deb-deps build release run test fuzz bench clean install uninstall deb deb-build deb-test deb-speech-test
 
 # Installs the packages of $(1) that are missing.
 define apt_install
@@ -214,6 +214,12 @@ deb-build: deps deb-deps
 ## systemd (as root; docs/PACKAGING.md). In .ci/run, as the release build takes long
 deb-test: deb test-deps
 	scripts/timed "make deb-test: packages under systemd" $(SUDO) python3 Tests/Systemd/package_under_systemd.py --debs .
+
+## deb-speech-test: `make deb` and mueval-speech (packaging/speech/build-deb.sh, 9 min, unless one is here), both installed
+## with apt under systemd and a think-aloud session transcribed with Whisper (as root; docs/PACKAGING.md). Not in .ci/run
+deb-speech-test: deb test-deps
+	@ls mueval-speech_*.deb >/dev/null 2>&1 || scripts/timed "make deb-speech-test: mueval-speech" packaging/speech/build-deb.sh .
+	scripts/timed "make deb-speech-test: Whisper under systemd" $(SUDO) python3 Tests/Systemd/speech_package_under_systemd.py --debs .
 
 clean:
 	rm -rf .build
