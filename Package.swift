@@ -113,7 +113,7 @@ let package = Package(
         // one stream of lifecycle events the daemon's services follow. The adapters below (capture server,
         // control service, console) drive it; none depends on another.
         .target(name: "SessionCore", dependencies: [
-            "GroupCommit", "JournalStorage", "SessionModel", "TesterPool", "WireProtocol",
+            "BuildInfo", "GroupCommit", "JournalStorage", "SessionModel", "TesterPool", "WireProtocol",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "DequeModule", package: "swift-collections"),
@@ -192,7 +192,7 @@ let package = Package(
         ]),
         // The web console (the thesis's Mobile Monitor): pages, JSON API, WebSockets and /metrics over HTTP (docs/CONSOLE.md).
         .target(name: "ConsoleServer", dependencies: [
-            "JournalStorage", "QRCode", "ReplayIndex", "ReportCritique", "SessionCore", "SessionModel", "StudyAnalysis", "TesterPool", "WireProtocol",
+            "BuildInfo", "JournalStorage", "QRCode", "ReplayIndex", "ReportCritique", "SessionCore", "SessionModel", "StudyAnalysis", "TesterPool", "WireProtocol",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -233,9 +233,7 @@ let package = Package(
         // Reads and writes of a descriptor that move every byte (EINTR, short counts), with one error type.
         .target(name: "DescriptorIO"),
         // What `--version` prints: muEval's version and the commit the binary was built from (the BuildCommit plugin).
-        .target(name: "BuildInfo", dependencies: [
-            "SessionModel",
-        ], plugins: ["BuildCommit"]),
+        .target(name: "BuildInfo", plugins: ["BuildCommit"]),
         .plugin(name: "BuildCommit", capability: .buildTool()),
         .executableTarget(name: "muevald", dependencies: [
             "BuildInfo", "Daemon",
@@ -450,7 +448,7 @@ let package = Package(
         ]),
         // Depends on the executables so that `swift test` builds the binaries it starts.
         .testTarget(name: "IntegrationTests", dependencies: [
-            "ControlClient", "ControlProtocol", "DaemonTestSupport", "DeviceSimulator", "JournalStorage", "SessionModel", "WireProtocol", "Zeroconf", "muevalctl", "muevald", "muevalsim", "plainnote",
+            "BuildInfo", "ControlClient", "ControlProtocol", "DaemonTestSupport", "DeviceSimulator", "JournalStorage", "SessionModel", "WireProtocol", "Zeroconf", "muevalctl", "muevald", "muevalsim", "plainnote",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "ZeroconfBrowsing", package: "CaptureLibrary"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -15,8 +15,8 @@ source=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "$1" && pwd)
 mkdir -p "$2"
 out=$(cd "$2" && pwd)
-version=${3:-$(sed -n 's/^ *public static let current = "\([0-9][0-9.]*\)"$/\1/p' "$source/Sources/SessionModel/StatusReport.swift")}
-[ -n "$version" ] || { echo "build-deb.sh: no MuEvalVersion.current in Sources/SessionModel/StatusReport.swift" >&2; exit 1; }
+version=${3:-$(sed -n 's/^ *public static let current = "\([0-9][0-9.]*\)"$/\1/p' "$source/Sources/BuildInfo/MuEvalVersion.swift")}
+[ -n "$version" ] || { echo "build-deb.sh: no MuEvalVersion.current in Sources/BuildInfo/MuEvalVersion.swift" >&2; exit 1; }
 for tool in muevald muevalctl muevalsim; do
 	[ -x "$bin/$tool" ] || { echo "build-deb.sh: $bin/$tool is not built" >&2; exit 1; }
 done

@@ -1,5 +1,3 @@
-internal import SessionModel
-
 /// What `--version` prints, as Debian's daemons and commands do: the program, muEval's version (the one
 /// `muevalctl status` shows) and, where the build knew it, the commit it was built from (the BuildCommit
 /// plugin writes `buildCommit`). Bug reports start here.

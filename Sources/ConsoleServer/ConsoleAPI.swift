@@ -1,3 +1,4 @@
+internal import BuildInfo
 package import SessionCore
 internal import Foundation
 internal import HTTPTypes

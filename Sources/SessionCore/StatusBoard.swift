@@ -1,3 +1,4 @@
+internal import BuildInfo
 public import SessionModel
 internal import Foundation
 internal import NIOConcurrencyHelpers

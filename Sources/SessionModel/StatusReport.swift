@@ -67,8 +67,3 @@ public struct ListenAddress: Codable, Sendable, Equatable {
     /// `host:port`, with ` (TLS)` where devices must speak TLS.
     public var text: String { "\(host):\(port)" + (tls == true ? " (TLS)" : "") }
 }
-
-/// muEval's version, shown by `status` and announced over Zeroconf.
-public enum MuEvalVersion {
-    public static let current = "0.1.0"
-}

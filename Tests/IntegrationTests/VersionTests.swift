@@ -1,6 +1,6 @@
 import DaemonTestSupport
 import Foundation
-import SessionModel
+import BuildInfo
 import Testing
 
 /// `--version` on every program, where a bug report starts: muEval's version (the one `status` shows) and the

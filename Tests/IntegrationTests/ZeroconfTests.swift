@@ -1,3 +1,4 @@
+import BuildInfo
 import ControlClient
 import ControlProtocol
 import DaemonTestSupport

@@ -13,8 +13,8 @@ set -eu
 source=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$1"
 out=$(cd "$1" && pwd)
-version=${2:-$(sed -n 's/^ *public static let current = "\([0-9][0-9.]*\)"$/\1/p' "$source/Sources/SessionModel/StatusReport.swift")}
-[ -n "$version" ] || { echo "build-deb.sh: no MuEvalVersion.current in Sources/SessionModel/StatusReport.swift" >&2; exit 1; }
+version=${2:-$(sed -n 's/^ *public static let current = "\([0-9][0-9.]*\)"$/\1/p' "$source/Sources/BuildInfo/MuEvalVersion.swift")}
+[ -n "$version" ] || { echo "build-deb.sh: no MuEvalVersion.current in Sources/BuildInfo/MuEvalVersion.swift" >&2; exit 1; }
 architecture=$(dpkg --print-architecture)
 if epoch=$(git -C "$source" log -1 --format=%ct 2>/dev/null); then
     maintainer=${DEB_MAINTAINER:-$(git -C "$source" log -1 --format='%an <%ae>')}
