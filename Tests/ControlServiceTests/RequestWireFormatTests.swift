@@ -136,6 +136,16 @@ import WireProtocol
         #expect(encoded == old, "\(String(decoding: json, as: UTF8.self))")
     }
 
+    /// The keys a request may leave out, which `muevalctl` always sends: their defaults.
+    @Test(arguments: [
+        (#"{"command":"study","action":"recruit","study":"wp","count":3}"#, ControlRequest.study(.recruit(.init(study: "wp", count: 3)))),
+        (#"{"command":"study","action":"participant-add","study":"wp","participant":"P02"}"#, .study(.addParticipant(.init(study: "wp", code: "P02")))),
+        (#"{"command":"study","action":"create","study":"wp"}"#, .study(.create(.init(study: "wp")))),
+    ])
+    func aLeftOutKeyTakesItsDefault(line: String, expected: ControlRequest) throws {
+        #expect(try JSONDecoder().decode(ControlRequest.self, from: Data(line.utf8)) == expected)
+    }
+
     @Test(arguments: [
         (#"{"command":"events"}"#, #"events needs "session""#),
         (#"{"command":"note","session":"1"}"#, #"note needs "text""#),
