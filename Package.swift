@@ -148,12 +148,13 @@ let package = Package(
         // The face video (H.264 in MP4) to grey frames for the face scan, over the same libraries: the mov demuxer and
         // H.264 decoder alone, no protocol (docs/SECURITY.md, "Names and media from files and devices").
         .target(name: "CVideoDecode", dependencies: ["CMediaInput"]),
-        // muevald's background transcription of stopped sessions' audio.
+        // muevald's background transcription of stopped sessions' audio, which follows the sessions' lifecycle events.
         .target(name: "TranscriptionService", dependencies: [
-            "JournalStorage", "SessionModel", "SpeechRecognition",
+            "JournalStorage", "SessionCore", "SessionModel", "SpeechRecognition",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The control socket's server side: access check and the commands, run against the session core.
         .target(name: "ControlService", dependencies: [
@@ -173,13 +174,16 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOExtras", package: "swift-nio-extras"),
         ]),
-        // Zeroconf: announcing the capture service through avahi-daemon (finding it is CaptureLibrary's ZeroconfBrowsing).
+        // Zeroconf: announcing the capture service through avahi-daemon, its TXT record following the sessions (finding it
+        // is CaptureLibrary's ZeroconfBrowsing).
         .target(name: "Zeroconf", dependencies: [
+            "BuildInfo", "SessionCore", "SessionModel",
             .product(name: "CAvahi", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "ZeroconfBrowsing", package: "CaptureLibrary"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Sessions' reports: written on request and, for every session that stops, automatically (the daemon's service);
         // a recruited study's report when it completes (StudyCompletionService).

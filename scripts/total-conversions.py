@@ -72,7 +72,7 @@ ALLOWED = {
     ('Sources/Daemon/SystemdNotifier.swift', 'Int32($0)'): 'parses $WATCHDOG_PID text: failable, no trap',
     ('Sources/Daemon/SystemdNotifier.swift', 'socklen_t(MemoryLayout<sa_family_t>.size + address.count + (address.first == 0 ? 0 : 1))'):
         'address is checked shorter than sun_path (108 bytes) just before',
-    ('Sources/Daemon/ZeroconfService.swift', 'UInt16(port)'): 'the port muevald\'s capture listener is bound to (0…65,535)',
+    ('Sources/Zeroconf/ZeroconfService.swift', 'UInt16(port)'): 'the port muevald\'s capture listener is bound to (0…65,535)',
     ('Sources/SpeechRecognition/PocketSphinxDecoder.swift', 'Int32(argv.count)'): 'a fixed argument list of a dozen options',
     ('Sources/QRCode/QRCode.swift', 'Int(symbol.pointee.width)'): 'libqrencode\'s C int symbol width (21…177): widening, no trap',
     ('Sources/TesterPool/QuotaSampler.swift', 'UInt64($1)'): 'a hash byte (UInt8) widened into the rank: cannot trap',

@@ -15,6 +15,7 @@ public import TranscriptionService
 public import SessionImport
 public import ReplicationArchive
 internal import WireProtocol
+public import Zeroconf
 
 /// Everything muevald runs with, after flags, environment and the config file are merged.
 public struct DaemonConfiguration: Sendable {
@@ -67,15 +68,4 @@ public struct DaemonConfiguration: Sendable {
             dataDirectory = String(state)
         }
     }
-}
-
-/// How muevald announces itself on the network.
-public struct ZeroconfSettings: Sendable, Equatable {
-    public var enabled = true
-    /// The instance name; nil: "muEval on HOSTNAME".
-    public var name: String?
-    /// Service types announced besides `_muEvaluationFramework-capture._tcp` (short aliases for strict browsers).
-    public var extraTypes: [String] = []
-
-    public init() {}
 }

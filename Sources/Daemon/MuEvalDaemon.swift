@@ -14,6 +14,7 @@ internal import SessionModel
 internal import SessionReports
 internal import TesterPool
 internal import TranscriptionService
+internal import Zeroconf
 internal import NIOPosix
 internal import ServiceLifecycle
 
@@ -97,7 +98,10 @@ public struct MuEvalDaemon {
         board.postDescriptors { ledger.status() }
         let group = MultiThreadedEventLoopGroup.singleton
         let zeroconf = configuration.zeroconf.enabled
-            ? ZeroconfService(settings: configuration.zeroconf, registry: registry, capture: settings, logger: logger) : nil
+            ? ZeroconfService(settings: configuration.zeroconf, registry: registry, logger: logger, capture: {
+                let current = settings.current
+                return ZeroconfService.Capture(deviceToken: current.deviceToken != nil, tls: current.listeners.first?.tls == true)
+            }) : nil
         board.postZeroconf { zeroconf?.state?.description ?? "off" }
         // Every stopped session's default report is the daemon's, console or not.
         // At most reports.max_concurrent reports (and their face scans) at once, session or study.

@@ -1,13 +1,12 @@
 internal import Foundation
-internal import SessionCore
+public import SessionCore
 internal import SessionModel
-internal import ServiceLifecycle
-internal import TranscriptionService
+public import ServiceLifecycle
 
 /// Transcription's part in the daemon: resumes the transcriptions a restart interrupted, queues
 /// the audio of each session that stops or is imported (following the sessions' lifecycle events),
 /// and stops the recogniser at shutdown (an interrupted stream is taken up again at the next start).
-struct TranscriptionWorker: Service {
+public struct TranscriptionWorker: Service {
     let service: TranscriptionService
     let registry: SessionRegistry
     /// When the daemon started: the sessions stopped since are the ones a follower that fell behind may have missed.
@@ -15,14 +14,14 @@ struct TranscriptionWorker: Service {
     /// Subscribed at construction, so that no stop before `run` is missed.
     private let events: SessionEventSubscription
 
-    init(service: TranscriptionService, registry: SessionRegistry, since: Double) {
+    public init(service: TranscriptionService, registry: SessionRegistry, since: Double) {
         self.service = service
         self.registry = registry
         self.since = since
         events = registry.events.subscribe()
     }
 
-    func run() async throws {
+    public func run() async throws {
         service.resume((try? registry.sessions()) ?? [], now: Date().timeIntervalSince1970)
         await cancelWhenGracefulShutdown { await follow() }
         try? await gracefulShutdown()

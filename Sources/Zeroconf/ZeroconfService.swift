@@ -1,11 +1,10 @@
-internal import CaptureServer
-internal import SessionCore
-internal import SessionModel
+internal import BuildInfo
 internal import Foundation
-internal import Logging
+public import Logging
 internal import NIOConcurrencyHelpers
-internal import ServiceLifecycle
-internal import Zeroconf
+public import ServiceLifecycle
+public import SessionCore
+internal import SessionModel
 
 /// Announces the capture server over Zeroconf once it listens, keeps the TXT record's state
 /// current as sessions start and stop, and withdraws the announcement first at shutdown.
@@ -14,12 +13,26 @@ internal import Zeroconf
 /// stopped daemon: D-Bus's 25 s timeout), so they all run on one serial queue of their own, never
 /// on the thread that reports a change (an event loop attaching a device, a control command).
 /// Changes that arrive while an update waits are folded into one.
-final class ZeroconfService: Service, @unchecked Sendable {
+public final class ZeroconfService: Service, @unchecked Sendable {
+    /// What the TXT record says of the capture server, read at each update: the daemon reads it from the capture
+    /// server's settings (a peer of this module).
+    public struct Capture: Sendable {
+        /// Devices must present the server's token in `<hello>`.
+        public var deviceToken: Bool
+        /// The announced port requires TLS.
+        public var tls: Bool
+
+        public init(deviceToken: Bool, tls: Bool) {
+            self.deviceToken = deviceToken
+            self.tls = tls
+        }
+    }
+
     private let settings: ZeroconfSettings
     private let registry: SessionRegistry
     /// Subscribed at construction: every lifecycle event may change the TXT record's state.
     private let sessionEvents: SessionEventSubscription
-    private let capture: CaptureSettings
+    private let capture: @Sendable () -> Capture
     private let logger: Logger
     private let port: AsyncStream<Int>
     private let portContinuation: AsyncStream<Int>.Continuation
@@ -33,7 +46,7 @@ final class ZeroconfService: Service, @unchecked Sendable {
     /// How long shutdown waits for avahi-daemon to withdraw the announcement.
     static let withdrawTimeout: Duration = .seconds(3)
 
-    init(settings: ZeroconfSettings, registry: SessionRegistry, capture: CaptureSettings, logger: Logger) {
+    public init(settings: ZeroconfSettings, registry: SessionRegistry, logger: Logger, capture: @escaping @Sendable () -> Capture) {
         self.settings = settings
         self.registry = registry
         sessionEvents = registry.events.subscribe()
@@ -43,18 +56,18 @@ final class ZeroconfService: Service, @unchecked Sendable {
     }
 
     /// The capture server listens on `port`: announce it.
-    func listening(on port: Int) {
+    public func listening(on port: Int) {
         portContinuation.yield(port)
         portContinuation.finish()
     }
 
     /// For `muevalctl status`.
-    var state: AnnouncementState? {
+    public var state: AnnouncementState? {
         if let reason = failure.withLockedValue({ $0 }) { return .failed(reason: reason) }
         return publisher.withLockedValue { $0?.state }
     }
 
-    func run() async throws {
+    public func run() async throws {
         var ports = port.cancelOnGracefulShutdown().makeAsyncIterator()
         guard let port = await ports.next() else { return }
         let host = ProcessInfo.processInfo.hostName
@@ -105,13 +118,13 @@ final class ZeroconfService: Service, @unchecked Sendable {
     }
 
     /// The TLS listener beside the announced one listens on `port`: the TXT record says so.
-    func listeningTLS(on port: Int) {
+    public func listeningTLS(on port: Int) {
         tlsPort.withLockedValue { $0 = port }
         scheduleRefresh()
     }
 
     /// A reload changed the instance name (nil: the default) or what devices must present.
-    func reloaded(name: String?) {
+    public func reloaded(name: String?) {
         avahiCalls.async { [self] in publisher.withLockedValue { $0 }?.rename(to: Self.instanceName(name)) }
         scheduleRefresh()
     }
@@ -137,16 +150,17 @@ final class ZeroconfService: Service, @unchecked Sendable {
     /// The TXT record: versions, and whether the server records and how many sessions wait for a device.
     private func txt() -> [(key: String, value: String)] {
         let sessions = registry.openSessions().map(\.snapshot)
+        let capture = capture()
         let recording = sessions.contains { $0.state == .recording }
         let waiting = sessions.filter { $0.state == .waiting }.count
         // What a device must present in <hello>: the server's token, a session's pairing code, both
         // (a paired session under a device token needs the two), or nothing.
-        let needs = [capture.current.deviceToken != nil ? "token" : nil, sessions.contains { $0.pairingCode != nil } ? "pairing" : nil]
+        let needs = [capture.deviceToken ? "token" : nil, sessions.contains { $0.pairingCode != nil } ? "pairing" : nil]
         let auth = needs.compactMap { $0 }.joined(separator: ",")
         var txt = [("txtvers", "1"), ("protocol", "1"), ("server", MuEvalVersion.current),
                    ("state", recording ? "recording" : "idle"), ("waiting", String(waiting)), ("auth", auth.isEmpty ? "none" : auth)]
         // The announced port requires TLS (`tls=1`), or a TLS port runs beside it (`tls_port`).
-        if capture.current.listeners.first?.tls == true { txt.append(("tls", "1")) }
+        if capture.tls { txt.append(("tls", "1")) }
         if let port = tlsPort.withLockedValue({ $0 }) { txt.append(("tls_port", String(port))) }
         return txt
     }
