@@ -72,7 +72,7 @@ let package = Package(
         ]),
         // Import of sessions recorded elsewhere: IMUT logs, GPX tracks, muEval's own exports (docs/IMPORT.md).
         .target(name: "SessionImport", dependencies: [
-            "JournalStorage", "SessionModel", "WireProtocol",
+            "DescriptorIO", "JournalStorage", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -143,7 +143,7 @@ let package = Package(
         .target(name: "CMediaInput"),
         .target(name: "CAudioDecode", dependencies: ["CMediaInput"]),
         .target(name: "SpeechRecognition", dependencies: [
-            "CAudioDecode", "CPocketSphinx", "UnlinkedFiles",
+            "CAudioDecode", "CPocketSphinx", "DescriptorIO", "UnlinkedFiles",
         ]),
         // The face video (H.264 in MP4) to grey frames for the face scan, over the same libraries: the mov demuxer and
         // H.264 decoder alone, no protocol (docs/SECURITY.md, "Names and media from files and devices").
@@ -221,7 +221,7 @@ let package = Package(
         swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]),
         // The daemon: configuration, logging and the lifecycle that ties the services together.
         .target(name: "Daemon", dependencies: [
-            "BuildInfo", "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "JournalStorage", "Replication", "ReplicationArchive", "ReportCritique", "SessionCore", "SessionImport", "SessionModel", "SessionReports", "SpeechRecognition", "TesterPool", "TranscriptionService", "WireProtocol", "Zeroconf",
+            "BuildInfo", "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "DescriptorIO", "JournalStorage", "Replication", "ReplicationArchive", "ReportCritique", "SessionCore", "SessionImport", "SessionModel", "SessionReports", "SpeechRecognition", "TesterPool", "TranscriptionService", "WireProtocol", "Zeroconf",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "TOMLKit", package: "TOMLKit"),
@@ -245,7 +245,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "muevalctl", dependencies: [
-            "BuildInfo", "ControlClient", "ControlProtocol", "JournalStorage", "QRCode", "ReplicationArchive", "ReportCritique", "SessionAnalysis", "SessionImport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+            "BuildInfo", "ControlClient", "ControlProtocol", "DescriptorIO", "JournalStorage", "QRCode", "ReplicationArchive", "ReportCritique", "SessionAnalysis", "SessionImport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "ZeroconfBrowsing", package: "CaptureLibrary"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -287,7 +287,7 @@ let package = Package(
 
         // Analysis: interpreters on a blackboard turn a session file into results (docs/REPORTS.md).
         .target(name: "SessionAnalysis", dependencies: [
-            "JournalStorage", "SessionModel", "UnlinkedFiles", "WireProtocol",
+            "DescriptorIO", "JournalStorage", "SessionModel", "UnlinkedFiles", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // Study analysis: attempts, outcomes and numbers across a study's sessions, and its CSV export.

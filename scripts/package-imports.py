@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Package.swift declares exactly what each target imports, and the imports keep to Layers.ini.
 
-    scripts/package-imports.py          check: lists every target whose dependencies differ, and every
-                                        import against the layers (one line each), exit 1
+    scripts/package-imports.py          check: lists every target whose dependencies differ, every import
+                                        against the layers and every place the maps below disagree (one
+                                        line each), exit 1
     scripts/package-imports.py --write [TARGET…]  rewrites the targets' `dependencies:` lists from the
                                                   imports (all, or the targets named)
     scripts/package-imports.py --build-order SWIFT_FILE…  the modules of ours those files need, each after
@@ -11,6 +12,10 @@
 It checks the main package and the capture library's own (CaptureLibrary/), which the main one uses
 by path: there, its modules are targets; here, products of that package. The layers are the main
 package's (Layers.ini, beside Package.swift; docs/DEVELOPMENT.md, "Layers").
+
+The maps stay true with them: every folder of Sources/ that holds files, and of Tests/ and Examples/
+that holds Swift, is a target of Package.swift, and README.md's `Sources/` map names every target that
+is not a test, under the heading of its layer, and nothing else.
 
 `make test` runs the check, so that a module cannot use another one that Package.swift does not
 name (SwiftPM builds it anyway when something else pulls it in), nor name one it never imports,
@@ -46,6 +51,11 @@ DEPENDENCY = re.compile(r'"(\w+)"|\.target\(name: "(\w+)"|\.product\(name: "(\w+
 CONDITIONAL = re.compile(r'^#if canImport\((\w+)\)\s*\n(?:(?:public|internal|package) )?import \1\s*$', re.M)
 # Python and shell scripts embedded in Swift strings (tests) are not Swift imports.
 EMBEDDED = re.compile(r'"""(.*?)"""', re.S)
+# In README's `Sources/` map: ` layer` headings, `  Name/  description` entries, deeper lines continue a description.
+MAP_HEADING = re.compile(r'^ (\S[^(]*)')
+MAP_ENTRY = re.compile(r'^  (\S.*?)(?:\s{2,}|$)')
+# A name in an entry's first column: `Name/`, `Name/,` or, for a target outside Sources/, `(Name)`.
+MAP_NAME = re.compile(r'^(\w+)/,?$|^\((\w+)\)$')
 
 
 def swift_files(directory):
@@ -172,6 +182,58 @@ def layer_violations(root):
     return problems
 
 
+def source_map(path):
+    """README's `Sources/` map: {name: heading}, each heading a list of layers ("composition, server"),
+    and the names it gives twice."""
+    entries, twice, heading, inside = {}, [], [], False
+    for line in open(path).read().splitlines():
+        if not line.startswith(' '):
+            inside = line == 'Sources/'
+            continue
+        if not inside:
+            continue
+        if m := MAP_HEADING.match(line):
+            heading = [layer.strip() for layer in m.group(1).split(',')]
+        elif m := MAP_ENTRY.match(line):
+            for found in filter(None, map(MAP_NAME.match, m.group(1).split())):
+                name = found.group(1) or found.group(2)
+                if name in entries:
+                    twice.append(name)
+                entries[name] = heading
+    return entries, twice
+
+
+def holds_target(root, directory):
+    """Whether a folder must be a target: in Sources/ when it holds any file (a C library may have no Swift); in Tests/
+    and Examples/ only when it holds Swift (they also keep capture.js's tests, Python's and the web example)."""
+    if os.path.relpath(directory, root).startswith('Sources' + os.sep):
+        return any(files for _, _, files in os.walk(directory))
+    return bool(swift_files(directory))
+
+
+def map_problems(root):
+    """The folders that are no target, and where README's `Sources/` map and Layers.ini disagree."""
+    text = open(os.path.join(root, 'Package.swift')).read()
+    declared = dict((name, kind) for kind, name in DECLARATION.findall(text))
+    problems = ['%s/ is not a target of Package.swift' % os.path.relpath(directory.rstrip('/'), root)
+                for name, directory in sorted(local_targets(root).items()) if name not in declared and holds_target(root, directory)]
+    layers, _ = read_layers(os.path.join(root, 'Layers.ini'), set(declared))
+    layer_of = {target: layer for layer, targets, *_ in layers for target in targets}
+    entries, twice = source_map(os.path.join(root, 'README.md'))
+    problems += ['README.md: the Sources/ map names %s twice' % name for name in sorted(set(twice))]
+    for name, kind in sorted(declared.items()):
+        if kind == 'testTarget':
+            continue
+        if name not in entries:
+            problems.append('README.md: target %s (%s) is not in the Sources/ map' % (name, layer_of.get(name, 'no layer')))
+        elif name in layer_of and layer_of[name] not in entries[name]:
+            problems.append('README.md: target %s is under "%s" in the Sources/ map, but Layers.ini puts it in %s'
+                            % (name, ', '.join(entries[name]), layer_of[name]))
+    problems += ['README.md: the Sources/ map names %s, which Package.swift does not declare' % name
+                 for name in sorted(set(entries) - set(declared))]
+    return problems
+
+
 def local_targets(root):
     """The directories of the package's targets, by name."""
     return {os.path.basename(d.rstrip('/')): d for kind in ('Sources', 'Tests', 'Examples') for d in glob.glob(os.path.join(root, kind, '*/'))}
@@ -223,7 +285,7 @@ def main():
     problems = check(ROOT, write) + check(os.path.join(ROOT, 'CaptureLibrary'), write)
     for path, name, wanted in problems:
         print('%s: target %s should declare %s' % (path, name, re.sub(r'\s+', ' ', wanted)))
-    violations = [] if write else layer_violations(ROOT)
+    violations = [] if write else layer_violations(ROOT) + map_problems(ROOT)
     print('\n'.join(violations), end='\n' if violations else '')
     return 1 if problems or violations else 0
 

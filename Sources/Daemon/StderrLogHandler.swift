@@ -1,3 +1,4 @@
+internal import DescriptorIO
 public import Foundation
 public import Logging
 internal import NIOConcurrencyHelpers
@@ -151,23 +152,11 @@ final class LogWriter: @unchecked Sendable {
             condition.unlock(withValue: false)
             var text = lost > 0 ? droppedNotice(lost) : ""
             for line in lines { text += line }
-            writeAll(Array(text.utf8))
+            // A reader that is gone (EPIPE) or any other error loses the rest.
+            try? Descriptor(fileDescriptor).writeAll(Array(text.utf8))
             condition.lock()
             writing = false
             condition.unlock(withValue: !queued.isEmpty)
-        }
-    }
-
-    /// write(2) until everything is out; a reader that is gone (EPIPE) or any other error loses the rest.
-    private func writeAll(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { return }
-                offset += written
-            }
         }
     }
 }

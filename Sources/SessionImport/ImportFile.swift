@@ -1,3 +1,4 @@
+internal import DescriptorIO
 internal import Foundation
 #if canImport(Glibc)
 internal import Glibc
@@ -52,13 +53,12 @@ public final class ImportFile: Sendable {
     }
 
     /// Reads up to `buffer.count` bytes at `offset` (not the descriptor's own position, which its
-    /// sender shares); 0 at the end of the file.
+    /// sender shares), fewer only at the end of the file; 0 there.
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(ImportError) -> Int {
-        while true {
-            let count = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
-            if count >= 0 { return count }
-            let code = errno
-            guard code == EINTR else { throw ImportError(file: name, at: .byte(offset), "cannot be read: \(Self.reason(code))") }
+        do throws(DescriptorIOError) {
+            return try Descriptor(descriptor).readFully(into: buffer, at: offset)
+        } catch {
+            throw ImportError(file: name, at: .byte(error.offset ?? offset), "cannot be read: \(error.reason)")
         }
     }
 

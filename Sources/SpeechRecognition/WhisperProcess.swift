@@ -1,3 +1,4 @@
+internal import DescriptorIO
 internal import Foundation
 
 /// One run of the Whisper child (`WhisperScript`): `python3 -I -B` (no byte code written into the installation, which
@@ -149,15 +150,19 @@ final class WhisperProcess: @unchecked Sendable {
         header.reserveCapacity(12)
         withUnsafeBytes(of: count.littleEndian) { header.append(contentsOf: $0) }
         withUnsafeBytes(of: start.bitPattern.littleEndian) { header.append(contentsOf: $0) }
-        guard header.withUnsafeBytes({ Self.write($0, to: socket) }) else { return false }
-        let little = samples.map(\.littleEndian)
-        return little.withUnsafeBytes { Self.write($0, to: socket) }
+        do throws(DescriptorIOError) {
+            try Descriptor(socket).sendAll(header)
+            try Descriptor(socket).sendAll(samples.map(\.littleEndian))
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// No more pieces: the child finishes the ones it has, then writes `end`.
     func finishInput() {
-        var end = [UInt8](repeating: 0, count: 12)
-        _ = end.withUnsafeMutableBytes { Self.write(UnsafeRawBufferPointer($0), to: socket) }
+        // The end is a piece of no samples; a child that no longer reads needs none.
+        try? Descriptor(socket).sendAll([UInt8](repeating: 0, count: 12))
         shutdown(socket, Int32(SHUT_WR))
     }
 
@@ -184,18 +189,4 @@ final class WhisperProcess: @unchecked Sendable {
     }
 
     var terminationStatus: Int32 { process.terminationStatus }
-
-    /// Writes all of `bytes`; false when the reader is gone.
-    private static func write(_ bytes: UnsafeRawBufferPointer, to socket: Int32) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = Glibc.send(socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-            if sent < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += sent
-        }
-        return true
-    }
 }

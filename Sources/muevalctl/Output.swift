@@ -1,3 +1,4 @@
+internal import DescriptorIO
 internal import Foundation
 #if canImport(Glibc)
 internal import Glibc
@@ -30,22 +31,13 @@ struct Output: Sendable {
     }
 
     func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written >= 0 {
-                    offset += written
-                    continue
-                }
-                switch errno {
-                case EINTR: continue
-                // A descriptor inherited in non-blocking mode: wait until it takes more.
-                case EAGAIN: waitUntilWritable()
-                case EPIPE: Self.readerWentAway()
-                default: throw OutputError(name: name, errno: errno)
-                }
-            }
+        do throws(DescriptorIOError) {
+            // A descriptor inherited in non-blocking mode: wait until it takes more.
+            try Descriptor(descriptor).writeAll(bytes, waitingWhenFull: true)
+        } catch where error.isReaderGone {
+            Self.readerWentAway()
+        } catch {
+            throw OutputError(name: name, errno: error.errno)
         }
     }
 
@@ -63,11 +55,6 @@ struct Output: Sendable {
     /// (NIO's) still do; the kernel closes the control connection, which releases the daemon's side.
     static func readerWentAway() -> Never {
         _exit(0)
-    }
-
-    private func waitUntilWritable() {
-        var entry = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-        _ = poll(&entry, 1, -1)
     }
 
     /// For commands that follow (`tail`, `status --watch`): ends muevalctl as soon as the reader of

@@ -1,3 +1,4 @@
+internal import DescriptorIO
 internal import Foundation
 internal import UnlinkedFiles
 
@@ -56,16 +57,12 @@ final class ScratchFile: @unchecked Sendable {
 
     /// Writes what is pending: after the last record, before the first read.
     func flush() throws {
-        try pending.withUnsafeBytes { bytes in
-            var done = 0
-            while done < bytes.count {
-                let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(written))
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { throw AnalysisError.notSpooled(purpose, String(cString: strerror(errno))) }
-                done += count
-                written += Int64(count)
-            }
+        do throws(DescriptorIOError) {
+            try Descriptor(descriptor).writeAll(pending, at: written)
+        } catch {
+            throw AnalysisError.notSpooled(purpose, error.reason)
         }
+        written += Int64(pending.count)
         pending.removeAll(keepingCapacity: true)
     }
 
@@ -125,17 +122,22 @@ final class ScratchFile: @unchecked Sendable {
             guard buffer.count - position < count else { return }
             buffer.removeFirst(position)
             position = 0
-            while buffer.count < count {
-                let wanted = Int(min(Int64(max(ScratchFile.chunk, count - buffer.count)), end - offset))
-                guard wanted > 0 else { throw AnalysisError.notSpooled(file.purpose, "its file ends inside a record") }
-                let start = buffer.count
-                buffer.append(contentsOf: repeatElement(0, count: wanted))
-                let read = buffer.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress! + start, wanted, off_t(offset)) }
-                if read < 0, errno == EINTR { buffer.removeLast(wanted); continue }
-                guard read > 0 else { throw AnalysisError.notSpooled(file.purpose, String(cString: strerror(errno))) }
-                buffer.removeLast(wanted - read)
-                offset += Int64(read)
+            let missing = count - buffer.count
+            let wanted = Int(min(Int64(max(ScratchFile.chunk, missing)), end - offset))
+            guard wanted >= missing else { throw AnalysisError.notSpooled(file.purpose, "its file ends inside a record") }
+            let start = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: wanted))
+            let read: Int
+            do {
+                read = try buffer.withUnsafeMutableBytes { bytes in
+                    try Descriptor(file.descriptor).readFully(into: UnsafeMutableRawBufferPointer(rebasing: bytes[start...]), at: offset)
+                }
+            } catch let error as DescriptorIOError {
+                throw AnalysisError.notSpooled(file.purpose, error.reason)
             }
+            // Fewer only if the file ended before what was written to it.
+            guard read == wanted else { throw AnalysisError.notSpooled(file.purpose, "its file ends inside a record") }
+            offset += Int64(read)
         }
     }
 }
