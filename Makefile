@@ -225,8 +225,9 @@ clean:
 	rm -rf .build
 
 ## install: the release binaries, systemd unit, sysusers snippet, config (kept if present), completions, docs,
-## the web capture library whole (capture.js, the modules it imports under capture/, which replace an older
-## install's so that no module left from it is served, capture.d.ts, package.json)
+## the console's pages, the Python scripts of the sandboxed children (face scan, Whisper), the web capture library
+## whole (capture.js, the modules it imports under capture/, which replace an older install's so that no module left
+## from it is served, capture.d.ts, package.json)
 install: $(if $(BIN),,release)
 	$(eval BIN := $(or $(BIN),$(shell $(SWIFT) build $(RUN_BUILD) --show-bin-path)))
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(CONFDIR) $(DESTDIR)$(DOCDIR) \
@@ -244,6 +245,8 @@ install: $(if $(BIN),,release)
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
 	install -d $(DESTDIR)$(PREFIX)/share/mueval/console
 	install -m 0644 Sources/ConsoleServer/Resources/* $(DESTDIR)$(PREFIX)/share/mueval/console/
+	install -d $(DESTDIR)$(PREFIX)/share/mueval/python
+	install -m 0644 Sources/ChildScripts/Python/*.py $(DESTDIR)$(PREFIX)/share/mueval/python/
 	rm -rf $(DESTDIR)$(PREFIX)/share/mueval/web/capture
 	install -d $(DESTDIR)$(PREFIX)/share/mueval/web
 	install -m 0644 CaptureLibrary/Web/capture.js $(DESTDIR)$(PREFIX)/share/mueval/web/

@@ -143,8 +143,10 @@ let package = Package(
         .target(name: "CMediaInput"),
         .target(name: "CAudioDecode", dependencies: ["CMediaInput"]),
         .target(name: "SpeechRecognition", dependencies: [
-            "CAudioDecode", "CPocketSphinx", "DescriptorIO", "UnlinkedFiles",
+            "CAudioDecode", "CPocketSphinx", "ChildScripts", "DescriptorIO", "UnlinkedFiles",
         ]),
+        // The Python scripts the sandboxed children run (the face scan's, the Whisper recogniser's), and how they are started.
+        .target(name: "ChildScripts", resources: [.copy("Python")], swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]),
         // The face video (H.264 in MP4) to grey frames for the face scan, over the same libraries: the mov demuxer and
         // H.264 decoder alone, no protocol (docs/SECURITY.md, "Names and media from files and devices").
         .target(name: "CVideoDecode", dependencies: ["CMediaInput"]),
@@ -188,7 +190,7 @@ let package = Package(
         // Sessions' reports: written on request and, for every session that stops, automatically (the daemon's service);
         // a recruited study's report when it completes (StudyCompletionService).
         .target(name: "SessionReports", dependencies: [
-            "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "StudyAnalysis", "WireProtocol",
+            "FaceAnalysis", "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionCore", "SessionModel", "StudyAnalysis", "WireProtocol",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -221,7 +223,7 @@ let package = Package(
         swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]),
         // The daemon: configuration, logging and the lifecycle that ties the services together.
         .target(name: "Daemon", dependencies: [
-            "BuildInfo", "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "DescriptorIO", "JournalStorage", "Replication", "ReplicationArchive", "ReportCritique", "SessionCore", "SessionImport", "SessionModel", "SessionReports", "SpeechRecognition", "TesterPool", "TranscriptionService", "WireProtocol", "Zeroconf",
+            "BuildInfo", "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "DescriptorIO", "FaceAnalysis", "JournalStorage", "Replication", "ReplicationArchive", "SessionCore", "SessionImport", "SessionModel", "SessionReports", "SpeechRecognition", "TesterPool", "TranscriptionService", "WireProtocol", "Zeroconf",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "TOMLKit", package: "TOMLKit"),
@@ -296,7 +298,7 @@ let package = Package(
         ]),
         // Critique: the static HTML report written from the analysis results.
         .target(name: "ReportCritique", dependencies: [
-            "CVideoDecode", "JournalStorage", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+            "FaceAnalysis", "JournalStorage", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // The replay index: the file of a session the console's Replay page reads by seeking, derived from the session like
@@ -304,6 +306,10 @@ let package = Package(
         .target(name: "ReplayIndex", dependencies: [
             "JournalStorage", "ReportCritique", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
+        ]),
+        // The face scan: where the tester's face is in the face video, and its expressions, by OpenCV in a sandboxed python3 child.
+        .target(name: "FaceAnalysis", dependencies: [
+            "CVideoDecode", "ChildScripts", "DescriptorIO", "WireProtocol",
         ]),
         // Study metrics: completion rates, time on task, SUS and the comparison of iterations, with small-sample intervals (docs/STUDIES.md).
         .target(name: "StudyMetrics"),
@@ -369,7 +375,7 @@ let package = Package(
             "CaptureServer", "Daemon", "JournalStorage", "WireProtocol",
         ]),
         .testTarget(name: "DeviceSimulatorTests", dependencies: [
-            "DaemonTestSupport", "DeviceSimulator", "ReportCritique", "WireProtocol",
+            "ChildScripts", "DaemonTestSupport", "DeviceSimulator", "FaceAnalysis", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),

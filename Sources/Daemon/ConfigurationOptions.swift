@@ -1,13 +1,13 @@
 internal import CaptureServer
 internal import ConsoleServer
 internal import ControlProtocol
+internal import FaceAnalysis
 internal import Foundation
 internal import JournalStorage
 internal import Logging
 internal import MuEvalWire
 internal import SessionCore
 internal import SessionModel
-internal import ReportCritique
 internal import SessionReports
 internal import SpeechRecognition
 internal import TesterPool

@@ -1,13 +1,13 @@
 public import CaptureServer
 public import ConsoleServer
 internal import ControlProtocol
+package import FaceAnalysis
 internal import Foundation
 internal import JournalStorage
 public import Logging
 internal import MuEvalWire
 internal import SessionCore
 internal import SessionModel
-package import ReportCritique
 package import SessionReports
 internal import SpeechRecognition
 public import TesterPool

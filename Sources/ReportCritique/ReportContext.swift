@@ -1,3 +1,4 @@
+internal import FaceAnalysis
 internal import SessionModel
 internal import WireProtocol
 internal import Foundation

@@ -1,3 +1,4 @@
+public import FaceAnalysis
 internal import Foundation
 public import SessionAnalysis
 

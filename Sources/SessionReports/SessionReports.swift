@@ -1,3 +1,4 @@
+package import FaceAnalysis
 internal import Foundation
 package import Logging
 internal import MuEvalAsync

@@ -1,13 +1,14 @@
+internal import ChildScripts
 internal import DescriptorIO
 internal import Foundation
 
-/// One run of the Whisper child (`WhisperScript`): `python3 -I -B` (no byte code written into the installation, which
-/// a package owns) in `/`, with PATH, LANG, MALLOC_ARENA_MAX and
+/// One run of the Whisper child (`ChildScript.whisperRecogniser`): `python3 -I -B` (no byte code written into the
+/// installation, which a package owns) in `/`, with PATH, LANG, MALLOC_ARENA_MAX and
 /// HF_HUB_OFFLINE alone in its environment, under `memoryMiB` of address space and `cpuSeconds` of CPU, its own
 /// process group (killed whole). Audio goes to it over a socket (sends never raise SIGPIPE); what it answers is read
 /// by a thread of its own, so that neither side waits on the other's full buffer.
 final class WhisperProcess: @unchecked Sendable {
-    /// One line of the child's output (`WhisperScript`).
+    /// One line of the child's output (`ChildScript.whisperRecogniser`).
     struct Line: Decodable, Sendable {
         struct Ready: Decodable, Sendable {
             var faster_whisper: String
@@ -47,8 +48,6 @@ final class WhisperProcess: @unchecked Sendable {
     /// hour (4.9 against 6.7 CPU s), for about 170 MB more resident memory.
     static let environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MALLOC_ARENA_MAX": "2", "HF_HUB_OFFLINE": "1",
                               "MALLOC_MMAP_THRESHOLD_": "33554432", "MALLOC_TRIM_THRESHOLD_": "4294967296", "MALLOC_TOP_PAD_": "268435456"]
-    /// Sets the limits, then becomes the interpreter: `$1` KiB of address space, `$2` CPU seconds, the rest the command.
-    static let limitedStart = #"ulimit -v "$1" && ulimit -t "$2" && shift 2 && exec "$@""#
     /// The longest line read from the child (a piece's words: 8 minutes of speech is ~100 KiB).
     static let maxLineBytes = 16 << 20
 
@@ -81,10 +80,11 @@ final class WhisperProcess: @unchecked Sendable {
         }
         socket = pair[0]
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", Self.limitedStart, "mueval-whisper", String(min(configuration.memoryMiB, 1 << 30) * 1024),
-                             String(configuration.cpuSeconds), configuration.python, "-I", "-B", "-c", WhisperScript.source,
-                             configuration.installation + "/site", configuration.modelDirectory, configuration.language,
-                             String(workers), String(configuration.batchSize), hotwords]
+        process.arguments = ChildScript.whisperRecogniser.limitedCommand(
+            name: "mueval-whisper", python: configuration.python, options: ["-I", "-B"], memoryMiB: configuration.memoryMiB,
+            cpuSeconds: configuration.cpuSeconds,
+            arguments: [configuration.installation + "/site", configuration.modelDirectory, configuration.language, String(workers),
+                        String(configuration.batchSize), hotwords])
         process.environment = Self.environment
         process.currentDirectoryURL = URL(fileURLWithPath: "/")
         let output = Pipe()

@@ -1,6 +1,6 @@
 @testable import DeviceSimulator
 import Foundation
-@testable import ReportCritique
+@testable import FaceAnalysis
 import Testing
 
 /// The face scan (OpenCV's Haar cascades from Debian, docs/REPORTS.md "Face") against the simulator's face video:

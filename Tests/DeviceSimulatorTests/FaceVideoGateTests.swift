@@ -1,7 +1,8 @@
 @testable import DeviceSimulator
+import ChildScripts
 import DaemonTestSupport
 import Foundation
-@testable import ReportCritique
+@testable import FaceAnalysis
 import Testing
 
 /// The face video behind the same gate as audio (issue 38, docs/SECURITY.md "Names and media from files and devices"):
@@ -103,8 +104,7 @@ import Testing
         }
         // Before: cv2.VideoCapture read the file, a frame every 1/fps s taken at the scan's rate, BGR to grey; those
         // frames here go through the same script.
-        let script = directory + "/scan.py"
-        try Data(FaceScanner.script.utf8).write(to: URL(fileURLWithPath: script))
+        let script = ChildScript.faceScan.path
         let before = Process()
         before.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         before.arguments = ["-I", "-c", #"""

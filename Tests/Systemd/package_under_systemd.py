@@ -175,6 +175,12 @@ def deploy_and_check(box, checks, timings, deb, tools, upgrade):
         checks.expect(len(served) == 4 and served[0].startswith("HTTP/1.1 200") and served[1] == "1" and served[2] == served[3],
                       f"the console serves the package's /usr/share/mueval/web/{installed} to any origin", str(served))
 
+    # The sandboxed children's scripts come from /usr/share/mueval/python, beside the program's bin/ (ChildScript).
+    scripts = " ".join(f"/usr/share/mueval/python/{name}" for name in ["face_scan.py", "whisper_recogniser.py"])
+    children = box.run(f"for f in {scripts}; do test -r $f || exit 1; done && dpkg -S {scripts}", check=False)
+    checks.expect(children.returncode == 0 and children.stdout.count("mueval: ") == 2,
+                  "the package's face scan and Whisper scripts are in /usr/share/mueval/python", children.stdout + children.stderr)
+
     # A changed setting, applied by systemctl reload in the same process. Also the lab's edit that
     # the upgrade must keep.
     box.run("sed -i 's/^#level = \"info\"/level = \"debug\"/' /etc/mueval/muevald.toml && grep -q '^level = \"debug\"' /etc/mueval/muevald.toml")

@@ -1,3 +1,4 @@
+internal import FaceAnalysis
 internal import Foundation
 
 /// The tester's face in the face video (docs/REPORTS.md, "Face"): how much of the time a face is in the
