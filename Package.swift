@@ -304,7 +304,7 @@ let package = Package(
         // The replay index: the file of a session the console's Replay page reads by seeking, derived from the session like
         // its reports and kept beside them (docs/CONSOLE.md, "The replay index"): its format, writer and reader.
         .target(name: "ReplayIndex", dependencies: [
-            "JournalStorage", "ReportCritique", "SessionModel", "WireProtocol",
+            "DescriptorIO", "JournalStorage", "ReportCritique", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // The face scan: where the tester's face is in the face video, and its expressions, by OpenCV in a sandboxed python3 child.

@@ -1,3 +1,4 @@
+internal import DescriptorIO
 internal import Glibc
 internal import WireProtocol
 
@@ -5,18 +6,19 @@ internal import WireProtocol
 /// makes them, and the whole file they are put together into.
 final class BufferedFileWriter {
     let path: String
-    private let fd: Int32
+    private let fd: Descriptor
     private var buffer: [UInt8] = []
     private var written: Int64 = 0
     private static let flushBytes = 64 << 10
 
     init(path: String) throws {
         self.path = path
-        fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw ReplayIndexError("open \(path)", errno: errno) }
+        self.fd = Descriptor(fd)
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { Glibc.close(fd.rawValue) }
 
     /// Bytes written so far, buffered ones included.
     var count: Int64 { written + Int64(buffer.count) }
@@ -36,16 +38,10 @@ final class BufferedFileWriter {
     }
 
     func flush() throws {
-        try buffer.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let count = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw ReplayIndexError("write \(path)", errno: errno)
-                }
-                offset += count
-            }
+        do {
+            try fd.writeAll(buffer)
+        } catch {
+            throw ReplayIndexError("write \(path)", error)
         }
         written += Int64(buffer.count)
         buffer.removeAll(keepingCapacity: true)
@@ -55,7 +51,7 @@ final class BufferedFileWriter {
     func copy(_ other: BufferedFileWriter) throws {
         try flush()
         try other.flush()
-        let source = try ReplayIndexFile.Descriptor(path: other.path)
+        let source = try ReplayIndexFile.OpenFile(path: other.path)
         var offset: Int64 = 0
         while offset < other.count {
             let piece = try source.read(offset..<min(other.count, offset + Int64(1 << 20)))
@@ -69,7 +65,7 @@ final class BufferedFileWriter {
     /// Flushed and on disk.
     func finish() throws {
         try flush()
-        guard fsync(fd) == 0 else { throw ReplayIndexError("fsync \(path)", errno: errno) }
+        guard fsync(fd.rawValue) == 0 else { throw ReplayIndexError("fsync \(path)", errno: errno) }
     }
 
     func remove() { unlink(path) }

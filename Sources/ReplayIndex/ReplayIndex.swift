@@ -1,4 +1,3 @@
-internal import Glibc
 package import ReportCritique
 package import SessionModel
 
@@ -97,11 +96,4 @@ package enum ReplayIndex {
         package var touches: [Touch]
         package var views: [View]
     }
-}
-
-/// A file operation of the replay index that failed, or a file of it that is not what was written.
-package struct ReplayIndexError: Error, CustomStringConvertible {
-    package let description: String
-    init(_ what: String, errno: Int32) { description = "\(what): \(String(cString: strerror(errno)))" }
-    package init(damaged why: String) { description = "the replay index is damaged: \(why)" }
 }

@@ -1,3 +1,4 @@
+internal import DescriptorIO
 internal import Foundation
 internal import Glibc
 internal import WireProtocol
@@ -6,7 +7,7 @@ internal import WireProtocol
 /// `GET /api/sessions/ID/replay` read. Reads are positional (`pread`), so one open file serves any
 /// number of requests at once, and a file replaced meanwhile (rebuilt) is not seen half-way.
 package final class ReplayIndexFile: Sendable {
-    package let descriptor: Descriptor
+    package let descriptor: OpenFile
     package let size: Int64
     package let preamble: ReplayIndex.Preamble
     /// Names this version of the file: a page that read its head sends it back (`If-Match`) with each range.
@@ -14,9 +15,9 @@ package final class ReplayIndexFile: Sendable {
 
     /// Nil when there is no file, or one of another version or shape (to be written again).
     package init?(path: String) throws {
-        guard let descriptor = try? Descriptor(path: path) else { return nil }
+        guard let descriptor = try? OpenFile(path: path) else { return nil }
         var status = stat()
-        guard fstat(descriptor.fd, &status) == 0 else { throw ReplayIndexError("stat \(path)", errno: errno) }
+        guard fstat(descriptor.fd.rawValue, &status) == 0 else { throw ReplayIndexError("stat \(path)", errno: errno) }
         let size = Int64(status.st_size)
         guard let preamble = ReplayIndex.preamble(from: try descriptor.read(0..<min(size, Int64(ReplayIndex.preambleBytes)))),
               preamble.version == ReplayIndex.version,
@@ -43,33 +44,24 @@ package final class ReplayIndexFile: Sendable {
     }
 
     /// An open file, closed with its last user.
-    package final class Descriptor: Sendable {
-        let fd: Int32
+    package final class OpenFile: Sendable {
+        let fd: Descriptor
 
         init(path: String) throws {
-            fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { throw ReplayIndexError("open \(path)", errno: errno) }
+            self.fd = Descriptor(fd)
         }
 
-        deinit { Glibc.close(fd) }
+        deinit { Glibc.close(fd.rawValue) }
 
         /// The bytes of `range` (fewer where the file ends).
         package func read(_ range: Range<Int64>) throws -> [UInt8] {
-            guard !range.isEmpty else { return [] }
-            var bytes = [UInt8](repeating: 0, count: Int(range.count))
-            var done = 0
-            while done < bytes.count {
-                let count = bytes.withUnsafeMutableBytes { buffer in
-                    pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(range.lowerBound + Int64(done)))
-                }
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw ReplayIndexError("read", errno: errno)
-                }
-                if count == 0 { break }
-                done += count
+            do {
+                return try fd.readFully(count: Int(range.count), at: range.lowerBound)
+            } catch {
+                throw ReplayIndexError("read", error)
             }
-            return Array(bytes[..<done])
         }
     }
 }
