@@ -146,7 +146,7 @@ let package = Package(
             "CAudioDecode", "CPocketSphinx", "ChildScripts", "DescriptorIO", "UnlinkedFiles",
         ]),
         // The Python scripts the sandboxed children run (the face scan's, the Whisper recogniser's), and how they are started.
-        .target(name: "ChildScripts", resources: [.copy("Python")], swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]),
+        .target(name: "ChildScripts", exclude: ["Python"]),
         // The face video (H.264 in MP4) to grey frames for the face scan, over the same libraries: the mov demuxer and
         // H.264 decoder alone, no protocol (docs/SECURITY.md, "Names and media from files and devices").
         .target(name: "CVideoDecode", dependencies: ["CMediaInput"]),

