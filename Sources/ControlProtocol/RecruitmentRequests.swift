@@ -13,7 +13,7 @@ extension ControlRequest {
         public var requirements: [Requirement]
         /// nil: the recruitment's iteration, else the study's last (a first one is made when it has none).
         public var iteration: Int?
-        /// Invitations done for the study to complete; nil: all of them.
+        /// Invitations of the iteration done for the study to complete; nil: all of them.
         public var target: Int?
         /// Seconds since 1970.
         public var deadline: Double?

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import SessionModel
 
 /// The catalog's schema, grown by numbered migrations (docs/STORAGE.md). `PRAGMA user_version`
 /// holds the number of the last one applied; each runs in one transaction with its version bump,
@@ -207,14 +208,20 @@ extension CatalogSchema {
     }
 }
 
-/// Why the catalog cannot be used, worded for whoever runs muevald.
+/// Why the catalog, or a row of it, cannot be used, worded for whoever runs muevald.
 public enum CatalogError: Error, Equatable, Sendable, CustomStringConvertible {
     case newerCatalog(path: String, version: Int, supported: Int)
+    /// An invitation whose stored status is none this muevald knows: refused rather than taken for another.
+    case unknownInvitationStatus(path: String, code: String, status: String)
 
     public var description: String {
         switch self {
         case .newerCatalog(let path, let version, let supported):
             "\(path) has schema version \(version), written by a newer muEval; this muevald knows versions up to \(supported) and leaves it untouched: run the newer muevald, or give this one another --data-dir"
+        case .unknownInvitationStatus(let path, let code, let status):
+            "\(path): invitation \"\(code)\" has the status \"\(status)\", which this muevald does not know (it knows "
+                + InvitationStatus.allCases.map(\.rawValue).joined(separator: ", ")
+                + "): a newer muEval wrote it, or the catalog was edited; run the newer muevald, or give the invitation one of these statuses"
         }
     }
 }

@@ -167,10 +167,13 @@ extension Catalog {
         statement.bind(values)
         var result: [Invitation] = []
         try statement.forEachRow { row in
-            result.append(Invitation(code: row.string(0) ?? "", study: row.string(1) ?? "", iteration: Int(row.int64(2)),
-                                     participant: row.string(3) ?? "",
-                                     status: InvitationStatus(rawValue: row.string(4) ?? "") ?? .invited,
-                                     created: row.double(5), expires: row.double(6),
+            let code = row.string(0) ?? ""
+            let stored = row.string(4) ?? ""
+            guard let status = InvitationStatus(rawValue: stored) else {
+                throw CatalogError.unknownInvitationStatus(path: database.path, code: code, status: stored)
+            }
+            result.append(Invitation(code: code, study: row.string(1) ?? "", iteration: Int(row.int64(2)),
+                                     participant: row.string(3) ?? "", status: status, created: row.double(5), expires: row.double(6),
                                      sessionId: row.isNull(7) ? nil : row.int64(7), deviceId: row.string(8)))
         }
         return result

@@ -182,12 +182,19 @@ package struct InvitationLifecycle: Sendable {
         invitation.status != .withdrawn && invitation.status != .expired
     }
 
+    /// A recruitment's invitations, among the study's: those of its iteration. What its target counts, what
+    /// completes the study, and what `study status` and the console show as its progress: one count, decided here.
+    package func invitations(in iteration: Int, _ invitations: [Invitation]) -> [Invitation] {
+        invitations.filter { $0.iteration == iteration }
+    }
+
     /// Study `study` recruits `recruited` more testers into `iteration`, beside `invitations` (its existing ones):
-    /// the recruitment that results. Its target is by default every invitation that can still be done, so that
-    /// recruiting again raises it; a completed study is reopened, to complete anew when the new target is met.
+    /// the recruitment that results. Its target is by default every invitation of the iteration that can still be
+    /// done, so that recruiting again raises it; a completed study is reopened, to complete anew when the new target
+    /// is met. (Before issue 54 the default counted every iteration's, a target the study could not reach.)
     package func recruit(_ study: String, earlier: Recruitment?, invitations: [Invitation], recruited: Int, iteration: Int,
                          target: Int?, deadline: Double?, seed: UInt64, now: Double) throws(RecruitmentError) -> RecruitmentTransition {
-        let live = invitations.count(where: canStillBeDone) + recruited
+        let live = self.invitations(in: iteration, invitations).count(where: canStillBeDone) + recruited
         let wanted = target ?? live
         guard wanted <= live else { throw .targetAboveInvited(target: wanted, invited: live) }
         let recruitment = Recruitment(study: study, iteration: iteration, target: wanted, deadline: deadline ?? earlier?.deadline,
@@ -214,9 +221,16 @@ package struct InvitationLifecycle: Sendable {
         return deadline <= now ? .complete(.deadline) : .wait(deadline: deadline)
     }
 
-    /// The recruitment's invitations that are done (of its iteration).
+    /// The recruitment's invitations that are done: the study's progress towards its target.
     package func done(_ recruitment: Recruitment, _ invitations: [Invitation]) -> Int {
-        invitations.count { $0.status == .done && $0.iteration == recruitment.iteration }
+        self.invitations(in: recruitment.iteration, invitations).count { $0.status == .done }
+    }
+
+    /// Study `study`'s recruitment at a glance (`study status`, the console's study page), its progress counted
+    /// as `verdict` counts it.
+    package func status(of study: String, recruitment: Recruitment?, invitations: [Invitation]) -> RecruitmentStatus {
+        RecruitmentStatus(study: study, recruitment: recruitment,
+                          recruited: recruitment.map { self.invitations(in: $0.iteration, invitations) } ?? [], invitations: invitations)
     }
 
     /// The recruitment completed at `now` for `reason`, its report at `report` (nil: it could not be written).

@@ -60,10 +60,10 @@ extension Studies {
         return try catalog.invitations(study: study)
     }
 
-    /// The recruitment, the invitations per status, and each invitation.
+    /// The recruitment, its invitations per status, and each invitation of the study.
     public func status(study: String, now: Double) throws -> RecruitmentStatus {
         let invitations = try invitations(study: study, now: now)
-        return RecruitmentStatus(study: study, recruitment: try catalog.recruitment(study: study), invitations: invitations)
+        return lifecycle.status(of: study, recruitment: try catalog.recruitment(study: study), invitations: invitations)
     }
 
     /// Whether `recruitment` completes at `now` (the study completion service asks).

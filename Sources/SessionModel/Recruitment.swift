@@ -148,23 +148,38 @@ public struct RecruitmentResult: Codable, Sendable, Equatable {
     }
 }
 
-/// A study's recruitment at a glance (`muevalctl study status`).
+/// A study's recruitment at a glance (`muevalctl study status`, the console's study page), counted as the session
+/// core's `InvitationLifecycle` decides: the recruitment's invitations are those of its iteration.
 public struct RecruitmentStatus: Codable, Sendable, Equatable {
     public var study: String
     /// Nil when the study recruited nobody.
     public var recruitment: Recruitment?
-    /// Invitations per status, every status present (`done`, `expired`…).
+    /// The recruitment's invitations per status, every status present: `done` is the study's progress, what
+    /// completes it when it reaches the target. Before issue 54, every iteration's (now `allIterationCounts`).
     public var counts: [String: Int]
+    /// Every invitation of the study per status, every iteration's, every status present.
+    public var allIterationCounts: [String: Int]
+    /// Every status in the order an invitation goes through them: the counts' keys, in the order to show them.
+    public var statuses: [InvitationStatus]
+    /// Every invitation of the study, every iteration's.
     public var invitations: [Invitation]
 
-    public init(study: String, recruitment: Recruitment?, invitations: [Invitation]) {
+    /// `recruited`: the recruitment's invitations, as `InvitationLifecycle` chose them among `invitations`.
+    public init(study: String, recruitment: Recruitment?, recruited: [Invitation], invitations: [Invitation]) {
         self.study = study
         self.recruitment = recruitment
         self.invitations = invitations
-        counts = Dictionary(uniqueKeysWithValues: InvitationStatus.allCases.map { status in
-            (status.rawValue, invitations.filter { $0.status == status }.count)
-        })
+        counts = Self.counts(recruited)
+        allIterationCounts = Self.counts(invitations)
+        statuses = InvitationStatus.allCases
     }
 
+    /// The recruitment's invitations with `status`.
     public func count(_ status: InvitationStatus) -> Int { counts[status.rawValue] ?? 0 }
+
+    private static func counts(_ invitations: [Invitation]) -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: InvitationStatus.allCases.map { status in
+            (status.rawValue, invitations.count { $0.status == status })
+        })
+    }
 }

@@ -180,10 +180,10 @@ enum PoolOutput {
 
     static func invitations(_ invitations: [Invitation]) -> String {
         guard !invitations.isEmpty else { return "no invitations: recruit with `muevalctl study recruit NAME --count N`\n" }
-        var table = TextTable(["PARTICIPANT", "INVITATION", "STATUS", "EXPIRES", "SESSION", "DEVICE"])
+        var table = TextTable(["PARTICIPANT", "ITERATION", "INVITATION", "STATUS", "EXPIRES", "SESSION", "DEVICE"])
         for invitation in invitations {
-            table.add([invitation.participant, invitation.code, invitation.status.rawValue, ControlOutput.time(invitation.expires),
-                       invitation.sessionId.map(String.init) ?? "-", invitation.deviceId ?? "-"])
+            table.add([invitation.participant, String(invitation.iteration), invitation.code, invitation.status.rawValue,
+                       ControlOutput.time(invitation.expires), invitation.sessionId.map(String.init) ?? "-", invitation.deviceId ?? "-"])
         }
         return table.render()
     }
@@ -194,7 +194,11 @@ enum PoolOutput {
         }
         var text = "study \(status.study) · iteration \(recruitment.iteration) · target \(recruitment.target) done"
             + (recruitment.deadline.map { " · deadline \(ControlOutput.time($0))" } ?? "") + "\n"
-        text += InvitationStatus.allCases.map { "\($0.rawValue) \(status.count($0))" }.joined(separator: " · ") + "\n"
+        text += counts(status.counts, in: status.statuses) + "\n"
+        // Invitations of other iterations do not count towards the target: said apart, when there are any.
+        if status.allIterationCounts != status.counts {
+            text += "every iteration: " + counts(status.allIterationCounts, in: status.statuses) + "\n"
+        }
         if let completed = recruitment.completed {
             text += "completed \(ControlOutput.time(completed)) (\(recruitment.completionReason?.rawValue ?? "-"))"
                 + (recruitment.report.map { " · report \($0)" } ?? "") + "\n"
@@ -202,6 +206,11 @@ enum PoolOutput {
             text += "not completed: \(status.count(.done)) of \(recruitment.target) done\n"
         }
         return text + "\n" + invitations(status.invitations)
+    }
+
+    /// `invited 3 · accepted 1 · …`: every status, in the order given.
+    private static func counts(_ counts: [String: Int], in statuses: [InvitationStatus]) -> String {
+        statuses.map { "\($0.rawValue) \(counts[$0.rawValue] ?? 0)" }.joined(separator: " · ")
     }
 
     private static func profile(_ profile: [String: String]) -> String {

@@ -23,7 +23,7 @@ extension StudyCommand {
         @Option(name: .customLong("require"), help: ArgumentHelp("FIELD=VALUE or FIELD=A|B: every one has it (repeatable).", valueName: "REQUIREMENT"))
         var requirements: [String] = []
         @Option(help: "The iteration they record (default: the recruitment's, else the study's last; a first one is made if none).") var iteration: Int?
-        @Option(help: "Invitations done for the study to complete (default: all).") var target: Int?
+        @Option(help: "Invitations of the iteration done for the study to complete (default: all).") var target: Int?
         @Option(help: ArgumentHelp("When the study completes anyway: a date (2026-12-24, the end of that day here), a time (2026-12-24T18:00:00Z), or +7d, +12h, +30m.",
                                    valueName: "DEADLINE"))
         var deadline: String?
@@ -39,7 +39,7 @@ extension StudyCommand {
     }
 
     struct Invitations: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "A study's invitations: participant, code, status (invited, accepted, recording, done, expired, withdrawn).")
+        static let configuration = CommandConfiguration(abstract: "A study's invitations: participant, iteration, code, status (invited, accepted, recording, done, expired, withdrawn).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The study's name.") var study: String
 
@@ -49,7 +49,7 @@ extension StudyCommand {
     }
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "A recruited study's progress: target, deadline, invitations per status, completion.")
+        static let configuration = CommandConfiguration(abstract: "A recruited study's progress: target, deadline, the iteration's invitations per status, completion.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The study's name.") var study: String
 

@@ -35,6 +35,7 @@ SESSION_NAME = "<img src=x onerror=\"window.__pwned='name'\">Browser study"
 TEST_USER = "Jill <b>Tester</b>"
 NOTE_TEXT = "<script>window.__pwned='note'</script>Tester hesitates at Save"
 STUDY = "browser-study"
+RECRUITED_STUDY = "recruited-study"  # recruited in two iterations by the Swift side
 STUDY_DESCRIPTION = "<img src=x onerror=\"window.__pwned='study'\">Posting moments"
 TASK_NAME = "Post <b>a</b> moment"
 QUESTION_TEXT = "What <i>surprised</i> you?"
@@ -301,6 +302,7 @@ def run(driver):
     screenshot(driver, "server")
 
     study_checks(driver)
+    recruitment_checks(driver)
 
     # --- Logged out: no data; the used login link is refused and sets no cookie.
     driver.delete_all_cookies()
@@ -319,6 +321,18 @@ def run(driver):
 def by_data(driver, selector, key, value):
     """The elements matching selector whose data-KEY is value (values hold markup, so not in the CSS)."""
     return [node for node in driver.find_elements(By.CSS_SELECTOR, selector) if node.get_attribute(f"data-{key}") == value]
+
+
+def recruitment_checks(driver):
+    """A study recruited in two iterations (RecruitCommandTests.recruitInTwoIterations): its page counts the
+    recruitment's iteration, what completes it, and every iteration's apart, with the statuses the server lists."""
+    driver.get(f"{BASE}/study?name={RECRUITED_STUDY}")
+    line = wait(driver, "the recruitment's line", lambda d: d.find_element(By.ID, "recruitment-line").text.startswith("Iteration") and
+                d.find_element(By.ID, "recruitment-line").text)
+    check(line == "Iteration 2: 1 of 2 done · 1 invited, 1 done · every iteration: 1 invited, 3 done", f"the recruitment's line: {line!r}")
+    rows = driver.find_elements(By.CSS_SELECTOR, "tr[data-testid=invitation-row]")
+    check([row.find_elements(By.TAG_NAME, "td")[1].text for row in rows] == ["1", "1", "2", "2"],
+          f"the invitations' iterations: {[row.text for row in rows]}")
 
 
 def study_checks(driver):

@@ -32,6 +32,9 @@ final class ConsoleBrowserTests: XCTestCase {
             return (try? JSONSerialization.jsonObject(with: Data(console.stdout.utf8)) as? [String: Any])?["url"] as? String
         }
 
+        // The study page's recruitment, counted as `study status` counts it (console_browser.py, recruitment_checks).
+        try RecruitCommandTests.recruitInTwoIterations(daemon, study: "recruited-study")
+
         let script = try FollowingProcess(BrowserRequirement.python, [Self.repository.appendingPathComponent("Tests/Browser/console_browser.py").path],
                                           environment: ["CONSOLE_LOGIN_URL": link,
                                                         "SCREENSHOT_DIR": Self.screenshotDirectory(daemon)])

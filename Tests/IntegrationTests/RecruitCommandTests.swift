@@ -1,5 +1,6 @@
 import DaemonTestSupport
 import Foundation
+import JournalStorage
 import SessionModel
 import XCTest
 
@@ -105,6 +106,42 @@ final class RecruitCommandTests: XCTestCase {
         XCTAssertTrue(human2.contains("not completed: 0 of 12 done"), human2)
         XCTAssertTrue(try daemon.refused(["study", "recruit", "remote", "--count", "1", "--target", "13"])
             .contains("no tester in the pool qualifies"), "the pool is used up before the target is checked")
+    }
+
+    /// Issue 54: a study recruited into a second iteration shows the count that completes it, iteration 2's, and
+    /// every iteration's apart (here written into the catalog as a first recruitment and its phones would leave it).
+    func testAStudyRecruitedInTwoIterationsShowsTheCountThatCompletesIt() async throws {
+        let daemon = try await TestDaemon.start()
+        defer { daemon.cleanUp() }
+        try Self.recruitInTwoIterations(daemon, study: "remote")
+        let human = try daemon.ok(["study", "status", "remote"])
+        XCTAssertTrue(human.hasPrefix("""
+            study remote · iteration 2 · target 2 done
+            invited 1 · accepted 0 · recording 0 · done 1 · expired 0 · withdrawn 0
+            every iteration: invited 1 · accepted 0 · recording 0 · done 3 · expired 0 · withdrawn 0
+            not completed: 1 of 2 done
+
+            """), human)
+        let status = try daemon.json(RecruitmentStatus.self, ["study", "status", "remote"])
+        XCTAssertEqual(status.counts["done"], 1)
+        XCTAssertEqual(status.allIterationCounts["done"], 3)
+        XCTAssertEqual(status.statuses, InvitationStatus.allCases)
+        XCTAssertEqual(status.invitations.map(\.iteration), [1, 1, 2, 2])
+    }
+
+    /// Study `study` as two recruitments leave it: iteration 1's two invitations done, then iteration 2's two
+    /// recruited with a target of 2, one done and one invited (written into the catalog, with no phones).
+    static func recruitInTwoIterations(_ daemon: TestDaemon, study: String) throws {
+        _ = try daemon.ok(["study", "create", study])
+        _ = try daemon.ok(["study", "iteration", "add", study])
+        _ = try daemon.ok(["study", "iteration", "add", study])
+        let now = Date().timeIntervalSince1970
+        let invitations = [("2345abcdef", 1, InvitationStatus.done), ("3456abcdef", 1, .done), ("4567abcdef", 2, .done), ("5678abcdef", 2, .invited)]
+            .map { Invitation(code: $0.0, study: study, iteration: $0.1, participant: "T\($0.0.prefix(5).uppercased())", status: $0.2,
+                              created: now, expires: now + 3600) }
+        try Catalog(directory: daemon.dataDirectory).createInvitations(
+            invitations, participants: invitations.map { Participant(code: $0.participant, created: now) },
+            recruitment: Recruitment(study: study, iteration: 2, target: 2, created: now, seed: 1))
     }
 
     func testTheEnrolmentLinkRotates() async throws {

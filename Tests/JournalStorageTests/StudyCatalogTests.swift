@@ -197,6 +197,23 @@ import Testing
         #expect(try catalog.recruitments() == [completed])
     }
 
+    /// Issue 54: a status this muevald does not know (a newer one's, a hand edit) is refused naming it, where it was
+    /// taken for `invited` before, an invitation a phone could then present again.
+    @Test func anUnknownStoredStatusIsRefusedNamingIt() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let catalog = try catalog()
+        try catalog.createInvitations([invitation("aaaaaaaaaa", "TAAAAA")], participants: [Participant(code: "TAAAAA", created: 10)],
+                                      recruitment: Recruitment(study: "remote", iteration: 1, target: 1, created: 10, seed: 1))
+        let path = directory + "/" + Catalog.fileName
+        try SQLiteDatabase(path: path).execute("UPDATE invitations SET status = 'paused' WHERE code = 'aaaaaaaaaa'")
+        let refusal = CatalogError.unknownInvitationStatus(path: path, code: "aaaaaaaaaa", status: "paused")
+        #expect(throws: refusal) { try catalog.invitations(study: "remote") }
+        #expect(throws: refusal) { try catalog.invitation(code: "aaaaaaaaaa") }
+        #expect(refusal.description == path + #": invitation "aaaaaaaaaa" has the status "paused", which this muevald does not know "#
+            + "(it knows invited, accepted, recording, done, expired, withdrawn): a newer muEval wrote it, or the catalog was edited; "
+            + "run the newer muevald, or give the invitation one of these statuses")
+    }
+
     @Test func aRecruitmentIsAllOrNone() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let catalog = try catalog()

@@ -154,6 +154,27 @@ import Testing
         #expect(lifecycle.verdict(recruitment, invitations: invitations, now: 10) == .complete(.target))
     }
 
+    /// Issue 54: the recruitment's invitations are its iteration's, for the target's default and its limit as for
+    /// the count done and the status shown.
+    @Test func aRecruitmentCountsItsIterationsInvitationsOnly() throws {
+        let earlier = [invitation(.done, iteration: 1, code: "a"), invitation(.done, iteration: 1, code: "b"),
+                       invitation(.invited, iteration: 2, code: "c"), invitation(.withdrawn, iteration: 2, code: "d")]
+        let moved = try lifecycle.recruit("momentree", earlier: nil, invitations: earlier, recruited: 1, iteration: 2, target: nil,
+                                          deadline: nil, seed: 1, now: 10).recruitment
+        #expect(moved.target == 2, "c and the new one: iteration 1's are not this recruitment's")
+        #expect(throws: RecruitmentError.targetAboveInvited(target: 3, invited: 2)) {
+            try lifecycle.recruit("momentree", earlier: nil, invitations: earlier, recruited: 1, iteration: 2, target: 3,
+                                  deadline: nil, seed: 1, now: 10)
+        }
+        let status = lifecycle.status(of: "momentree", recruitment: moved, invitations: earlier)
+        #expect(status.count(.done) == lifecycle.done(moved, earlier) && status.count(.done) == 0)
+        #expect(status.count(.invited) == 1 && status.count(.withdrawn) == 1)
+        #expect(status.allIterationCounts == ["invited": 1, "accepted": 0, "recording": 0, "done": 2, "expired": 0, "withdrawn": 1])
+        #expect(status.statuses == [.invited, .accepted, .recording, .done, .expired, .withdrawn])
+        let nobody = lifecycle.status(of: "momentree", recruitment: nil, invitations: [])
+        #expect(nobody.counts.values.allSatisfy { $0 == 0 } && nobody.counts.count == 6)
+    }
+
     @Test func aCompletedRecruitmentSaysWhenWhyAndWhere() {
         let recruitment = Recruitment(study: "s", iteration: 1, target: 2, created: 0, seed: 1)
         let transition = lifecycle.completed(recruitment, reason: .deadline, report: nil, now: 60)

@@ -58,6 +58,38 @@ import Testing
         #expect(Set(status.invitations.map(\.participant)).count == 5, "nobody twice")
     }
 
+    /// Issue 54: a study recruited in two iterations has one count of its progress, its recruitment's iteration's,
+    /// in the target, in its completion and in `study status`. Before, the target counted iteration 1's done
+    /// invitations too (4, out of reach: the completion counts iteration 2's), and `study status` showed 3 of 4
+    /// done, then 4 of 4 for a study that never completed.
+    @Test func aStudyRecruitedInTwoIterationsCountsItsRecruitmentsIteration() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (studies, _) = try studies()
+        let catalog = try Catalog(directory: directory)
+        func finish(_ invitations: [Invitation]) throws {
+            try catalog.apply(invitations.map { InvitationTransition(code: $0.code, from: [.invited], to: .done) })
+        }
+        let first = try studies.recruit(study: "remote", count: 2, quotas: [], requirements: [], iteration: nil, target: nil,
+                                        deadline: nil, seed: 1, now: 10)
+        try finish(first.invitations)
+        _ = try studies.addIteration(to: "remote", number: nil, label: nil, now: 20)
+        let second = try studies.recruit(study: "remote", count: 2, quotas: [], requirements: [], iteration: 2, target: nil,
+                                         deadline: nil, seed: 2, now: 30)
+        #expect(second.recruitment.target == 2, "iteration 2's invitations, not iteration 1's done ones too")
+        try finish([second.invitations[0]])
+
+        let status = try studies.status(study: "remote", now: 40)
+        let recruitment = try #require(status.recruitment)
+        #expect(status.count(.done) == 1 && status.count(.invited) == 1, "\(status.counts)")
+        #expect(status.allIterationCounts["done"] == 3 && status.allIterationCounts["invited"] == 1, "\(status.allIterationCounts)")
+        #expect(status.statuses == InvitationStatus.allCases)
+        #expect(status.invitations.count == 4)
+        #expect(try studies.verdict(recruitment, now: 40) == .wait(deadline: nil))
+        try finish([second.invitations[1]])
+        #expect(try studies.status(study: "remote", now: 50).count(.done) == 2)
+        #expect(try studies.verdict(recruitment, now: 50) == .complete(.target), "the count shown is the count that completes it")
+    }
+
     @Test func aWithdrawalDeletesTheProfileWithdrawsInvitationsAndOnRequestTheSessions() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (studies, registry) = try studies()

@@ -124,11 +124,14 @@ async function loadRecruitment() {
     line.textContent = "Nobody recruited yet.";
     setChildren(document.getElementById("recruitment-state"));
   } else {
-    const counts = InvitationStatuses.filter((state) => status.counts[state] > 0).map((state) => `${status.counts[state]} ${state}`);
+    // The server's counts: the recruitment's iteration's (what completes the study), and every iteration's.
+    const listed = (counts) => status.statuses.filter((state) => counts[state] > 0).map((state) => `${counts[state]} ${state}`).join(", ");
+    const others = status.statuses.some((state) => status.allIterationCounts[state] !== status.counts[state]);
     line.textContent = [
-      `Iteration ${recruitment.iteration}: ${status.counts.done ?? 0} of ${recruitment.target} done`,
+      `Iteration ${recruitment.iteration}: ${status.counts.done} of ${recruitment.target} done`,
       recruitment.deadline ? `deadline ${formatTime(recruitment.deadline)}` : null,
-      counts.join(", "),
+      listed(status.counts),
+      others ? `every iteration: ${listed(status.allIterationCounts)}` : null,
       recruitment.completed ? `complete since ${formatTime(recruitment.completed)} (${recruitment.completionReason === "deadline" ? "deadline passed" : "target met"})` : null,
     ].filter(Boolean).join(" · ");
     setChildren(document.getElementById("recruitment-state"), stateBadge(recruitment.completed ? "done" : "recording"));
@@ -141,15 +144,13 @@ async function loadRecruitment() {
   setChildren(document.getElementById("invitations-body"), status.invitations.map((invitation) =>
     el("tr", { "data-testid": "invitation-row", dataset: { participant: invitation.participant } },
       el("td", { class: "mono" }, invitation.participant),
+      el("td", { class: "num" }, String(invitation.iteration)),
       el("td", {}, stateBadge(invitation.status)),
       el("td", {}, el("a", { href: `/i/${encodeURIComponent(invitation.code)}`, class: "mono", target: "_blank", rel: "noopener" }, invitation.code)),
       el("td", {}, formatTime(invitation.expires)),
       el("td", {}, invitation.sessionId
         ? el("a", { href: `/sessions/${encodeURIComponent(invitation.sessionId)}` }, `Session ${invitation.sessionId}`) : "—"))));
 }
-
-/** The statuses in the order an invitation goes through them. */
-const InvitationStatuses = ["invited", "accepted", "recording", "done", "expired", "withdrawn"];
 
 const list = (id) => value(id).split(",").map((item) => item.trim()).filter(Boolean);
 
