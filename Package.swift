@@ -72,7 +72,8 @@ let package = Package(
         ]),
         // Import of sessions recorded elsewhere: IMUT logs, GPX tracks, muEval's own exports (docs/IMPORT.md).
         .target(name: "SessionImport", dependencies: [
-            "DescriptorIO", "JournalStorage", "SessionModel", "WireProtocol",
+            "JournalStorage", "SessionModel", "WireProtocol",
+            .product(name: "DescriptorIO", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -143,7 +144,8 @@ let package = Package(
         .target(name: "CMediaInput"),
         .target(name: "CAudioDecode", dependencies: ["CMediaInput"]),
         .target(name: "SpeechRecognition", dependencies: [
-            "CAudioDecode", "CPocketSphinx", "ChildScripts", "DescriptorIO", "UnlinkedFiles",
+            "CAudioDecode", "CPocketSphinx", "ChildScripts", "UnlinkedFiles",
+            .product(name: "DescriptorIO", package: "CaptureLibrary"),
         ]),
         // The Python scripts the sandboxed children run (the face scan's, the Whisper recogniser's), and how they are started.
         .target(name: "ChildScripts", exclude: ["Python"]),
@@ -223,7 +225,8 @@ let package = Package(
         swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]),
         // The daemon: configuration, logging and the lifecycle that ties the services together.
         .target(name: "Daemon", dependencies: [
-            "BuildInfo", "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "DescriptorIO", "FaceAnalysis", "JournalStorage", "Replication", "ReplicationArchive", "SessionCore", "SessionImport", "SessionModel", "SessionReports", "SpeechRecognition", "TesterPool", "TranscriptionService", "WireProtocol", "Zeroconf",
+            "BuildInfo", "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "FaceAnalysis", "JournalStorage", "Replication", "ReplicationArchive", "SessionCore", "SessionImport", "SessionModel", "SessionReports", "SpeechRecognition", "TesterPool", "TranscriptionService", "WireProtocol", "Zeroconf",
+            .product(name: "DescriptorIO", package: "CaptureLibrary"),
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "TOMLKit", package: "TOMLKit"),
@@ -237,7 +240,6 @@ let package = Package(
         // Temporary files without a name, close-on-exec: the analysis's timeline spool, the transcription's vocabulary.
         .target(name: "UnlinkedFiles"),
         // Reads and writes of a descriptor that move every byte (EINTR, short counts), with one error type.
-        .target(name: "DescriptorIO"),
         // What `--version` prints: muEval's version and the commit the binary was built from (the BuildCommit plugin).
         .target(name: "BuildInfo", plugins: ["BuildCommit"]),
         .plugin(name: "BuildCommit", capability: .buildTool()),
@@ -247,7 +249,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "muevalctl", dependencies: [
-            "BuildInfo", "ControlClient", "ControlProtocol", "DescriptorIO", "JournalStorage", "QRCode", "ReplicationArchive", "ReportCritique", "SessionAnalysis", "SessionImport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+            "BuildInfo", "ControlClient", "ControlProtocol", "JournalStorage", "QRCode", "ReplicationArchive", "ReportCritique", "SessionAnalysis", "SessionImport", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+            .product(name: "DescriptorIO", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "ZeroconfBrowsing", package: "CaptureLibrary"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -289,7 +292,8 @@ let package = Package(
 
         // Analysis: interpreters on a blackboard turn a session file into results (docs/REPORTS.md).
         .target(name: "SessionAnalysis", dependencies: [
-            "DescriptorIO", "JournalStorage", "SessionModel", "UnlinkedFiles", "WireProtocol",
+            "JournalStorage", "SessionModel", "UnlinkedFiles", "WireProtocol",
+            .product(name: "DescriptorIO", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // Study analysis: attempts, outcomes and numbers across a study's sessions, and its CSV export.
@@ -304,12 +308,14 @@ let package = Package(
         // The replay index: the file of a session the console's Replay page reads by seeking, derived from the session like
         // its reports and kept beside them (docs/CONSOLE.md, "The replay index"): its format, writer and reader.
         .target(name: "ReplayIndex", dependencies: [
-            "DescriptorIO", "JournalStorage", "ReportCritique", "SessionModel", "WireProtocol",
+            "JournalStorage", "ReportCritique", "SessionModel", "WireProtocol",
+            .product(name: "DescriptorIO", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // The face scan: where the tester's face is in the face video, and its expressions, by OpenCV in a sandboxed python3 child.
         .target(name: "FaceAnalysis", dependencies: [
-            "CVideoDecode", "ChildScripts", "DescriptorIO", "WireProtocol",
+            "CVideoDecode", "ChildScripts", "WireProtocol",
+            .product(name: "DescriptorIO", package: "CaptureLibrary"),
         ]),
         // Study metrics: completion rates, time on task, SUS and the comparison of iterations, with small-sample intervals (docs/STUDIES.md).
         .target(name: "StudyMetrics"),
@@ -390,7 +396,7 @@ let package = Package(
         ]),
         // Real pipes, socket pairs and temporary files: short writes, a reader gone, reads across the end of a file.
         .testTarget(name: "DescriptorIOTests", dependencies: [
-            "DescriptorIO",
+            .product(name: "DescriptorIO", package: "CaptureLibrary"),
         ]),
         // The study analysis on synthetic study sessions: attempts, outcomes, metrics, problems, the CSV export.
         .testTarget(name: "StudyAnalysisTests", dependencies: [

@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "MuEvalCapture", targets: ["MuEvalCapture"]),
         .library(name: "MuEvalWire", targets: ["MuEvalWire"]),
         .library(name: "MuEvalAsync", targets: ["MuEvalAsync"]),
+        .library(name: "DescriptorIO", targets: ["DescriptorIO"]),
         // Linux: Avahi for the library's browser and the server's publisher (one package declares CAvahi).
         .library(name: "ZeroconfBrowsing", targets: ["ZeroconfBrowsing"]),
         .library(name: "CAvahi", targets: ["CAvahi"]),
@@ -28,6 +29,8 @@ let package = Package(
         .target(name: "MuEvalAsync", dependencies: [
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
+        // Reads and writes of a descriptor that move every byte (EINTR, short counts): the spool's, and the server's.
+        .target(name: "DescriptorIO"),
         // The wire protocol as a device speaks it: the message types, the encoder, the reply reader.
         .target(name: "MuEvalWire", dependencies: [
             .product(name: "OrderedCollections", package: "swift-collections"),
@@ -40,7 +43,7 @@ let package = Package(
         // The capture library: records events, delivers them in order over a bounded queue, spools what
         // cannot be sent yet.
         .target(name: "MuEvalCapture", dependencies: [
-            "MuEvalAsync", "MuEvalWire",
+            "DescriptorIO", "MuEvalAsync", "MuEvalWire",
             .target(name: "ZeroconfBrowsing", condition: .when(platforms: [.linux])),
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "OrderedCollections", package: "swift-collections"),

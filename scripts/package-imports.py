@@ -35,7 +35,7 @@ PRODUCTS = {
     'Hummingbird': 'hummingbird', 'HummingbirdCore': 'hummingbird', 'HummingbirdTLS': 'hummingbird', 'HummingbirdWebSocket': 'hummingbird-websocket',
     'HummingbirdWSClient': 'hummingbird-websocket', 'Metrics': 'swift-metrics', 'PostgresNIO': 'postgres-nio', 'Prometheus': 'swift-prometheus',
     # The capture library's package (CaptureLibrary/, by path).
-    'MuEvalAsync': 'CaptureLibrary', 'MuEvalWire': 'CaptureLibrary', 'MuEvalCapture': 'CaptureLibrary',
+    'MuEvalAsync': 'CaptureLibrary', 'DescriptorIO': 'CaptureLibrary', 'MuEvalWire': 'CaptureLibrary', 'MuEvalCapture': 'CaptureLibrary',
     'ZeroconfBrowsing': 'CaptureLibrary', 'CAvahi': 'CaptureLibrary',
 }
 # The toolchain's own modules need no declaration.

@@ -1,4 +1,5 @@
 internal import DequeModule
+internal import DescriptorIO
 internal import MuEvalWire
 #if canImport(Glibc)
 internal import Glibc
@@ -63,12 +64,11 @@ final class CaptureSpool: @unchecked Sendable {
     /// Reads the header and the records; a record cut short (the app died mid-write) is cut off.
     private func load() throws(CaptureError) {
         var contents: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 { throw .spool(path, Self.errnoText()) }
-            if count == 0 { break }
-            contents += chunk[..<count]
+            let chunk: [UInt8]
+            do { chunk = try Descriptor(descriptor).readFully(count: 1 << 16, at: Int64(contents.count)) } catch { throw .spool(path, error.reason) }
+            contents += chunk
+            if chunk.count < 1 << 16 { break }
         }
         guard contents.count >= Self.headerBytes, Array(contents[0..<8]) == Self.magic else {
             // New (or not a spool: it is emptied, as nothing in it can be read).
@@ -133,9 +133,11 @@ final class CaptureSpool: @unchecked Sendable {
     private func compact() throws(CaptureError) {
         // What is not settled is the file's tail: one read.
         let start = Self.headerBytes + settledBytes
-        var live = [UInt8](repeating: 0, count: fileBytes - start)
-        let count = live.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(start)) }
-        guard count == live.count else { throw .spool(path, "cannot read back the records: \(Self.errnoText())") }
+        let live: [UInt8]
+        do { live = try Descriptor(descriptor).readFully(count: fileBytes - start, at: Int64(start)) } catch {
+            throw .spool(path, "cannot read back the records: \(error.reason)")
+        }
+        guard live.count == fileBytes - start else { throw .spool(path, "cannot read back the records: the file is shorter than its records") }
         try rewrite(live)
         records.removeFirst(settledRecords)
         (settledRecords, settledBytes) = (0, 0)
@@ -185,15 +187,7 @@ final class CaptureSpool: @unchecked Sendable {
     }
 
     private func write(_ bytes: [UInt8], at offset: Int) throws(CaptureError) {
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, $0.count - done, off_t(offset + done)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .spool(path, Self.errnoText())
-            }
-            done += count
-        }
+        do { try Descriptor(descriptor).writeAll(bytes, at: Int64(offset)) } catch { throw .spool(path, error.reason) }
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {

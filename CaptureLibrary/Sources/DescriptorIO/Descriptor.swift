@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
 #endif
 
 /// A file descriptor's reads and writes that move every byte asked for: each call is repeated where the
@@ -31,12 +33,18 @@ public struct Descriptor: Sendable, Hashable {
     }
 
     /// send(2) until all of `bytes` is sent on this socket; with MSG_NOSIGNAL, so that a reader that went
-    /// away is an error (`isReaderGone`), not SIGPIPE.
+    /// away is an error (`isReaderGone`), not SIGPIPE. Darwin has no such flag: there the socket's SO_NOSIGPIPE does it.
     public func sendAll(_ bytes: UnsafeRawBufferPointer) throws(DescriptorIOError) {
         try transferAll(bytes, .send) { done in
-            send(rawValue, bytes.baseAddress! + done, bytes.count - done, CInt(MSG_NOSIGNAL))
+            send(rawValue, bytes.baseAddress! + done, bytes.count - done, Self.noSignal)
         }
     }
+
+    #if canImport(Glibc)
+    private static let noSignal = CInt(MSG_NOSIGNAL)
+    #else
+    private static let noSignal: CInt = 0
+    #endif
 
     /// pread(2) at `offset` until `buffer` is full or the file ends: the number of bytes read, fewer than
     /// `buffer.count` only at the end of the file.
