@@ -237,7 +237,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ]),
-        // Temporary files without a name, close-on-exec: the analysis's timeline spool, the transcription's vocabulary.
+        // Temporary files without a name, close-on-exec: the analysis's timeline scratch file, the transcription's vocabulary.
         .target(name: "UnlinkedFiles"),
         // Reads and writes of a descriptor that move every byte (EINTR, short counts), with one error type.
         // What `--version` prints: muEval's version and the commit the binary was built from (the BuildCommit plugin).

@@ -9,7 +9,7 @@ public enum AnalysisError: Error, CustomStringConvertible, Equatable {
     case resultNotProduced(interpreter: String, result: String)
     /// A temporary file a result is kept in (`ScratchFile`: the timeline, the strokes) could not be made, written
     /// or read back.
-    case notSpooled(String, String)
+    case notKeptInScratch(String, String)
 
     public var description: String {
         switch self {
@@ -23,7 +23,7 @@ public enum AnalysisError: Error, CustomStringConvertible, Equatable {
             "internal error: an interpreter ran without the \(type) it requires"
         case .resultNotProduced(let interpreter, let result):
             "internal error: interpreter \(interpreter) did not produce the \(result) it declares"
-        case .notSpooled(let purpose, let reason):
+        case .notKeptInScratch(let purpose, let reason):
             "the analysis's \(purpose) could not be kept in a temporary file (\(reason)): check the free space beside the session file and in TMPDIR"
         }
     }

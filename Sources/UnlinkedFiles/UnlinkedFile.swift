@@ -3,7 +3,7 @@ internal import Glibc
 #endif
 
 /// A new file that has no name: it lives while its descriptor is open, and nothing is left on disk, whatever ends
-/// the process. The analysis's timeline spool and the transcription's vocabulary both keep what they computed in one.
+/// the process. The analysis's timeline scratch file and the transcription's vocabulary both keep what they computed in one.
 public enum UnlinkedFile {
     /// A read-write, close-on-exec descriptor of a new, empty file made in the first of `directories` where that
     /// works, its name (`.PREFIX-RANDOM`) removed at once.

@@ -5,30 +5,30 @@ import Testing
 
 /// The strokes kept in a file beside the session instead of memory (issue 41), and what reads them in one pass.
 @Suite struct StrokesTests {
-    private func spool() throws -> (StrokeSpool, String) {
+    private func scratch() throws -> (StrokeScratch, String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strokes-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return (StrokeSpool(directory: directory), directory)
+        return (StrokeScratch(directory: directory), directory)
     }
 
     @Test func strokesReadBackAsWrittenWithTheirViewsAndTargetsShared() throws {
-        let (spool, directory) = try spool()
+        let (scratch, directory) = try scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let button = ElementReference(className: "UIButton", id: "publish", title: "Publish", frame: Rect(x: 1, y: 2, width: 3, height: 4))
-        let count = StrokeSpool.internLimit + 10
+        let count = StrokeScratch.internLimit + 10
         var written: [Stroke] = []
         for index in 0..<count {
             // Past the limit, views and targets are written out in full; every seventh stroke has neither.
-            let view = index % 7 == 0 ? nil : spool.interned(index < 20 ? "ComposeNoteViewController" : "View \(index)")
-            let target = index % 7 == 0 ? nil : spool.shared(index < 20 ? button : ElementReference(className: "Cell", id: "\(index)", title: nil, frame: nil))
+            let view = index % 7 == 0 ? nil : scratch.interned(index < 20 ? "ComposeNoteViewController" : "View \(index)")
+            let target = index % 7 == 0 ? nil : scratch.shared(index < 20 ? button : ElementReference(className: "Cell", id: "\(index)", title: nil, frame: nil))
             var stroke = Stroke(eventID: Int64(index), start: Double(index), view: view, origin: Point(x: 1, y: Double(index)), target: target)
             for step in 0..<(index % 4) { stroke.extend(to: Point(x: Double(step + 2), y: 0)) }
             stroke.end = Double(index) + 0.5
             stroke.isTap = index % 4 == 0
-            try spool.append(stroke)
+            try scratch.append(stroke)
             written.append(stroke)
         }
-        let strokes = try spool.finish()
+        let strokes = try scratch.finish()
         #expect(strokes.count == count)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "the file has no name")
         let read = try strokes.collected()
@@ -40,9 +40,9 @@ import Testing
     }
 
     @Test func aSessionWithoutTouchesHasNoStrokesFile() throws {
-        let (spool, directory) = try spool()
+        let (scratch, directory) = try scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let strokes = try spool.finish()
+        let strokes = try scratch.finish()
         #expect(strokes.count == 0)
         try strokes.forEach { _, _ in Issue.record("a stroke in an empty session") }
     }

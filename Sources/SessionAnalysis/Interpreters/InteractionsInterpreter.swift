@@ -91,7 +91,7 @@ public struct InteractionsInterpreter: JournalInterpreter {
     }
 
     public func makeReader(for journal: SessionJournal) -> any JournalReader {
-        Reader(options: options, directory: journal.spoolDirectory)
+        Reader(options: options, directory: journal.scratchDirectory)
     }
 
     final class Reader: JournalReader {

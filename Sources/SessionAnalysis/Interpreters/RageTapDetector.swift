@@ -21,7 +21,7 @@ public struct RageTapDetector: Interpreter {
         func recommendation(for label: String) -> String {
             if let known = recommendations[label] { return known }
             let text = "Give \(label) immediate visible feedback (a highlight, a spinner), make it respond faster, and check that its hit target covers what users aim at."
-            if recommendations.count < StrokeSpool.internLimit { recommendations[label] = text }
+            if recommendations.count < StrokeScratch.internLimit { recommendations[label] = text }
             return text
         }
         func close() {

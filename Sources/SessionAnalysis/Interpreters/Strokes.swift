@@ -95,8 +95,8 @@ public final class Strokes: Sendable, Equatable {
             let start = try cursor.double(), end = try cursor.double()
             let origin = Point(x: try cursor.double(), y: try cursor.double())
             let isTap = try cursor.integer(UInt8.self) == 1
-            let view = try StrokeSpool.Tag.read(&cursor, table: views) { try $0.string() }
-            let target = try StrokeSpool.Tag.read(&cursor, table: targets) { SharedElement(try StrokeSpool.element(from: &$0)) }
+            let view = try StrokeScratch.Tag.read(&cursor, table: views) { try $0.string() }
+            let target = try StrokeScratch.Tag.read(&cursor, table: targets) { SharedElement(try StrokeScratch.element(from: &$0)) }
             var stroke = Stroke(eventID: id, start: start, view: view, origin: origin, target: target)
             stroke.end = end
             stroke.isTap = isTap
@@ -109,7 +109,7 @@ public final class Strokes: Sendable, Equatable {
 }
 
 /// Writes the strokes as the pass closes them. The first stroke makes the file: a session without touches has none.
-final class StrokeSpool {
+final class StrokeScratch {
     /// Distinct views and targets kept in memory and written as an index, up to this many each; others are
     /// written out in full (an app with more distinct elements than this is one that names each row anew).
     static let internLimit = 4_096
@@ -189,7 +189,7 @@ final class StrokeSpool {
             case none: return nil
             case inline: return try inlineValue(&cursor)
             case let index where Int(index) < table.count: return table[Int(index)]
-            case let index: throw AnalysisError.notSpooled(cursor.purpose, "index \(index) of \(table.count) kept")
+            case let index: throw AnalysisError.notKeptInScratch(cursor.purpose, "index \(index) of \(table.count) kept")
             }
         }
     }
@@ -216,11 +216,11 @@ final class StrokeSpool {
 struct StrokeBuilder {
     let options: AnalysisOptions
     private var open: Stroke?
-    private let spool: StrokeSpool
+    private let scratch: StrokeScratch
 
     init(options: AnalysisOptions, directory: String) {
         self.options = options
-        spool = StrokeSpool(directory: directory)
+        scratch = StrokeScratch(directory: directory)
     }
 
     mutating func add(_ event: JournalEvent) throws {
@@ -228,8 +228,8 @@ struct StrokeBuilder {
         switch event["phase"]?.string {
         case "began", nil:
             try close()
-            open = Stroke(eventID: event.id, start: event.time, view: event.view.map(spool.interned), origin: point,
-                          target: ElementReference(event["target"]).map(spool.shared))
+            open = Stroke(eventID: event.id, start: event.time, view: event.view.map(scratch.interned), origin: point,
+                          target: ElementReference(event["target"]).map(scratch.shared))
             if event["phase"] == nil { try close() }
         case "ended", "cancelled":
             extend(with: point, at: event.time)
@@ -249,11 +249,11 @@ struct StrokeBuilder {
         guard var stroke = open else { return }
         open = nil
         stroke.isTap = stroke.stays(within: options.tapSlop) && stroke.end - stroke.start <= options.tapMaxDuration
-        try spool.append(stroke)
+        try scratch.append(stroke)
     }
 
     mutating func finish() throws -> Strokes {
         try close()
-        return try spool.finish()
+        return try scratch.finish()
     }
 }

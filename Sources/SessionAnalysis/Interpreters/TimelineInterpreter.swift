@@ -16,22 +16,22 @@ public struct TimelineEntry: Equatable, Sendable {
 }
 
 /// Every event of the session, for the report's filterable timeline: its lines are computed in the journal's one
-/// pass and kept in a file (`TimelineSpool`), so that an hour's 100,000 lines (or a day's millions) are never all
+/// pass and kept in a file (`TimelineScratch`), so that an hour's 100,000 lines (or a day's millions) are never all
 /// in memory and the report writes them without decoding the events again.
 public struct Timeline: InterpretationResult, Equatable {
     /// Nil for a session without events.
-    let spool: TimelineSpool?
+    let scratch: TimelineScratch?
 
     /// Each event's line, in storage order, with the screenshot shown at its time.
     public func forEachEntry(screenshots: Screenshots?, _ body: (TimelineEntry) throws -> Void) throws {
-        try spool?.forEach { entry in
+        try scratch?.forEach { entry in
             var entry = entry
             entry.screenshot = screenshots?.shown(at: entry.time)
             try body(entry)
         }
     }
 
-    public static func == (lhs: Timeline, rhs: Timeline) -> Bool { lhs.spool === rhs.spool }
+    public static func == (lhs: Timeline, rhs: Timeline) -> Bool { lhs.scratch === rhs.scratch }
 }
 
 public struct TimelineInterpreter: JournalInterpreter {
@@ -39,32 +39,32 @@ public struct TimelineInterpreter: JournalInterpreter {
     public let produces: [any InterpretationResult.Type] = [Timeline.self]
 
     public func makeReader(for journal: SessionJournal) -> any JournalReader {
-        Reader(directory: journal.spoolDirectory)
+        Reader(directory: journal.scratchDirectory)
     }
 
     final class Reader: JournalReader {
         let eventClasses: Set<String>? = nil
         private let directory: String
-        private var spool: TimelineSpool?
+        private var scratch: TimelineScratch?
 
         init(directory: String) {
             self.directory = directory
         }
 
         func read(_ event: JournalEvent) throws {
-            let spool = try spool ?? TimelineSpool(directory: directory)
-            self.spool = spool
+            let scratch = try scratch ?? TimelineScratch(directory: directory)
+            self.scratch = scratch
             // An observer's note: its kind is the type, its text the details.
             let note = event.eventClass == ObserverNote.eventClass ? ObserverNote(payload: event.payload) : nil
-            try spool.append(TimelineEntry(eventID: event.id, time: event.time, eventClass: event.eventClass,
+            try scratch.append(TimelineEntry(eventID: event.id, time: event.time, eventClass: event.eventClass,
                                            type: note?.kind ?? event.type ?? "", view: event.view,
                                            summary: note?.line(limit: TimelineInterpreter.summaryLimit)
                                                ?? TimelineInterpreter.summary(of: event.payload)))
         }
 
         func finish(into results: inout ResultStore) throws {
-            try spool?.flush()
-            results.add(Timeline(spool: spool))
+            try scratch?.flush()
+            results.add(Timeline(scratch: scratch))
         }
     }
 

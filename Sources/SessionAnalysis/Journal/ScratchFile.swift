@@ -23,7 +23,7 @@ final class ScratchFile: @unchecked Sendable {
             descriptor = try UnlinkedFile.create(in: [directory.isEmpty ? "." : directory, NSTemporaryDirectory()],
                                                  prefix: "mueval-\(purpose)")
         } catch {
-            throw AnalysisError.notSpooled(purpose, "\(error)")
+            throw AnalysisError.notKeptInScratch(purpose, "\(error)")
         }
     }
 
@@ -44,7 +44,7 @@ final class ScratchFile: @unchecked Sendable {
         let utf8 = text.utf8
         // Events are far smaller (the wire's limits); a longer text would not fit its length (.max means nil).
         guard let length = UInt32(exactly: utf8.count), length < .max else {
-            throw AnalysisError.notSpooled(purpose, "a text of \(utf8.count) bytes")
+            throw AnalysisError.notKeptInScratch(purpose, "a text of \(utf8.count) bytes")
         }
         append(length)
         pending.append(contentsOf: utf8)
@@ -60,7 +60,7 @@ final class ScratchFile: @unchecked Sendable {
         do throws(DescriptorIOError) {
             try Descriptor(descriptor).writeAll(pending, at: written)
         } catch {
-            throw AnalysisError.notSpooled(purpose, error.reason)
+            throw AnalysisError.notKeptInScratch(purpose, error.reason)
         }
         written += Int64(pending.count)
         pending.removeAll(keepingCapacity: true)
@@ -124,7 +124,7 @@ final class ScratchFile: @unchecked Sendable {
             position = 0
             let missing = count - buffer.count
             let wanted = Int(min(Int64(max(ScratchFile.chunk, missing)), end - offset))
-            guard wanted >= missing else { throw AnalysisError.notSpooled(file.purpose, "its file ends inside a record") }
+            guard wanted >= missing else { throw AnalysisError.notKeptInScratch(file.purpose, "its file ends inside a record") }
             let start = buffer.count
             buffer.append(contentsOf: repeatElement(0, count: wanted))
             let read: Int
@@ -133,10 +133,10 @@ final class ScratchFile: @unchecked Sendable {
                     try Descriptor(file.descriptor).readFully(into: UnsafeMutableRawBufferPointer(rebasing: bytes[start...]), at: offset)
                 }
             } catch let error as DescriptorIOError {
-                throw AnalysisError.notSpooled(file.purpose, error.reason)
+                throw AnalysisError.notKeptInScratch(file.purpose, error.reason)
             }
             // Fewer only if the file ended before what was written to it.
-            guard read == wanted else { throw AnalysisError.notSpooled(file.purpose, "its file ends inside a record") }
+            guard read == wanted else { throw AnalysisError.notKeptInScratch(file.purpose, "its file ends inside a record") }
             offset += Int64(read)
         }
     }

@@ -9,7 +9,7 @@ internal import WireProtocol
 public final class SessionJournal {
     public let path: String
     /// Where the pass's scratch files go (`ScratchFile`): beside the session file, on the disk that holds sessions.
-    var spoolDirectory: String { (path as NSString).deletingLastPathComponent }
+    var scratchDirectory: String { (path as NSString).deletingLastPathComponent }
     public let session: SessionRecord
     public let devices: [DeviceRecord]
     public let gaps: [SessionGap]

@@ -1,6 +1,6 @@
 /// The timeline's lines as the journal's one pass computes them, in a `ScratchFile` (issue 41): an hour's 100,000
 /// lines (a day's millions) are never in memory, and no event is decoded a second time when the report writes them.
-final class TimelineSpool: Sendable {
+final class TimelineScratch: Sendable {
     private let file: ScratchFile
 
     init(directory: String) throws {
