@@ -8,8 +8,9 @@ sandbox, transcribes with Whisper (docs/PACKAGING.md, "The speech package's test
 DIR (default: the repository) holds mueval_VERSION_ARCH.deb and mueval-tools_VERSION_ARCH.deb (`make deb`), FILE
 is mueval-speech_VERSION_ARCH.deb (`packaging/speech/build-deb.sh DIR`; default: the newest in DIR). The tree and the
 local apt repository are package_under_systemd.py's, with what these checks use besides (espeak-ng, which
-`muevalsim --think-aloud` speaks with); the container has a name and a work directory of its own, so that both tests
-can run at once on one machine. Not in `make test` or .ci/run: mueval-speech is 243 MB and 9 minutes to build.
+`muevalsim --think-aloud` speaks with); the container has a name and a work directory of its own, so that it cannot
+collide with package_under_systemd.py started at the same time (the two take turns at the tree cache's lock). Not in
+`make test` or .ci/run: mueval-speech is 243 MB and 9 minutes to build.
 
 Exit status as unit_under_systemd.py's: 0 when every check passed, 1 with each failed check on stderr, 0 with
 "SKIP: ..." only when this machine cannot run a container at all.
@@ -19,6 +20,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -27,9 +29,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from unit_under_systemd import (REPOSITORY, Checks, Container, Failure, Skip, check_machine,  # noqa: E402
-                                host_release, log, properties, run, tree, verdict,
-                                wait_for_boot)
+from unit_under_systemd import (REPOSITORY, Checks, Container, Failure, Skip, check_machine, host_release,  # noqa: E402
+                                log, properties, run, tree, verdict, wait_for_boot)
 from package_under_systemd import BASE_PACKAGES, CACHE, apt, local_repository, newest, sessions  # noqa: E402
 
 SESSION = "speech-test"
@@ -43,8 +44,8 @@ MAX_WORD_ERROR_RATE = 0.15
 
 
 class SpeechContainer(Container):
-    """package_under_systemd.py's container under a name of its own (mueval-speech-test-PID): both tests may boot the
-    cached tree at once, and each removes only its own cgroups."""
+    """package_under_systemd.py's container under a name of its own (mueval-speech-test-PID), with cgroups to match:
+    whatever else boots on this machine, a tear-down removes only its own."""
 
     def __init__(self, root, binds, log_path):
         super().__init__(root, binds, log_path)
@@ -66,18 +67,18 @@ def wanting(packages, directory):
     return built
 
 
-def transcription(box, path):
-    """The session file's transcription status rows (stream, state, engine, error), read with Debian's python3 (which
-    mueval-speech brings) as mueval, so that SQLite's -shm file, if it makes one, is the service's."""
+def query(box, path, sql):
+    """The rows `sql` selects from the session file, read with Debian's python3 (which mueval-speech brings) as mueval,
+    so that SQLite's -shm file, if it makes one, is the service's; None when it cannot be read."""
     script = ("import json, sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute('PRAGMA query_only = 1'); "
-              "print(json.dumps(db.execute('SELECT stream, state, engine, error FROM transcription').fetchall()))")
-    read = box.run(f"python3 -c \"{script}\" '{path}'", as_user="mueval", check=False)
+              "print(json.dumps(db.execute(sys.argv[2]).fetchall()))")
+    read = box.run(f"python3 -c \"{script}\" {shlex.quote(path)} {shlex.quote(sql)}", as_user="mueval", check=False)
     return json.loads(read.stdout) if read.returncode == 0 else None
 
 
 def finished(box, path):
-    """The transcription rows once every stream's is done or failed; None before."""
-    rows = transcription(box, path)
+    """The transcription status rows (stream, state, engine, error) once every stream's is done or failed; None before."""
+    rows = query(box, path, "SELECT stream, state, engine, error FROM transcription")
     return rows if rows and all(state in ("done", "failed") for _, state, _, _ in rows) else None
 
 
@@ -153,24 +154,29 @@ def install_and_transcribe(box, checks, timings, deb, tools, speech):
         time.sleep(2)  # each look starts a python3: not too often beside the transcription
     timings["first transcription (stop to done)"] = time.monotonic() - stopped
     state = rows[0] if rows else None
-    if not checks.expect(state is not None and state[1] == "done", "muevald transcribes the think-aloud stream under its unit",
-                         f"status {state or transcription(box, path)}\n" + journal(box)[-3000:]):
+    audio = (query(box, path, "SELECT sum(duration) FROM media WHERE stream = 'voice-1'") or [[None]])[0][0] or 0
+    if not checks.expect(state is not None and state[1] == "done",
+                         f"muevald transcribes the think-aloud stream ({audio:.0f} s of audio) under its unit",
+                         f"status {state or query(box, path, 'SELECT * FROM transcription')}\n" + journal(box)[-3000:]):
         raise Failure("no transcript to read")
     engine = state[2] or ""
     checks.expect(engine.startswith("faster-whisper ") and MODEL in engine and "pocketsphinx" not in engine.lower(),
                   f"the transcript's engine is Whisper ({engine[:60]}…), not PocketSphinx", engine)
 
-    # The transcript as a lab reads it: muevalctl events --json, whose speech lines follow the events.
-    lines = box.run(f"muevalctl --json events {SESSION} --limit 0", as_user="alice", check=False).stdout.splitlines()
-    segments = [json.loads(line)["speech"] for line in lines if line.startswith('{"speech"')]
-    heard = [w for s in segments for w in words(s["text"])]
+    # The transcript as the session file holds it: the words said, and the exclamations among them.
+    segments = query(box, path, "SELECT text, exclamation FROM transcripts ORDER BY start, id") or []
+    heard = [w for text, _ in segments for w in words(text)]
     rate = word_error_rate([w for line in said for w in words(line["text"])], heard)
     checks.expect(segments and rate <= MAX_WORD_ERROR_RATE,
-                  f"muevalctl events --json: the words said, heard ({rate:.1%} word error rate, {len(segments)} segments)",
-                  "said: " + " / ".join(line["text"] for line in said) + "\nheard: " + " / ".join(s["text"] for s in segments))
-    exclamations = [s for s in segments if s.get("exclamation")]
-    checks.expect(exclamations, f"its exclamations are found in Whisper's words ({len(exclamations)})",
-                  " / ".join(s["text"] for s in segments))
+                  f"the transcript has the words said ({rate:.1%} word error rate, {len(segments)} segments)",
+                  "said: " + " / ".join(line["text"] for line in said) + "\nheard: " + " / ".join(text for text, _ in segments))
+    exclamations = [exclamation for _, exclamation in segments if exclamation]
+    checks.expect(exclamations, f"exclamations found in Whisper's words: {', '.join(sorted(set(exclamations)))}",
+                  " / ".join(text for text, _ in segments))
+    # As a lab finds it: muevalctl events --grep, whose --json gives speech lines beside the events.
+    phrase = exclamations[0] if exclamations else "publish"
+    found = box.run(f"muevalctl --json events {SESSION} --grep {shlex.quote(phrase)}", as_user="alice", check=False).stdout
+    checks.expect('{"speech"' in found, f"muevalctl events --grep '{phrase}' finds it in the transcript", found[-1500:])
 
     logged = journal(box)
     done = re.search(r"transcribed in (\d+) s", logged)
