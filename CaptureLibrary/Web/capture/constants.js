@@ -6,7 +6,7 @@ export const KEEP = 0;
 export const SAMPLE = 1;
 
 /** Defaults of start()'s options. */
-export const DEFAULTS = Object.freeze({ mask: "inputs", maxSpoolBytes: 8 << 20, overlay: true, sensors: ["accelerometer", "frameTiming"] });
+export const DEFAULTS = Object.freeze({ dom: false, mask: "inputs", maxSpoolBytes: 8 << 20, overlay: true, sensors: ["accelerometer", "frameTiming"] });
 export const MASK_MODES = Object.freeze(["inputs", "all", "none"]);
 
 /** Where the library keeps small values in localStorage, and the spool's database per server. */
@@ -77,6 +77,14 @@ export const IDLE_SLICE_MS = { min: 5, max: 12, fallback: 8 };
 /** Where requestIdleCallback is missing (Safari), a timer of this long stands in; with it, at most this long a wait. */
 export const IDLE_FALLBACK_MS = 1;
 export const IDLE_TIMEOUT_MS = 300;
+
+/** Page recording (capture/page/, issue 55): work is counted in units, one node or one CSS rule serialised (a few
+ * microseconds each on a phone; about 30 µs at worst with the CPU throttled 4×). The snapshot's idle slices do at most
+ * SLICE_UNITS (and stop earlier when the idle time is up); the changes of one animation frame at most FRAME_UNITS, and
+ * a frame with more (a page replaced wholesale) is recorded as a new snapshot instead, in idle slices again. Snapshots
+ * for wholesale changes come at most every SNAPSHOT_GAP_MS; at most MAX_SCROLLED elements' scroll positions are kept
+ * for the next snapshot. */
+export const PAGE = Object.freeze({ sliceUnits: 200, frameUnits: 500, snapshotGapMs: 2000, maxScrolled: 100 });
 
 /** Frames are counted this many ms after a finger moves or the page scrolls, and after a view appears. */
 export const RENDER_AFTER_INPUT_MS = 250;

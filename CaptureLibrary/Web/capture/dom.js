@@ -60,6 +60,17 @@ export function maskOf(el, inherited) {
   return inherited;
 }
 
+/** Classes whose text is read, not a control's title. */
+const READ_CLASSES = new Set(["UILabel", "UITableViewCell", "UITableView"]);
+
+/** Whether an element's own text labels something (a control's title, a heading, a LABEL_TAGS element): such text is
+ * kept under the "inputs" mask. */
+export function labels(el) {
+  if (LABEL_TAGS.has(el.localName) || el.getAttribute("role") === "heading") return true;
+  const kind = classify(el);
+  return !!kind?.className && !READ_CLASSES.has(kind.className);
+}
+
 /** Text replaced by its shape: letters → x (X), digits → 9, the rest (spaces, punctuation) kept. */
 export const shape = (text) => text.replace(/[\p{L}\p{N}]/gu, (c) => (/\p{Lu}/u.test(c) ? "X" : /\p{L}/u.test(c) ? "x" : "9"));
 
@@ -89,7 +100,7 @@ export const frameOf = (rect) => ({ height: round(rect.height), width: round(rec
 export function describe(el, mode, withFrame = true) {
   const kind = classify(el) || { className: "UIView" };
   const m = maskOf(el.closest("[data-mueval-mask],[data-mueval-unmask]") || el, mode);
-  const control = !!kind.className && !["UILabel", "UITableViewCell", "UITableView"].includes(kind.className);
+  const control = !!kind.className && !READ_CLASSES.has(kind.className);
   return {
     className: kind.className || "UIView", tag: kind.tag, id: el.id || undefined,
     title: masked(control ? controlTitle(el) : ownText(el), m, control || LABEL_TAGS.has(el.localName)),

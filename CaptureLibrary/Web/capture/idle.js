@@ -5,15 +5,17 @@ import { IDLE_FALLBACK_MS, IDLE_SLICE_MS, IDLE_TIMEOUT_MS } from "./constants.js
 /** Calls `fn` when the page is idle: requestIdleCallback, else (Safari has none) a timer. */
 export const whenIdle = (fn) => (globalThis.requestIdleCallback ? requestIdleCallback(fn, { timeout: IDLE_TIMEOUT_MS }) : setTimeout(fn, IDLE_FALLBACK_MS));
 
-/** Runs a generator in slices of idle time (it yields between units of work); resolves with its result. */
-export const inIdle = (generator, clock = () => performance.now()) => new Promise((resolve, reject) => {
+/** Runs a generator in slices of idle time (it yields between units of work); resolves with its result. A slice ends
+ * when its time is up or, with a `budget`, after that many units: a time check alone lets a slow phone (whose clock
+ * reads are coarse, or whose one unit is slow) overrun, a unit count bounds the work itself. */
+export const inIdle = (generator, clock = () => performance.now(), budget = Infinity) => new Promise((resolve, reject) => {
   const step = (deadline) => {
     const remaining = deadline?.timeRemaining?.() ?? IDLE_SLICE_MS.fallback;
     const end = clock() + Math.max(IDLE_SLICE_MS.min, Math.min(IDLE_SLICE_MS.max, remaining));
     try {
-      for (let r = generator.next(); ; r = generator.next()) {
+      for (let r = generator.next(), units = 1; ; r = generator.next(), units++) {
         if (r.done) return resolve(r.value);
-        if (clock() > end) return whenIdle(step);
+        if (clock() > end || units >= budget) return whenIdle(step);
       }
     } catch (error) {
       reject(error);
