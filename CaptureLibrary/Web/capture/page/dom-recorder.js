@@ -1,0 +1,150 @@
+// Page recording, phone side (issue 55; docs/WEB-CAPTURE.md, "Page recording"): a snapshot of the document, then its
+// changes, scroll positions, viewport and focus, masked here before anything leaves, handed to the owner's `emit` as
+// records. Experimental: muevald stores them as any event, but nothing sanitises or replays them yet.
+//
+// Records: DOMSnapshot (the tree, the viewport, scroll positions and focus; never dropped for room), then DOMMutations,
+// DOMScroll, DOMViewport and DOMFocus (samples, the spool may drop them). Each carries `s`, the snapshot it follows,
+// and `n`, its number since that snapshot (0: the snapshot): a gap in `n` is a dropped record, and once the spool has
+// room again a new snapshot heals it.
+//
+// Light on the main thread: the snapshot is walked in idle slices of at most PAGE.sliceUnits nodes and rules each;
+// changes are gathered per animation frame and cost at most PAGE.frameUnits (more: a new snapshot instead, no sooner
+// than PAGE.snapshotGapMs after the last); changed stylesheets are read in idle slices too. What remains in one piece
+// is turning a finished snapshot into JSON and spooling it (the owner's emit): JSON.stringify runs at a few hundred
+// MB/s, some milliseconds for a page of 3,000 elements.
+
+import { KEEP, PAGE, SAMPLE } from "../constants.js";
+import { inIdle } from "../idle.js";
+import { FocusWatch } from "./focus.js";
+import { Mutations, WHOLESALE } from "./mutations.js";
+import { ScrollWatch } from "./scroll.js";
+import { Serializer } from "./serializer.js";
+import { ViewportWatch } from "./viewport.js";
+
+export class DomRecorder {
+  /** `emit(cls, record, tier)`: where records go; `mask`: the capture's mode; `skip(el)`: never recorded (the study
+   * overlay); `spool()`: {dropped (samples dropped for room, in all), room (whether it has room again)}; `problem(text)`;
+   * `limits`: constants.js's PAGE (tests give smaller ones). */
+  constructor({ emit, mask, skip, spool, problem, limits = PAGE }) {
+    Object.assign(this, { emit, spool, problem, limits });
+    this.serializer = new Serializer({ mask, skip, shadow: (root) => this.mutations.observe(root) });
+    const changed = () => this.requestFrame();
+    const known = (node) => this.serializer.known(node);
+    this.mutations = new Mutations(this.serializer, changed);
+    this.watches = { scroll: new ScrollWatch(known, changed), viewport: new ViewportWatch(changed), focus: new FocusWatch(known, changed) };
+    this.s = 0;                 // the last snapshot's number (0: none yet)
+    this.n = 0;                 // records since it
+    this.walking = false;       // a snapshot is being taken
+    this.again = false;         // the page changed wholesale while it was
+    this.timer = null;          // a wholesale snapshot waiting for its gap
+    this.lastSnapshot = -Infinity;
+    this.droppedAt = 0;         // the spool's drop count at the last snapshot
+    this.frame = 0;
+    this.sheets = new Set();    // style and link elements whose rules are to be read again
+    this.readingSheets = false;
+    this.stopped = false;
+  }
+
+  start() {
+    this.mutations.observe(document);  // before the walk: what changes during it is sent after it
+    for (const watch of Object.values(this.watches)) watch.start();
+    this.snapshot();
+  }
+
+  stop() {
+    this.flush();
+    this.stopped = true;
+    this.mutations.stop();
+    for (const watch of Object.values(this.watches)) watch.stop();
+    cancelAnimationFrame(this.frame);
+    clearTimeout(this.timer);
+  }
+
+  /** A route was pushed or popped (views.js): the app shows another page, recorded as a new snapshot. */
+  navigated(transition) {
+    if (transition === "push" || transition === "pop") this.wholesale(0);
+  }
+
+  /** Dropped records are healed by a snapshot once the spool has room again (the owner calls this when acks came). */
+  heal() {
+    const { dropped, room } = this.spool();
+    if (this.s && dropped > this.droppedAt && room) this.wholesale(0);
+  }
+
+  send(cls, fields, tier = SAMPLE) {
+    if (this.s) this.emit(cls, { s: this.s, n: ++this.n, ...fields }, tier);
+  }
+
+  requestFrame() {
+    if (!this.frame && !this.stopped) this.frame = requestAnimationFrame(() => this.flush());
+  }
+
+  /** The frame's changes, in one record each (a hidden page gets no frames: the owner calls this when it hides). */
+  flush() {
+    cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    if (this.stopped || this.walking || !this.s) return;  // changes wait for the snapshot that is being taken
+    if (this.timer) return this.mutations.discard();      // a snapshot is coming: it has them
+    const changes = this.mutations.take(this.limits.frameUnits);
+    if (changes === WHOLESALE) return this.wholesale(this.limits.snapshotGapMs);
+    if (changes.record) this.send("DOMMutations", changes.record);
+    for (const [cls, watch] of [["DOMScroll", "scroll"], ["DOMViewport", "viewport"], ["DOMFocus", "focus"]]) {
+      const record = this.watches[watch].take();
+      if (record) this.send(cls, record);
+    }
+    for (const el of changes.sheets) this.sheets.add(el);
+    this.readSheets();
+    this.heal();
+  }
+
+  /** A new snapshot for a page changed wholesale, `gap` ms after the last one at the soonest. */
+  wholesale(gap) {
+    if (this.walking) return void (this.again = true);
+    if (this.timer) return;
+    this.mutations.discard();
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.snapshot();
+    }, Math.max(0, this.lastSnapshot + gap - performance.now()));
+  }
+
+  /** Walks the document in idle slices, then emits it with the viewport, scroll positions and focus; the changes
+   * made meanwhile follow in the next frame. */
+  snapshot() {
+    if (this.stopped) return;
+    this.walking = true;
+    this.again = false;
+    this.lastSnapshot = performance.now();
+    this.mutations.discard();  // what changed before the walk is in it
+    inIdle(this.serializer.document(document), undefined, this.limits.sliceUnits).then((root) => {
+      this.walking = false;
+      if (this.stopped) return;
+      this.s++;
+      this.n = 0;
+      this.droppedAt = this.spool().dropped;
+      const { scroll, viewport, focus } = this.watches;
+      this.emit("DOMSnapshot", { s: this.s, n: 0, doctype: document.doctype?.name, root, viewport: viewport.current(),
+        scroll: scroll.positions(), focus: focus.current() }, KEEP);
+      if (this.again) this.wholesale(this.limits.snapshotGapMs); else this.requestFrame();
+    }).catch((error) => {
+      this.walking = false;
+      this.problem(`the page could not be recorded: ${error}`);
+    });
+  }
+
+  /** Reads changed stylesheets again in idle slices, one record for them. */
+  readSheets() {
+    if (this.readingSheets || !this.sheets.size) return;
+    this.readingSheets = true;
+    const elements = [...this.sheets];
+    this.sheets.clear();
+    inIdle(this.serializer.restyled(elements), undefined, this.limits.sliceUnits).then((css) => {
+      this.readingSheets = false;
+      if (css.length && !this.stopped) this.send("DOMMutations", { css });
+      this.readSheets();
+    }).catch((error) => {
+      this.readingSheets = false;
+      this.problem(`the page's stylesheets could not be recorded: ${error}`);
+    });
+  }
+}
