@@ -26,6 +26,9 @@ export interface StartOptions {
   maxSpoolBytes?: number;
   /** The study overlay; default true. */
   overlay?: boolean;
+  /** Experimental: record the page itself (a masked DOM snapshot and its changes, docs/WEB-CAPTURE.md "Page
+   * recording"); default false, since muevald neither sanitises nor replays it yet. */
+  dom?: boolean;
 }
 
 /** A task of the study, as the server's welcome names it. */

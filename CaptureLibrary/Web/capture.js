@@ -15,7 +15,8 @@ let current = null;
  * Starts capturing this page. Options: server (muevald's console origin; default: where this module came from),
  * invitation (default: the page's ?mueval=CODE) or pairingCode, token, appId, appVersion, sensors
  * (["accelerometer", "frameTiming"] by default; add "microphone" for think-aloud), mask ("inputs", "all",
- * "none"), maxSpoolBytes (8 MiB), overlay (true). Resolves once the spool is open; delivery goes on by itself.
+ * "none"), maxSpoolBytes (8 MiB), overlay (true), dom (false; the page itself, experimental). Resolves once the
+ * spool is open; delivery goes on by itself.
  */
 export async function start(options = {}) {
   if (current && !current.stopped) throw new Error("muEval capture is already started: stop() it first");

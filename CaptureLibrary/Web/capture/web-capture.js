@@ -2,7 +2,7 @@
 // has one job in a module of its own (docs/WEB-CAPTURE.md, "The library's map"); this one only connects them and
 // answers the public API.
 
-import { DEFAULTS, MASK_MODES, SPOOL_DATABASE_PREFIX, STOP_TIMEOUT_MS } from "./constants.js";
+import { DEFAULTS, MASK_MODES, SPOOL_DATABASE_PREFIX, SPOOL_REPORT_BELOW, STOP_TIMEOUT_MS } from "./constants.js";
 import { DeviceClock } from "./clock.js";
 import { thisDevice } from "./device.js";
 import { Overlay } from "./overlay.js";
@@ -49,7 +49,7 @@ export class Capture extends EventTarget {
     this.text = new TextSource(host);
     this.views = new ViewsSource(host, this.frames);
     this.lifecycle = new LifecycleSource(host, {
-      hiding: () => { this.frames.end(); this.text.flush(); },
+      hiding: () => { this.frames.end(); this.text.flush(); this.page?.flush(); },
       flush: () => this.recorder.flush(),
       showing: () => { this.clock.reanchor(); this.transport.foreground(); },
       renew: () => this.transport.renew(),
@@ -73,7 +73,28 @@ export class Capture extends EventTarget {
       rendering: (ms) => this.frames.rendering(ms),
       hidden: () => this.lifecycle.hidden,
       problem: (text) => this.problem(text),
+      routed: (transition) => this.page?.navigated(transition),
     };
+  }
+
+  /** The page recording (option `dom`, experimental), a source like the others: its records are events whose one
+   * field, `dom`, is the record's JSON (docs/WEB-CAPTURE.md, "Page recording"). Its modules are imported only then,
+   * so that a phone that does not record the page does not fetch them; failing that, capture goes on without it. */
+  async addPageRecorder() {
+    const host = this.host();
+    try {
+      const { DomRecorder } = await import("./page/dom-recorder.js");
+      this.page = new DomRecorder({
+        mask: this.options.mask,
+        skip: host.isOverlay,
+        emit: (cls, record, tier) => this.recorder.record(cls, { dom: JSON.stringify(record) }, tier),
+        spool: () => ({ dropped: this.spool.dropped, room: this.spool.bytes < this.spool.maxBytes * SPOOL_REPORT_BELOW }),
+        problem: host.problem,
+      });
+      this.sources.push(this.page);
+    } catch (error) {
+      this.problem(`the page cannot be recorded: ${error}`);
+    }
   }
 
   /** Opens the spool, names the device, starts the sources and the transport. */
@@ -93,12 +114,19 @@ export class Capture extends EventTarget {
     this.recorder = new Recorder({ spool: this.spool, clock: this.clock, on: {
       spooled: (seqs) => this.transport.spooled(seqs), problem: (text) => this.problem(text) } });
     this.transport = new WebSocketTransport({ url: o.socketURL, spool: this.spool, hello: () => this.hello(), on: {
-      welcome: (changed) => this.welcomed(changed), settled: () => this.recorder.reportDropped(), problem: (text) => this.problem(text) } });
+      welcome: (changed) => this.welcomed(changed), settled: () => this.settled(), problem: (text) => this.problem(text) } });
     if (o.overlay) this.overlay = new Overlay({ mark: (marker, task) => this.mark(marker, task), stop: () => this.stop() });
     this.recorder.record("ApplicationEvent", { type: "launch", appId: o.appId, appVersion: o.appVersion });
     this.applySelection();
+    if (o.dom) await this.addPageRecorder();
     for (const source of this.sources) source.start();
     this.transport.start();
+  }
+
+  /** Acks came: the spool may have room again for what it dropped. */
+  settled() {
+    this.recorder.reportDropped();
+    this.page?.heal();
   }
 
   hello() {

@@ -5,7 +5,7 @@ import type { Capture, CaptureStatus, StartOptions } from "../../../CaptureLibra
 
 export async function instrument(): Promise<CaptureStatus> {
   const options: StartOptions = { server: "https://lab.example.org:28080", appId: "org.example.notes", appVersion: "1.4",
-    sensors: ["accelerometer", "frameTiming", "microphone"], mask: "inputs", maxSpoolBytes: 4 << 20, overlay: false };
+    sensors: ["accelerometer", "frameTiming", "microphone"], mask: "inputs", maxSpoolBytes: 4 << 20, overlay: false, dom: true };
   const capture: Capture = await muEval.start(options);
   capture.addEventListener("welcome", (event) => console.log(event.detail.sessionId, event.detail.tasks.map((t) => t.name)));
   capture.addEventListener("problem", (event) => console.warn(event.detail.toUpperCase()));

@@ -20,7 +20,7 @@ export function stackAfter(stack, name, from, routeTransition, max = MAX_VIEW_ST
 }
 
 export class ViewsSource {
-  /** `host`: {record, mask, overlayElement(), lastInput(), problem(text)}; `frames`: the frame timing source. */
+  /** `host`: {record, mask, overlayElement(), lastInput(), problem(text), routed(transition)}; `frames`: the frame timing source. */
   constructor(host, frames) {
     this.host = host;
     this.frames = frames;
@@ -67,6 +67,7 @@ export class ViewsSource {
 
   /** A route changed: the app renders the new view; look once it has had two frames to do so. */
   routeChanged(transition) {
+    this.host.routed(transition);
     this.transition = transition;
     const input = this.host.lastInput();
     this.routeTime = input > performance.now() - INPUT_BEFORE_ROUTE_MS ? input : performance.now();
