@@ -122,6 +122,26 @@ test("rules inserted with insertRule (no mutation) are read again in idle time a
   assert.deepEqual(css, [[page.recorder.serializer.known(style), "a { color: red }.new { color: blue }"]]);
 });
 
+test("a stylesheet that loads after the snapshot is sent when it has (another origin's stays its URL)", async () => {
+  let own, foreign;
+  const page = await recording((doc) => doc.head.append(own = h(doc, "link", { rel: "stylesheet", href: "/late.css" }),
+    foreign = h(doc, "link", { rel: "stylesheet", href: "https://cdn.example/x.css" })));
+  own.sheet = sheet(["p { margin: 0 }"], { href: "https://app.example.org/late.css" });
+  foreign.sheet = sheet(["p { margin: 1px }"], { href: "https://cdn.example/x.css", readable: false });
+  page.doc.body.append(h(page.doc, "p"));
+  await page.settle();
+  assert.deepEqual(page.of("DOMMutations").flatMap((r) => r.css || []), [[page.recorder.serializer.known(own), "p { margin: 0 }"]]);
+});
+
+test("more changes than a frame could take piling up (a hidden page has no frames) are a new snapshot, not kept", async () => {
+  const page = await recording((doc) => rows(doc, 2), { limits: { frameUnits: 10, snapshotGapMs: 0 } });
+  for (let i = 0; i < 50; i++) page.doc.body.append(h(page.doc, "p"));
+  await page.settle();
+  assert.equal(page.recorder.mutations.records.length, 0);
+  await page.settle();
+  assert.deepEqual(page.records.map((r) => r.cls), ["DOMSnapshot", "DOMSnapshot"]);
+});
+
 test("stop(): what changed is sent, nothing after", async () => {
   const page = await recording((doc) => rows(doc, 2));
   page.doc.body.append(h(page.doc, "p"));

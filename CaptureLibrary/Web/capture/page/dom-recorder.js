@@ -30,7 +30,7 @@ export class DomRecorder {
     this.serializer = new Serializer({ mask, skip, shadow: (root) => this.mutations.observe(root) });
     const changed = () => this.requestFrame();
     const known = (node) => this.serializer.known(node);
-    this.mutations = new Mutations(this.serializer, changed);
+    this.mutations = new Mutations(this.serializer, changed, limits.frameUnits * 4);
     this.watches = { scroll: new ScrollWatch(known, changed), viewport: new ViewportWatch(changed), focus: new FocusWatch(known, changed) };
     this.s = 0;                 // the last snapshot's number (0: none yet)
     this.n = 0;                 // records since it

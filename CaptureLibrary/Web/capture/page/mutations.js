@@ -22,12 +22,16 @@ class OverBudget extends Error {}
 const isSheetOwner = (node) => node.nodeType === ELEMENT && (node.localName === "style" || node.localName === "link");
 
 export class Mutations {
-  /** `serializer`: the recording's; `changed()`: called when records arrive (the recorder asks for a frame). */
-  constructor(serializer, changed) {
+  /** `serializer`: the recording's; `changed()`: called when records arrive (the recorder asks for a frame);
+   * `maxRecords`: more records than this before a frame (a hidden page has none) are a wholesale change, not kept. */
+  constructor(serializer, changed, maxRecords) {
     this.serializer = serializer;
     this.records = [];
+    this.overflowed = false;
     this.observer = new MutationObserver((records) => {
+      if (this.overflowed) return;
       for (const record of records) this.records.push(record);
+      if (this.records.length > maxRecords) this.discard(true);
       changed();
     });
   }
@@ -40,15 +44,17 @@ export class Mutations {
     this.records = [];
   }
 
-  /** Forgets what changed so far: a snapshot about to be taken has it. */
-  discard() {
+  /** Forgets what changed so far: a snapshot about to be taken has it (`overflowed`: one must be). */
+  discard(overflowed = false) {
     this.observer.takeRecords();
     this.records = [];
+    this.overflowed = overflowed;
   }
 
   /** The changes since the last call: {record ({rm, add, attr, text}, or null when nothing recorded changed), sheets
    * (style and link elements to read again)}, or WHOLESALE when they need more than `budget` units. */
   take(budget) {
+    if (this.overflowed) return WHOLESALE;
     const records = this.records.concat(this.observer.takeRecords());
     this.records = [];
     const s = this.serializer, sheets = new Set(s.changedSheets());

@@ -103,7 +103,7 @@ export class Serializer {
     if (attributes) out.a = attributes;
     if (CLOSED.has(el.localName)) {
       this.closed.add(el);
-      const css = el.sheet ? yield* this.sheet(el) : null;
+      const css = el.localName === "textarea" ? null : yield* this.sheet(el);
       if (css != null) out.css = css;
       return out;
     }
@@ -132,11 +132,11 @@ export class Serializer {
     return out;
   }
 
-  /** A style or link element's sheet as text (null: not readable, its `href` stands), its rule count kept so that
-   * rules inserted later are seen (`changedSheets`). */
+  /** A style or link element's sheet as text (null: not loaded or not readable, a link's `href` stands), its rule
+   * count kept so that rules inserted later, and a sheet that loads later, are seen (`changedSheets`). */
   *sheet(el) {
     this.sheets.set(el, ruleCount(el.sheet));
-    return yield* sheetText(el.sheet, el.ownerDocument?.baseURI);
+    return el.sheet ? yield* sheetText(el.sheet, el.ownerDocument?.baseURI) : null;
   }
 
   /** The recorded style and link elements whose rules changed since they were read (insertRule leaves no mutation). */
@@ -153,7 +153,7 @@ export class Serializer {
   *restyled(elements) {
     const out = [];
     for (const el of elements) {
-      if (!el.isConnected || !this.known(el) || !el.sheet) continue;
+      if (!el.isConnected || this.known(el) === undefined || !el.sheet) continue;
       const css = yield* this.sheet(el);
       if (css != null) out.push([this.known(el), css]);
     }
