@@ -154,6 +154,15 @@ test("describe: text that is no control's label is shaped under inputs, headings
   assert.equal(describe(inline, "none").title, "terms", "a link in text is a label: its text, not a control's title");
 });
 
+test("controlTitle and describe never read what was typed into a contenteditable or a textbox role", () => {
+  const editor = el("div", { contenteditable: "" }, ["my secret diary"], { isContentEditable: true });
+  const box = el("div", { role: "textbox" }, ["typed secret"]);
+  for (const mode of ["none", "inputs", "all"]) {
+    for (const e of [editor, box]) assert.ok(!JSON.stringify(describe(e, mode)).includes("secret"), mode);
+  }
+  assert.equal(controlTitle(el("div", { role: "searchbox", "aria-label": "Search notes" }, ["query"])), "Search notes");
+});
+
 test("describe: a text field's value never comes out, whatever the mode", () => {
   const field = el("input", { type: "email" }, [], { value: "me@example.org", labels: [el("label", {}, ["e-mail"])] });
   for (const mode of ["none", "inputs", "all"]) assert.ok(!JSON.stringify(describe(field, mode)).includes("example"), mode);

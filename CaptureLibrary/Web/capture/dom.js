@@ -83,13 +83,15 @@ export const collapse = (text) => text.replace(/\s+/g, " ").trim().slice(0, 200)
 /** An element's own text (its text nodes, not its children's). */
 export const ownText = (el) => collapse([...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.data).join(" "));
 
-/** What a control is called: its label, never its value. */
+/** What a control is called: its label, never its value (an editor's text, a contenteditable's or a textbox role's,
+ * is what was typed into it). */
 export function controlTitle(el) {
   const aria = el.getAttribute("aria-label") || el.getAttribute("title") || el.getAttribute("alt");
   if (aria) return collapse(aria);
   const label = el.labels?.[0] ? collapse(el.labels[0].textContent) : "";
   if (el.localName === "input") return ["button", "submit", "reset"].includes(el.type) ? collapse(el.value || el.type) : label;
   if (el.localName === "select" || el.localName === "textarea") return label;
+  if (el.isContentEditable || ["textbox", "searchbox"].includes(el.getAttribute("role"))) return label;
   return collapse(el.textContent);
 }
 
