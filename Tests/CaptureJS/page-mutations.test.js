@@ -129,3 +129,21 @@ test("a frame over its budget is a wholesale change: a new snapshot instead, the
   assert.deepEqual(page.of("DOMMutations").map((r) => [r.s, r.n]), [[2, 1]], "changes follow the new snapshot");
   assert.deepEqual(page.compare().replayed, page.compare().live);
 });
+
+test("a node recorded before and no longer (a link that is no stylesheet now) is removed and forgotten", async () => {
+  let link, p;
+  const page = await recording((doc) => {
+    doc.head.append(link = h(doc, "link", { rel: "stylesheet", href: "/a.css" }));
+    doc.body.append(p = h(doc, "p", {}, "x"));
+  });
+  const id = page.recorder.serializer.known(link);
+  link.setAttribute("rel", "preload");
+  await page.settle();
+  assert.deepEqual(page.of("DOMMutations")[0].rm, [id]);
+  assert.equal(page.recorder.serializer.known(link), undefined);
+  page.doc.head.insertBefore(h(page.doc, "style"), link);
+  await page.settle();
+  assert.equal(page.of("DOMMutations")[1].add[0].b, null, "the forgotten node is no position");
+  assert.deepEqual(page.compare().replayed, page.compare().live);
+  void p;
+});

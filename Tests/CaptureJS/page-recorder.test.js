@@ -154,6 +154,15 @@ test("stop(): what changed is sent, nothing after", async () => {
   assert.equal(page.records.length, 2);
 });
 
+test("stop() during the walk ends it at its next slice: no snapshot, no more slices", async () => {
+  let slices = 0;
+  const page = await recording((doc) => rows(doc, 500), { limits: { sliceUnits: 50 }, each: (recorder) => {
+    if (++slices === 2) recorder.stop();
+  } });
+  assert.equal(slices, 3, "the slice after stop() finds the walk ended");
+  assert.equal(page.records.length, 0);
+});
+
 test("known strings typed into fields or masked never appear in any record, in any mode", async () => {
   const secrets = ["hunter2", "jane@example.org", "4111 1111", "My diary entry", "Balance 1200"];
   for (const mode of ["inputs", "all", "none"]) {

@@ -34,7 +34,7 @@ export class DomRecorder {
     this.watches = { scroll: new ScrollWatch(known, changed), viewport: new ViewportWatch(changed), focus: new FocusWatch(known, changed) };
     this.s = 0;                 // the last snapshot's number (0: none yet)
     this.n = 0;                 // records since it
-    this.walking = false;       // a snapshot is being taken
+    this.walking = null;        // the snapshot's walk (a generator) while it is being taken
     this.again = false;         // the page changed wholesale while it was
     this.timer = null;          // a wholesale snapshot waiting for its gap
     this.lastSnapshot = -Infinity;
@@ -54,6 +54,7 @@ export class DomRecorder {
   stop() {
     this.flush();
     this.stopped = true;
+    this.walking?.return();  // a walk not finished ends at its next slice
     this.mutations.stop();
     for (const watch of Object.values(this.watches)) watch.stop();
     cancelAnimationFrame(this.frame);
@@ -112,12 +113,12 @@ export class DomRecorder {
    * made meanwhile follow in the next frame. */
   snapshot() {
     if (this.stopped) return;
-    this.walking = true;
+    this.walking = this.serializer.document(document);
     this.again = false;
     this.lastSnapshot = performance.now();
     this.mutations.discard();  // what changed before the walk is in it
-    inIdle(this.serializer.document(document), undefined, this.limits.sliceUnits).then((root) => {
-      this.walking = false;
+    inIdle(this.walking, undefined, this.limits.sliceUnits).then((root) => {
+      this.walking = null;
       if (this.stopped) return;
       this.s++;
       this.n = 0;
@@ -127,7 +128,7 @@ export class DomRecorder {
         scroll: scroll.positions(), focus: focus.current() }, KEEP);
       if (this.again) this.wholesale(this.limits.snapshotGapMs); else this.requestFrame();
     }).catch((error) => {
-      this.walking = false;
+      this.walking = null;
       this.problem(`the page could not be recorded: ${error}`);
     });
   }

@@ -77,10 +77,10 @@ export class Mutations {
     if (added.size > budget) return WHOLESALE;
     const units = { left: budget };
     try {
-      const add = this.added(added, units);
+      const gone = [], add = this.added(added, units, gone);
       const emitted = new Set(add.map((entry) => entry.node));
       const record = {
-        rm: [...removed].filter((n) => !emitted.has(n) && s.known(n) !== undefined).map((n) => s.known(n)),
+        rm: [...removed].filter((n) => !emitted.has(n) && s.known(n) !== undefined).map((n) => s.known(n)).concat(gone),
         add: add.map(({ parent, before, json }) => ({ p: parent, b: before, n: json })),
         attr: this.attributes(attributes, units),
         text: this.texts(texts, units),
@@ -103,8 +103,9 @@ export class Mutations {
 
   /** The added nodes that are recorded now, the outermost of them: each with its parent's id (an element or a shadow
    * root) and the id of the recorded sibling it goes before (null: last). A node whose id the replay has already is
-   * moved there (or replaced: its attributes or mask changed). */
-  added(added, units) {
+   * moved there (or replaced: its attributes or mask changed); one recorded before and no longer (a link that is no
+   * stylesheet now) goes into `gone`, forgotten. */
+  added(added, units, gone) {
     const s = this.serializer, out = [], roots = new Map();
     for (const node of added) {
       const ctx = node.isConnected && node.parentNode && !insideAny(node, added) && s.context(node.parentNode);
@@ -114,7 +115,10 @@ export class Mutations {
     const sent = new Set();
     for (const [node, ctx] of roots) {
       const json = this.spend(s.node(node, ctx), units);
-      if (!json) continue;
+      if (!json) {
+        if (s.known(node) !== undefined) gone.push(s.forget(node));
+        continue;
+      }
       let before = node.nextSibling;
       while (before && (s.known(before) === undefined || (roots.has(before) && !sent.has(before)))) before = before.nextSibling;
       sent.add(node);

@@ -51,6 +51,13 @@ export class Serializer {
 
   known(node) { return this.ids.get(node); }
 
+  /** Forgets a node that is no longer recorded (so that no change places a node next to it); returns its id. */
+  forget(node) {
+    const id = this.ids.get(node);
+    this.ids.delete(node);
+    return id;
+  }
+
   dropped(el) {
     const tag = el.localName;
     if (DROPPED.has(tag) || this.skip(el)) return true;
