@@ -136,17 +136,18 @@ test("data-mueval-mask shapes everything in it, data-mueval-unmask keeps it; the
   assert.equal(all.filter((n) => n.t === "p")[1].a.title, "Kept title");
 });
 
-test("canvas, video, iframes, data-mueval-block and contenteditable are boxes of their size: tag, w, h, nothing else", () => {
+test("canvas, video, iframes, data-mueval-block, contenteditable and text box roles are boxes of their size: tag, w, h, nothing else", () => {
   const { doc } = install();
   const blocked = h(doc, "div", { "data-mueval-block": "", class: "card", title: "Jane's card" }, h(doc, "p", {}, "blocked secret"));
   blocked.rect = { width: 320.26, height: 180 };
   const editor = h(doc, "div", { contenteditable: "" }, h(doc, "p", {}, "typed secret"));
+  const textbox = h(doc, "span", { role: "textbox" }, "typed secret too");
   doc.body.append(h(doc, "canvas", { width: 300 }), h(doc, "video", { src: "/movie.mp4", poster: "p.png" }, h(doc, "track", {})),
-    h(doc, "iframe", { src: "https://other.example/", srcdoc: "<script>x</script>" }), blocked, editor);
+    h(doc, "iframe", { src: "https://other.example/", srcdoc: "<script>x</script>" }), blocked, editor, textbox);
   const { json, all } = snapshot(doc, "none");
   assert.ok(!/secret|Jane|card|movie|other\.example|srcdoc|track/.test(json), json);
   const boxes = all.filter((n) => n.w !== undefined);
-  assert.deepEqual(boxes.map((n) => n.t), ["canvas", "video", "iframe", "div", "div"]);
+  assert.deepEqual(boxes.map((n) => n.t), ["canvas", "video", "iframe", "div", "div", "span"]);
   for (const box of boxes) assert.deepEqual(Object.keys(box).sort(), ["h", "i", "t", "w"]);
   assert.deepEqual(boxes[3], { i: boxes[3].i, t: "div", w: 320.5, h: 180 });
 });

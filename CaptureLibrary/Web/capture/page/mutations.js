@@ -15,7 +15,7 @@ export const WHOLESALE = Symbol("wholesale");
 
 const OBSERVED = { subtree: true, childList: true, attributes: true, characterData: true };
 /** Attributes whose change changes how the element and everything in it is recorded: it is recorded again, whole. */
-const RERECORDED = new Set(["data-mueval-mask", "data-mueval-unmask", "data-mueval-block", "contenteditable", "type", "rel"]);
+const RERECORDED = new Set(["data-mueval-mask", "data-mueval-unmask", "data-mueval-block", "contenteditable", "role", "type", "rel"]);
 
 class OverBudget extends Error {}
 

@@ -22,8 +22,12 @@ const BOXES = new Set(["canvas", "video", "audio", "iframe", "frame", "object", 
  * its rules (`css`), not as the text it was parsed from. */
 const CLOSED = new Set(["textarea", "style", "link"]);
 
-/** Whether an element is sent as a box: the tag, `data-mueval-block`, or the root of a contenteditable (typed text). */
-const isBox = (el) => BOXES.has(el.localName) || el.hasAttribute("data-mueval-block") ||
+/** Roles of an element that shows what was typed into it. */
+const TYPED_ROLES = new Set(["textbox", "searchbox"]);
+
+/** Whether an element is sent as a box: the tag, `data-mueval-block`, or an editor: the root of a contenteditable or
+ * an element with a text box's role (its text is what was typed). */
+const isBox = (el) => BOXES.has(el.localName) || el.hasAttribute("data-mueval-block") || TYPED_ROLES.has(el.getAttribute("role")) ||
   (el.isContentEditable && !el.parentElement?.isContentEditable);
 
 /** The parent a node's recording hangs from: a shadow root's is its host. */
