@@ -6,7 +6,8 @@
 //
 // Cost per element: one pass over its attributes, one WeakMap lookup, under the "inputs" mask one classify (a few
 // attribute reads) until an ancestor is known to label; no style or layout read, except one getBoundingClientRect
-// per box.
+// per box. 9 to 25 µs per node (text nodes included) in Node 20 with the tests' fake DOM on the loaded lab machine,
+// so that a slice of PAGE.sliceUnits is a few ms; inIdle's clock ends a slice sooner on a slower phone.
 
 import { labels, maskOf, masked, round } from "../dom.js";
 import { attributesOf } from "./attributes.js";
