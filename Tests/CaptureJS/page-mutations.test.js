@@ -147,3 +147,21 @@ test("a node recorded before and no longer (a link that is no stylesheet now) is
   assert.deepEqual(page.compare().replayed, page.compare().live);
   void p;
 });
+
+test("changes inside an open shadow root are observed, placed in the root and masked by the host's mask", async () => {
+  let root;
+  const page = await recording((doc) => {
+    const host = h(doc, "note-card", { "data-mueval-mask": "" });
+    root = host.attachShadow({ mode: "open" });
+    root.append(h(doc, "h3", {}, "Title"));
+    doc.body.append(host);
+  }, { mask: "none" });
+  root.append(h(page.doc, "p", {}, "Private 12"));
+  root.childNodes[0].childNodes[0].data = "Renamed";
+  await page.settle();
+  const [changes] = page.of("DOMMutations");
+  assert.equal(changes.add[0].p, page.recorder.serializer.known(root));
+  assert.equal(changes.add[0].n.c[0].x, "Xxxxxxx 99");
+  assert.deepEqual(changes.text.map(([, text]) => text), ["Xxxxxxx"]);
+  assert.deepEqual(page.compare().replayed, page.compare().live);
+});
