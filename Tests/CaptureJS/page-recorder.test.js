@@ -64,7 +64,7 @@ test("a route pushed or popped is a new snapshot; a replaced one is not", async 
 });
 
 test("dropped records are healed by a snapshot once the spool has room again", async () => {
-  const page = await recording((doc) => rows(doc, 2));
+  const page = await recording((doc) => rows(doc, 2), { limits: { snapshotGapMs: 0 } });
   page.spool.dropped = 4;
   page.spool.room = false;
   page.recorder.heal();
@@ -78,6 +78,13 @@ test("dropped records are healed by a snapshot once the spool has room again", a
   page.recorder.heal();
   await page.settle();
   assert.equal(page.of("DOMSnapshot").length, 2, "healed once for those drops");
+  page.recorder.navigated("push");
+  await new Promise((resolve) => setTimeout(resolve, 2));
+  page.spool.dropped = 9;
+  page.recorder.heal();
+  await page.settle();
+  await page.settle();
+  assert.equal(page.of("DOMSnapshot").length, 3, "drops before a snapshot being taken are healed by it");
 });
 
 test("scroll positions, the viewport and focus: in the snapshot, then when they change, once per frame", async () => {

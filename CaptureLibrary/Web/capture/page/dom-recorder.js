@@ -67,10 +67,11 @@ export class DomRecorder {
     if (transition === "push" || transition === "pop") this.wholesale(0);
   }
 
-  /** Dropped records are healed by a snapshot once the spool has room again (the owner calls this when acks came). */
+  /** Dropped records are healed by a snapshot once the spool has room again (the owner calls this when acks came). A
+   * snapshot being taken heals what was dropped before it is sent. */
   heal() {
     const { dropped, room } = this.spool();
-    if (this.s && dropped > this.droppedAt && room) this.wholesale(0);
+    if (this.s && !this.walking && dropped > this.droppedAt && room) this.wholesale(0);
   }
 
   send(cls, fields, tier = SAMPLE) {
