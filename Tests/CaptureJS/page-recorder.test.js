@@ -63,6 +63,22 @@ test("a route pushed or popped is a new snapshot; a replaced one is not", async 
   assert.deepEqual(page.of("DOMSnapshot").map((s) => s.s), [1, 2, 3]);
 });
 
+test("a route changed while the snapshot is walked needs no second snapshot: its changes follow the first", async () => {
+  let slices = 0;
+  const page = await recording((doc) => rows(doc, 100), { limits: { sliceUnits: 50, snapshotGapMs: 0 }, each: (recorder) => {
+    if (++slices !== 2) return;
+    const doc = globalThis.document;
+    doc.body.childNodes[0].remove();
+    doc.body.append(h(doc, "h1", {}, "Next page"));
+    recorder.navigated("push");
+  } });
+  await page.settle();
+  await page.settle();
+  assert.equal(page.of("DOMSnapshot").length, 1);
+  assert.equal(page.of("DOMMutations").length, 1);
+  assert.deepEqual(page.compare().replayed, page.compare().live);
+});
+
 test("dropped records are healed by a snapshot once the spool has room again", async () => {
   const page = await recording((doc) => rows(doc, 2), { limits: { snapshotGapMs: 0 } });
   page.spool.dropped = 4;

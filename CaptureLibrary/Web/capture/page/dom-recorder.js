@@ -36,7 +36,6 @@ export class DomRecorder {
     this.s = 0;                 // the last snapshot's number (0: none yet)
     this.n = 0;                 // records since it
     this.walking = null;        // the snapshot's walk (a generator) while it is being taken
-    this.again = false;         // the page changed wholesale while it was
     this.timer = null;          // a wholesale snapshot waiting for its gap
     this.lastSnapshot = -Infinity;
     this.droppedAt = 0;         // the spool's drop count at the last snapshot
@@ -62,9 +61,10 @@ export class DomRecorder {
     clearTimeout(this.timer);
   }
 
-  /** A route was pushed or popped (views.js): the app shows another page, recorded as a new snapshot. */
+  /** A route was pushed or popped (views.js): the app shows another page, recorded as a new snapshot (unless one is
+   * being taken: what changes during its walk is sent after it, and a frame too large for that is wholesale). */
   navigated(transition) {
-    if (transition === "push" || transition === "pop") this.wholesale(0);
+    if ((transition === "push" || transition === "pop") && !this.walking) this.wholesale(0);
   }
 
   /** Dropped records are healed by a snapshot once the spool has room again (the owner calls this when acks came). A
@@ -102,7 +102,6 @@ export class DomRecorder {
 
   /** A new snapshot for a page changed wholesale, `gap` ms after the last one at the soonest. */
   wholesale(gap) {
-    if (this.walking) return void (this.again = true);
     if (this.timer) return;
     this.mutations.discard();
     this.timer = setTimeout(() => {
@@ -116,7 +115,6 @@ export class DomRecorder {
   snapshot() {
     if (this.stopped) return;
     this.walking = this.serializer.document(document);
-    this.again = false;
     this.lastSnapshot = performance.now();
     this.mutations.discard();  // what changed before the walk is in it
     inIdle(this.walking, undefined, this.limits.sliceUnits).then((root) => {
@@ -128,7 +126,7 @@ export class DomRecorder {
       const { scroll, viewport, focus } = this.watches;
       this.emit("DOMSnapshot", { s: this.s, n: 0, doctype: document.doctype?.name, root, viewport: viewport.current(),
         scroll: scroll.positions(), focus: focus.current() }, KEEP);
-      if (this.again) this.wholesale(this.limits.snapshotGapMs); else this.requestFrame();
+      this.requestFrame();
     }).catch((error) => {
       this.walking = null;
       this.problem(`the page could not be recorded: ${error}`);
