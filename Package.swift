@@ -42,6 +42,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // libqrencode draws the pool's enrolment link as a QR code (console, `muevalctl pool link --qr`).
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // syncfs(2), which Glibc's Swift module does not declare: one sync for every session's commits (GroupCommit).
+        .target(name: "CFileSystemSync"),
         .target(name: "QRCode", dependencies: [
             "CQRencode",
         ]),
@@ -64,9 +66,10 @@ let package = Package(
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
-        // Group commit: the single writer of each session file, with a bounded queue (the daemon's write path).
+        // Group commit: the single writer of each session file, with a bounded queue (the daemon's write path), and the
+        // sync of the file system that the sessions' commits share.
         .target(name: "GroupCommit", dependencies: [
-            "JournalStorage",
+            "CFileSystemSync", "JournalStorage",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
@@ -225,7 +228,7 @@ let package = Package(
         swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]),
         // The daemon: configuration, logging and the lifecycle that ties the services together.
         .target(name: "Daemon", dependencies: [
-            "BuildInfo", "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "FaceAnalysis", "JournalStorage", "Replication", "ReplicationArchive", "SessionCore", "SessionImport", "SessionModel", "SessionReports", "SpeechRecognition", "TesterPool", "TranscriptionService", "WireProtocol", "Zeroconf",
+            "BuildInfo", "CaptureServer", "ConsoleServer", "ControlProtocol", "ControlService", "FaceAnalysis", "GroupCommit", "JournalStorage", "Replication", "ReplicationArchive", "SessionCore", "SessionImport", "SessionModel", "SessionReports", "SpeechRecognition", "TesterPool", "TranscriptionService", "WireProtocol", "Zeroconf",
             .product(name: "DescriptorIO", package: "CaptureLibrary"),
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),

@@ -39,7 +39,8 @@ def start_muevald(options, directory, port, console):
     # console.max_connections (512 by default) counts every phone's socket, and a silently dropped one stays until
     # two unanswered pings: twice the phones is what a lab of that many phones sets.
     storage = "[storage]\n" + (f'synchronous = "{options.synchronous}"\n' if options.synchronous else "") + \
-        (f"commit_delay_ms = {options.commit_delay_ms}\n" if options.commit_delay_ms is not None else "")
+        (f"commit_delay_ms = {options.commit_delay_ms}\n" if options.commit_delay_ms is not None else "") + \
+        (f"shared_sync = {options.shared_sync}\n" if options.shared_sync else "")
     config = os.path.join(directory, "muevald.toml")
     with open(config, "w") as f:
         f.write(CONFIG.format(port=port, console=console, console_connections=options.console_connections, storage=storage))
@@ -174,6 +175,7 @@ def report(options, summary, sampler, sending, drained, check):
           f"{options.seconds:g} s, its socket dropped once without a goodbye ({options.drop}) and what was unacknowledged "
           f"sent again; storage.synchronous = {options.synchronous or 'full (default)'}"
           + (f", commit_delay_ms = {options.commit_delay_ms}" if options.commit_delay_ms is not None else "")
+          + f", shared_sync = {options.shared_sync or 'true (default)'}"
           + "; one Python client process):")
     print(f"  events made {summary['made']:,}, acknowledged {summary['acked']:,}, unacknowledged at the end "
           f"{summary['unacked']:,}; stored {sum(rows.values()):,} rows, lost {lost:,}, stored twice {twice:,}; "
@@ -212,6 +214,7 @@ def main():
     parser.add_argument("--ramp", type=float, default=10, help="phones connect at random moments within this many seconds")
     parser.add_argument("--drop", default="mixed", choices=["close", "reset", "silent", "mixed", "none"])
     parser.add_argument("--synchronous", default="", choices=["", "full", "normal", "off"], help="default: muevald's own")
+    parser.add_argument("--shared-sync", default="", choices=["", "true", "false"], help="storage.shared_sync (default: muevald's own)")
     parser.add_argument("--commit-delay-ms", type=int, default=None, help="storage.commit_delay_ms (default: muevald's own, 0)")
     parser.add_argument("--console-connections", type=int, default=0, help="console.max_connections (default: 2 × phones + 64)")
     parser.add_argument("--report-timeout", type=float, default=600)

@@ -141,6 +141,7 @@ extension ConfigurationOption {
             config.capture.journal.synchronous = mode
             return true
         },
+        .flag("storage.shared_sync", \.sharedSync),
         .positive("storage.max_pending_bytes", \.capture.journal.maxPendingBytes),
         // SQLite multiplies it by 1,024 in 64 bits: a larger value would overflow there (4 GiB is far above any use).
         .positive("storage.cache_kib", \.capture.journal.cacheKiB, maximum: 1 << 22),

@@ -53,6 +53,9 @@ public struct DaemonConfiguration: Sendable {
     public var invitedSessionIdle: Double = 1800
     /// `capture.reconnect_grace`: seconds an automatic session waits for its device after a drop (config/muevald.toml says why 120).
     public var reconnectGrace: Double = 120
+    /// `storage.shared_sync`: with `storage.synchronous = "full"`, the sessions' commits share one sync of the data
+    /// directory's file system instead of each syncing its own file (docs/STORAGE.md, "One sync for every session").
+    public var sharedSync = true
     /// `pool.max_*`: the tester pool's sizes.
     public var pool = PoolLimits()
     /// Limits of `muevalctl import` (docs/IMPORT.md).

@@ -5,6 +5,7 @@ internal import ControlProtocol
 internal import ControlService
 internal import ConsoleServer
 internal import Foundation
+internal import GroupCommit
 internal import Replication
 internal import SessionImport
 internal import JournalStorage
@@ -71,7 +72,8 @@ public struct MuEvalDaemon {
         }
         let registry = SessionRegistry(
             catalog: catalog, policy: configuration.capture.unknownDevicePolicy,
-            journalLimits: configuration.capture.journal, maxMediaBytes: configuration.capture.maxMediaBytes,
+            journalLimits: configuration.capture.journal, sharedSync: Self.sharedSync(configuration, dataDirectory: dataDirectory, logger: logger),
+            maxMediaBytes: configuration.capture.maxMediaBytes,
             reconnectGrace: configuration.reconnectGrace, counters: counters, tail: liveTail, logger: logger,
             events: events, commitObserver: { session, report in
                 router.route(report, of: session)
@@ -252,6 +254,18 @@ extension MuEvalDaemon {
         }
         if budget.connections < 64 {
             logger.error("only \(budget.connections) connections fit in the open-file limit \(budget.limit) with \(budget.reserve) reserved: raise the limit or lower limits.descriptor_reserve")
+        }
+    }
+
+    /// The sync the sessions' commits share (`storage.shared_sync`), when it applies and the system has syncfs; else
+    /// each session syncs its own file, as it did before the shared sync (docs/STORAGE.md).
+    static func sharedSync(_ configuration: DaemonConfiguration, dataDirectory: String, logger: Logger) -> SharedSync? {
+        guard configuration.sharedSync, configuration.capture.journal.synchronous == .full else { return nil }
+        do {
+            return try SharedSync(directory: dataDirectory)
+        } catch {
+            logger.warning("storage: \(error); each session syncs its own file instead (storage.shared_sync)")
+            return nil
         }
     }
 

@@ -12,7 +12,8 @@ public struct CommitReport: Sendable {
     public var rowIDs: [Int64?]
     /// The highest `seq` now durable, per origin (connection), duplicates included.
     public var highestSeqByOrigin: [UInt64: Int64]
-    /// Set when the batch could not be stored: none of `records` is in the file.
+    /// Set when the batch could not be stored (none of `records` is in the file), or when the shared sync after it
+    /// failed (they are in the file, but may not be on the disk).
     public var failure: SQLiteError?
     /// When the commit finished (seconds since 1970).
     public var committedAt: Double
@@ -44,6 +45,10 @@ public struct JournalWriterLimits: Sendable {
 
 /// The single writer of one session file: group commit with a bounded queue.
 ///
+/// With a `SharedSync` (and `synchronous = .full`) a commit does not sync the file itself: its report waits for the
+/// next sync of the file system, shared with every other session, and the writer's next commit waits for that report,
+/// so that what arrives meanwhile joins one larger batch.
+///
 /// `append` never blocks and never touches the disk: it queues the records and, if no commit
 /// is running, schedules one on the writer's serial queue. A commit takes what is queued, up to
 /// a quarter of `maxPendingBytes`, in one transaction, so batches grow by themselves under load
@@ -66,6 +71,8 @@ public final class JournalWriter: @unchecked Sendable {
     public let path: String
     private let file: SessionFile
     private let limits: JournalWriterLimits
+    /// Set when commits share the file system's sync instead of syncing the file.
+    private let sharedSync: SharedSync?
     private let queue: DispatchQueue
     private let onCommit: @Sendable (CommitReport) -> Void
 
@@ -86,18 +93,24 @@ public final class JournalWriter: @unchecked Sendable {
         /// Bytes of `pending` and of the batch being committed.
         var pendingBytes = 0
         var commitScheduled = false
+        /// Commits whose report waits for the shared sync; the next ordinary commit waits until none does.
+        var awaitingSync = 0
         var closed = false
         var drainWaiters: [@Sendable () -> Void] = []
     }
     private let state = NIOLockedValueBox(State())
 
-    /// Opens the session file at `path` for writing; `onCommit` runs on the writer's queue after every commit.
-    public init(path: String, limits: JournalWriterLimits,
+    /// Opens the session file at `path` for writing; `onCommit` runs on the writer's queue after every commit (with
+    /// `sharedSync` and `synchronous = .full`, after the sync that followed it).
+    public init(path: String, limits: JournalWriterLimits, sharedSync: SharedSync? = nil,
                 onCommit: @escaping @Sendable (CommitReport) -> Void) throws {
         self.path = path
         self.limits = limits
         self.onCommit = onCommit
-        file = try SessionFile(path: path, synchronous: limits.synchronous, cacheKiB: limits.cacheKiB)
+        // `normal` never syncs at a commit, so it has nothing to share.
+        self.sharedSync = limits.synchronous == .full ? sharedSync : nil
+        file = try SessionFile(path: path, synchronous: self.sharedSync == nil ? limits.synchronous : .normal,
+                               cacheKiB: limits.cacheKiB)
         queue = DispatchQueue(label: "mueval.journal.\((path as NSString).lastPathComponent)")
     }
 
@@ -137,13 +150,24 @@ public final class JournalWriter: @unchecked Sendable {
     /// Bytes waiting for commit.
     public var pendingBytes: Int { state.withLockedValue { $0.pendingBytes } }
 
-    /// Runs `body` on the writer's queue after every event appended before this call is committed.
-    /// Metadata changes (session row, devices, gaps) go through here, so the file has one writer.
+    /// Runs `body` on the writer's queue after every event appended before this call is committed (and reported);
+    /// returns once what it wrote is synced. Metadata changes (session row, devices, gaps) go through here, so the file
+    /// has one writer.
     public func perform<T: Sendable>(_ body: @escaping @Sendable (SessionFile) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                self.commitPending()
-                continuation.resume(with: Result { try body(self.file) })
+                self.commitPending(evenWhileAwaitingSync: true)
+                let result = Result { try body(self.file) }
+                guard let sharedSync = self.sharedSync else { return continuation.resume(with: result) }
+                sharedSync.afterNextSync { synced in
+                    // Through the writer's queue, so that the reports of the commits above come first.
+                    self.queue.async {
+                        switch (result, synced) {
+                        case (.success, .failure(let error)): continuation.resume(throwing: error)
+                        default: continuation.resume(with: result)
+                        }
+                    }
+                }
             }
         }
     }
@@ -152,8 +176,11 @@ public final class JournalWriter: @unchecked Sendable {
     public func submit(_ body: @escaping @Sendable (SessionFile) throws -> Void,
                        onFailure: @escaping @Sendable (Error) -> Void) {
         queue.async {
-            self.commitPending()
-            do { try body(self.file) } catch { onFailure(error) }
+            self.commitPending(evenWhileAwaitingSync: true)
+            do { try body(self.file) } catch { return onFailure(error) }
+            self.sharedSync?.afterNextSync { synced in
+                if case .failure(let error) = synced { onFailure(error) }
+            }
         }
     }
 
@@ -177,11 +204,15 @@ public final class JournalWriter: @unchecked Sendable {
 
     // MARK: On the writer's queue
 
-    private func commitPending() {
+    /// Commits what is queued, batch by batch. With a shared sync it commits one batch and leaves the rest for when
+    /// that batch's sync has ended (unless `evenWhileAwaitingSync`: metadata must follow every event appended before it).
+    private func commitPending(evenWhileAwaitingSync: Bool = false) {
         let maxBatchBytes = max(limits.maxPendingBytes / 4, 1)
         while true {
             var completions: [(records: Range<Int>, call: Completion)] = []
             let (chunks, bytes) = state.withLockedValue { state -> ([[JournalRecord]], Int) in
+                // The sync's end calls this again; `commitScheduled` stays set, so appends meanwhile do not.
+                if state.awaitingSync > 0 && !evenWhileAwaitingSync { return ([], 0) }
                 var chunks: [[JournalRecord]] = []
                 var bytes = 0
                 var records = 0
@@ -195,11 +226,39 @@ public final class JournalWriter: @unchecked Sendable {
                 return (chunks, bytes)
             }
             if chunks.isEmpty { return }
-            commit(chunks, bytes: bytes, completions: completions)
+            let stored = store(chunks, bytes: bytes, completions: completions)
+            guard let sharedSync else {
+                report(stored)
+                continue
+            }
+            state.withLockedValue { $0.awaitingSync += 1 }
+            sharedSync.afterNextSync { synced in
+                self.queue.async {
+                    var commit = stored
+                    if case .failure(let error) = synced, commit.report.failure == nil {
+                        commit.report.failure = SQLiteError(code: SQLiteError.ioError, message: error.description, context: "sync after a commit to \(self.path)")
+                        commit.report.highestSeqByOrigin = [:]
+                    }
+                    self.report(commit)
+                    let more = self.state.withLockedValue { state in
+                        state.awaitingSync -= 1
+                        return state.awaitingSync == 0
+                    }
+                    if more { self.commitPending() }
+                }
+            }
+            if !evenWhileAwaitingSync { return }
         }
     }
 
-    private func commit(_ batch: [[JournalRecord]], bytes: Int, completions: [(records: Range<Int>, call: Completion)]) {
+    /// A stored batch whose report (and whose bytes' release from the queue) may wait for a sync.
+    private struct StoredBatch: Sendable {
+        var report: CommitReport
+        var bytes: Int
+        var completions: [(records: Range<Int>, call: Completion)]
+    }
+
+    private func store(_ batch: [[JournalRecord]], bytes: Int, completions: [(records: Range<Int>, call: Completion)]) -> StoredBatch {
         var rowIDs: [Int64?]
         var failure: SQLiteError?
         do {
@@ -209,16 +268,22 @@ public final class JournalWriter: @unchecked Sendable {
             rowIDs = Array(repeating: nil, count: batch.reduce(0) { $0 + $1.count })
         }
         let highest = failure == nil ? Self.highestSeqByOrigin(batch) : [:]
+        return StoredBatch(report: CommitReport(appended: batch, rowIDs: rowIDs, highestSeqByOrigin: highest,
+                                                failure: failure, committedAt: Date().timeIntervalSince1970),
+                           bytes: bytes, completions: completions)
+    }
+
+    /// Tells the session and the appends' callers, and lets the queue's bytes go.
+    private func report(_ commit: StoredBatch) {
         let waiters = state.withLockedValue { state -> [@Sendable () -> Void] in
-            state.pendingBytes -= bytes
+            state.pendingBytes -= commit.bytes
             guard state.pendingBytes <= limits.maxPendingBytes / 2 else { return [] }
             defer { state.drainWaiters = [] }
             return state.drainWaiters
         }
-        onCommit(CommitReport(appended: batch, rowIDs: rowIDs, highestSeqByOrigin: highest,
-                              failure: failure, committedAt: Date().timeIntervalSince1970))
-        for completion in completions {
-            completion.call(failure.map { .failure($0) } ?? .success(Array(rowIDs[completion.records])))
+        onCommit(commit.report)
+        for completion in commit.completions {
+            completion.call(commit.report.failure.map { .failure($0) } ?? .success(Array(commit.report.rowIDs[completion.records])))
         }
         waiters.forEach { $0() }
     }

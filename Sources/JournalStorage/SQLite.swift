@@ -21,6 +21,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 
     /// The disk or the quota is full: the caller can retry once space is freed.
     public var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
+
+    /// SQLite's code for an I/O error, which a failed sync of the file system is too.
+    package static let ioError = SQLITE_IOERR
 }
 
 /// One connection to one database file. Not thread-safe: each owner serialises its use.

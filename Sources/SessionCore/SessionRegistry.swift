@@ -18,6 +18,8 @@ public final class SessionRegistry: @unchecked Sendable {
 
     let catalog: Catalog
     let journalLimits: JournalWriterLimits
+    /// The file system's sync that every session's commits share (`storage.shared_sync`); nil: each syncs its own file.
+    let sharedSync: SharedSync?
     /// Bytes of media (think-aloud audio, face video) one session may hold.
     private let maxMediaBytes: Int
     let counters: CaptureCounters
@@ -42,13 +44,14 @@ public final class SessionRegistry: @unchecked Sendable {
 
     /// `reconnectGrace`: seconds an automatic session waits for its device after a drop (`capture.reconnect_grace`,
     /// which muevald passes); 0 stops it at once.
-    public init(catalog: Catalog, policy: UnknownDevicePolicy, journalLimits: JournalWriterLimits,
+    public init(catalog: Catalog, policy: UnknownDevicePolicy, journalLimits: JournalWriterLimits, sharedSync: SharedSync? = nil,
                 maxMediaBytes: Int = EvaluationSession.defaultMaxMediaBytes, reconnectGrace: Double = 0,
                 counters: CaptureCounters, tail: LiveTail, logger: Logger,
                 events: SessionEvents = SessionEvents(),
                 commitObserver: @escaping @Sendable (EvaluationSession, CommitReport) -> Void) {
         self.catalog = catalog
         self.journalLimits = journalLimits
+        self.sharedSync = sharedSync
         self.maxMediaBytes = maxMediaBytes
         self.counters = counters
         self.tail = tail
@@ -192,7 +195,7 @@ public final class SessionRegistry: @unchecked Sendable {
     /// study's, for the welcome; `invitation`: the code of the invitation that opened it.
     func makeSession(_ record: SessionRecord, isAutomatic: Bool, tasks: [StudyTask], invitation: String? = nil) throws -> EvaluationSession {
         let box = SessionBox()
-        let journal = try JournalWriter(path: record.path, limits: journalLimits) { [commitObserver] report in
+        let journal = try JournalWriter(path: record.path, limits: journalLimits, sharedSync: sharedSync) { [commitObserver] report in
             guard let session = box.session else { return }
             session.observeClock(report)
             commitObserver(session, report)
