@@ -128,7 +128,9 @@ run: release speech-model
 ## The XCTest cases run in TEST_WORKERS processes at once (Swift Testing's run concurrently in one); tests that share
 ## a port, a namespace or a database take their own (docs/DEVELOPMENT.md, "Tests in parallel"). The slowest test cases
 ## follow the run (scripts/slowest-tests.py), so that each CI log says where the minutes go.
-TEST_WORKERS ?= $(shell nproc)
+## Twice the cores: the suite waits on daemons, browsers and child processes about half of the time (2 workers: 445 s with
+## 1.0 core busy on average; 4: 303-322 s, 2026-12-02, docs/DEVELOPMENT.md).
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
 test: test-deps
 	python3 scripts/package-imports.py
 	python3 scripts/test-package-imports.py

@@ -150,21 +150,23 @@ public final class JournalWriter: @unchecked Sendable {
     /// Bytes waiting for commit.
     public var pendingBytes: Int { state.withLockedValue { $0.pendingBytes } }
 
-    /// Runs `body` on the writer's queue after every event appended before this call is committed (and reported);
+    /// Runs `body` on the writer's queue after every event appended before this call is committed and reported;
     /// returns once what it wrote is synced. Metadata changes (session row, devices, gaps) go through here, so the file
     /// has one writer.
     public func perform<T: Sendable>(_ body: @escaping @Sendable (SessionFile) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
                 self.commitPending(evenWhileAwaitingSync: true)
-                let result = Result { try body(self.file) }
-                guard let sharedSync = self.sharedSync else { return continuation.resume(with: result) }
-                sharedSync.afterNextSync { synced in
-                    // Through the writer's queue, so that the reports of the commits above come first.
-                    self.queue.async {
-                        switch (result, synced) {
-                        case (.success, .failure(let error)): continuation.resume(throwing: error)
-                        default: continuation.resume(with: result)
+                self.afterReports {
+                    let result = Result { try body(self.file) }
+                    guard let sharedSync = self.sharedSync else { return continuation.resume(with: result) }
+                    sharedSync.afterNextSync { synced in
+                        // Through the writer's queue, so that the reports of the commits above come first.
+                        self.queue.async {
+                            switch (result, synced) {
+                            case (.success, .failure(let error)): continuation.resume(throwing: error)
+                            default: continuation.resume(with: result)
+                            }
                         }
                     }
                 }
@@ -172,14 +174,17 @@ public final class JournalWriter: @unchecked Sendable {
         }
     }
 
-    /// Like `perform`, without waiting: for metadata that must be written in order but not before the caller goes on.
+    /// Like `perform`, without waiting: for metadata that must be written in order but not before the caller goes on
+    /// (and for what must follow the reports of the events appended before it, as the tail's disconnect marker).
     public func submit(_ body: @escaping @Sendable (SessionFile) throws -> Void,
                        onFailure: @escaping @Sendable (Error) -> Void) {
         queue.async {
             self.commitPending(evenWhileAwaitingSync: true)
-            do { try body(self.file) } catch { return onFailure(error) }
-            self.sharedSync?.afterNextSync { synced in
-                if case .failure(let error) = synced { onFailure(error) }
+            self.afterReports {
+                do { try body(self.file) } catch { return onFailure(error) }
+                self.sharedSync?.afterNextSync { synced in
+                    if case .failure(let error) = synced { onFailure(error) }
+                }
             }
         }
     }
@@ -249,6 +254,13 @@ public final class JournalWriter: @unchecked Sendable {
             }
             if !evenWhileAwaitingSync { return }
         }
+    }
+
+    /// Runs `next` on the writer's queue once every commit made so far has been reported: at once, unless commits
+    /// wait for the shared sync; then after their reports, which that sync's end queues first.
+    private func afterReports(_ next: @escaping @Sendable () -> Void) {
+        guard let sharedSync, state.withLockedValue({ $0.awaitingSync > 0 }) else { return next() }
+        sharedSync.afterNextSync { _ in self.queue.async(execute: next) }
     }
 
     /// A stored batch whose report (and whose bytes' release from the queue) may wait for a sync.

@@ -172,7 +172,7 @@ final class SharedSyncTests: XCTestCase {
         try await writer.close()
     }
 
-    func testPerformReturnsAfterTheSyncThatFollowsItsWriteAndAfterEarlierReports() async throws {
+    func testPerformRunsAfterTheReportsOfEarlierEventsAndReturnsAfterTheSyncThatFollowsItsWrite() async throws {
         let gated = GatedSync()
         let shared = try SharedSync(directory: directory, sync: { gated.sync($0) })
         let reports = NIOLockedValueBox(0)
@@ -182,29 +182,47 @@ final class SharedSyncTests: XCTestCase {
         _ = writer.append([record(seq: 1)])
         gated.started.wait()
         _ = writer.append([record(seq: 2)])
-        let performed = NIOLockedValueBox(false)
-        let bodyRan = DispatchSemaphore(value: 0)
+        let reportsSeenByBody = NIOLockedValueBox(-1)
         let perform = Task {
-            let seen = try await writer.perform { file in
+            try await writer.perform { file in
+                reportsSeenByBody.withLockedValue { $0 = reports.withLockedValue { $0 } }
                 var count: Int64 = 0
                 try file.database.prepare("SELECT COUNT(*) FROM events").forEachRow { count = $0.int64(0) }
-                bodyRan.signal()
                 return count
             }
-            performed.withLockedValue { $0 = true }
-            return seen
         }
-        // perform committed seq 2 ahead of the running sync (metadata follows every event appended before it), and
-        // waits for the next sync; neither report nor perform's return may come before the gate opens. (Waiting a
-        // little can only hide a perform that returns too early, never fail one that waits.)
-        XCTAssertEqual(bodyRan.wait(timeout: .now() + 30), .success)
+        // perform commits seq 2 at once (metadata follows every event appended before it in the file), but its body
+        // waits for the reports of seqs 1 and 2, which wait for the gated sync. (Waiting a little can only hide a body
+        // that runs too early, never fail one that waits.)
         try await Task.sleep(for: .milliseconds(100))
-        XCTAssertFalse(performed.withLockedValue { $0 })
-        XCTAssertEqual(reports.withLockedValue { $0 }, 0)
+        XCTAssertEqual(reportsSeenByBody.withLockedValue { $0 }, -1, "the body waits for the earlier commits' reports")
         gated.open()
         let seen = try await perform.value
-        XCTAssertEqual(seen, 2, "the body ran after seq 2 was committed")
-        XCTAssertEqual(reports.withLockedValue { $0 }, 2, "both commits were reported before perform returned")
+        XCTAssertEqual(seen, 2, "seq 2 was committed before the body")
+        XCTAssertEqual(reportsSeenByBody.withLockedValue { $0 }, 2, "both commits were reported before the body ran")
+        XCTAssertEqual(reports.withLockedValue { $0 }, 2)
         try await writer.close()
+    }
+
+    /// The tail's disconnect marker is published through submit: it must follow the connection's last events.
+    func testSubmitsBodyFollowsTheReportsOfTheEventsAppendedBeforeIt() throws {
+        let gated = GatedSync()
+        let shared = try SharedSync(directory: directory, sync: { gated.sync($0) })
+        let reports = NIOLockedValueBox(0)
+        let writer = try JournalWriter(path: directory + "/s.sqlite", limits: .init(), sharedSync: shared) { _ in
+            reports.withLockedValue { $0 += 1 }
+        }
+        _ = writer.append([record(seq: 1)])
+        gated.started.wait()
+        _ = writer.append([record(seq: 2), record(seq: 3)])
+        let seen = NIOLockedValueBox(-1)
+        let ran = DispatchSemaphore(value: 0)
+        writer.submit({ _ in
+            seen.withLockedValue { $0 = reports.withLockedValue { $0 } }
+            ran.signal()
+        }, onFailure: { XCTFail("\($0)") })
+        gated.open()
+        XCTAssertEqual(ran.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(seen.withLockedValue { $0 }, 2, "the body ran after both commits' reports")
     }
 }
