@@ -159,14 +159,11 @@ public final class JournalWriter: @unchecked Sendable {
                 self.commitPending(evenWhileAwaitingSync: true)
                 self.afterReports {
                     let result = Result { try body(self.file) }
-                    guard let sharedSync = self.sharedSync else { return continuation.resume(with: result) }
-                    sharedSync.afterNextSync { synced in
-                        // Through the writer's queue, so that the reports of the commits above come first.
-                        self.queue.async {
-                            switch (result, synced) {
-                            case (.success, .failure(let error)): continuation.resume(throwing: error)
-                            default: continuation.resume(with: result)
-                            }
+                    guard self.sharedSync != nil else { return continuation.resume(with: result) }
+                    self.afterNextSync { synced in
+                        switch (result, synced) {
+                        case (.success, .failure(let error)): continuation.resume(throwing: error)
+                        default: continuation.resume(with: result)
                         }
                     }
                 }
@@ -232,25 +229,23 @@ public final class JournalWriter: @unchecked Sendable {
             }
             if chunks.isEmpty { return }
             let stored = store(chunks, bytes: bytes, completions: completions)
-            guard let sharedSync else {
+            guard sharedSync != nil else {
                 report(stored)
                 continue
             }
             state.withLockedValue { $0.awaitingSync += 1 }
-            sharedSync.afterNextSync { synced in
-                self.queue.async {
-                    var commit = stored
-                    if case .failure(let error) = synced, commit.report.failure == nil {
-                        commit.report.failure = SQLiteError(code: SQLiteError.ioError, message: error.description, context: "sync after a commit to \(self.path)")
-                        commit.report.highestSeqByOrigin = [:]
-                    }
-                    self.report(commit)
-                    let more = self.state.withLockedValue { state in
-                        state.awaitingSync -= 1
-                        return state.awaitingSync == 0
-                    }
-                    if more { self.commitPending() }
+            afterNextSync { synced in
+                var commit = stored
+                if case .failure(let error) = synced, commit.report.failure == nil {
+                    commit.report.failure = SQLiteError(code: SQLiteError.ioError, message: error.description, context: "sync after a commit to \(self.path)")
+                    commit.report.highestSeqByOrigin = [:]
                 }
+                self.report(commit)
+                let more = self.state.withLockedValue { state in
+                    state.awaitingSync -= 1
+                    return state.awaitingSync == 0
+                }
+                if more { self.commitPending() }
             }
             if !evenWhileAwaitingSync { return }
         }
@@ -259,8 +254,14 @@ public final class JournalWriter: @unchecked Sendable {
     /// Runs `next` on the writer's queue once every commit made so far has been reported: at once, unless commits
     /// wait for the shared sync; then after their reports, which that sync's end queues first.
     private func afterReports(_ next: @escaping @Sendable () -> Void) {
-        guard let sharedSync, state.withLockedValue({ $0.awaitingSync > 0 }) else { return next() }
-        sharedSync.afterNextSync { _ in self.queue.async(execute: next) }
+        guard sharedSync != nil, state.withLockedValue({ $0.awaitingSync > 0 }) else { return next() }
+        afterNextSync { _ in next() }
+    }
+
+    /// Runs `next` on the writer's queue once a shared sync that starts after now has ended: what the writer's queue
+    /// did before is then on the disk, and the reports that sync's end queued for earlier commits come first.
+    private func afterNextSync(_ next: @escaping @Sendable (Result<Void, SharedSyncError>) -> Void) {
+        sharedSync?.afterNextSync { synced in self.queue.async { next(synced) } }
     }
 
     /// A stored batch whose report (and whose bytes' release from the queue) may wait for a sync.

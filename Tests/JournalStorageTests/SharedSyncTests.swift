@@ -172,13 +172,19 @@ final class SharedSyncTests: XCTestCase {
         try await writer.close()
     }
 
-    func testPerformRunsAfterTheReportsOfEarlierEventsAndReturnsAfterTheSyncThatFollowsItsWrite() async throws {
+    /// A writer on a gated shared sync, and the number of commits it has reported.
+    private func gatedWriter() throws -> (GatedSync, JournalWriter, NIOLockedValueBox<Int>) {
         let gated = GatedSync()
         let shared = try SharedSync(directory: directory, sync: { gated.sync($0) })
         let reports = NIOLockedValueBox(0)
         let writer = try JournalWriter(path: directory + "/s.sqlite", limits: .init(), sharedSync: shared) { _ in
             reports.withLockedValue { $0 += 1 }
         }
+        return (gated, writer, reports)
+    }
+
+    func testPerformRunsAfterTheReportsOfEarlierEventsAndReturnsAfterTheSyncThatFollowsItsWrite() async throws {
+        let (gated, writer, reports) = try gatedWriter()
         _ = writer.append([record(seq: 1)])
         gated.started.wait()
         _ = writer.append([record(seq: 2)])
@@ -206,12 +212,7 @@ final class SharedSyncTests: XCTestCase {
 
     /// The tail's disconnect marker is published through submit: it must follow the connection's last events.
     func testSubmitsBodyFollowsTheReportsOfTheEventsAppendedBeforeIt() throws {
-        let gated = GatedSync()
-        let shared = try SharedSync(directory: directory, sync: { gated.sync($0) })
-        let reports = NIOLockedValueBox(0)
-        let writer = try JournalWriter(path: directory + "/s.sqlite", limits: .init(), sharedSync: shared) { _ in
-            reports.withLockedValue { $0 += 1 }
-        }
+        let (gated, writer, reports) = try gatedWriter()
         _ = writer.append([record(seq: 1)])
         gated.started.wait()
         _ = writer.append([record(seq: 2), record(seq: 3)])
