@@ -57,6 +57,11 @@ class Node {
     return this.removeChild(old);
   }
   remove() { this.parentNode?.removeChild(this); }
+  append(...nodes) { for (const node of nodes) this.appendChild(node); }
+  // Listeners, for the console's own elements in the view's tests (the builder adds none to the frame's).
+  addEventListener(type, fn) { (this.listeners ??= []).push({ type, fn }); }
+  removeEventListener(type, fn) { this.listeners = (this.listeners ?? []).filter((l) => l.type !== type || l.fn !== fn); }
+  dispatch(type) { for (const l of (this.listeners ?? []).filter((l) => l.type === type)) l.fn({ type, target: this }); }
   set innerHTML(_) { throw new Error("innerHTML must never be set"); }
   insertAdjacentHTML() { throw new Error("insertAdjacentHTML must never be used"); }
 }
@@ -93,6 +98,10 @@ class Element extends Node {
     Object.assign(this, { localName, namespaceURI, attrs: new Map(), shadowRoot: null, scrollAt: [0, 0] });
     this.styleObject = new Style(this);
     this.style = styleProxy(this.styleObject);
+    // data-* attributes as the DOM's dataset gives them (the console's own elements use it: screen.js's hooks).
+    const data = (key) => `data-${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    this.dataset = new Proxy({}, { get: (_, key) => this.getAttribute(data(key)) ?? undefined,
+      set: (_, key, value) => { this.setAttribute(data(key), value); return true; } });
   }
   getAttribute(name) { return this.attrs.get(name)?.value ?? null; }
   hasAttribute(name) { return this.attrs.has(name); }
@@ -124,6 +133,8 @@ class Element extends Node {
     return root;
   }
   focus() { throw new Error("the replay must never move the real focus"); }
+  /** A canvas's 2D context that draws nothing (the touch overlay's). */
+  getContext() { return new Proxy({}, { get: (target, key) => (key in target ? target[key] : () => {}), set: (target, key, value) => { target[key] = value; return true; } }); }
   // Scroll positions are written, never read (a read lays the page out): `scrollAt` is what was written.
   set scrollLeft(x) { this.scrollAt = [x, this.scrollAt[1]]; }
   set scrollTop(y) { this.scrollAt = [this.scrollAt[0], y]; }
@@ -140,7 +151,7 @@ export class FrameDocument extends Node {
   constructor() {
     super(9, null);
     this.created = [];          // every element made, as `ns tag`
-    this.window = { scrolls: [], scrollTo: (x, y) => this.window.scrolls.push([x, y]) };
+    this.window = { scrolls: [], scrollTo: (x, y) => this.window.scrolls.push([x, y]), addEventListener() {}, removeEventListener() {} };
     this.defaultView = this.window;
     this.appendChild(Object.assign(new Node(10, this), { name: "html" }));
     const html = this.appendChild(this.createElement("html"));

@@ -10,12 +10,16 @@
 // in a study's session, #task-bar with div[data-testid=task][data-task=NAME] holding buttons
 // [data-testid=task-begin], [data-testid=task-end] and select [data-testid=task-verdict], and #task-status.
 // #listen [data-testid=listen] plays the tester's voice as it arrives (data-listening, data-bytes: audio
-// bytes played so far).
+// bytes played so far). A web session with page records shows the page itself (page-live.js): #page-view in place
+// of #screen (hidden), iframe #page-frame (data-applied: the last record's id, data-at: its device time,
+// data-frozen), touches on canvas #page-touches.
 
 import {
   api, clearError, dataSHA, el, formatClock, formatCount, formatDuration, formatRate, formatTime,
   liveSocket, me, run, sessionDuration, sessionIDFromPath, setChildren, setupNoteBox, stateBadge,
 } from "./common.js";
+import { setupListen } from "./live-voice.js";
+import { LivePage } from "./page-live.js";
 import { ScreenView, gesturePathOf, touchOf } from "./screen.js";
 import { EventClass } from "./vocabulary.js";
 
@@ -27,7 +31,14 @@ const page = `/sessions/${encodeURIComponent(sessionID)}`;
 document.getElementById("details-link").setAttribute("href", page);
 document.getElementById("replay-link").setAttribute("href", `${page}/replay`);
 
-const screen = new ScreenView(document.getElementById("screen"), sessionID);
+const wireframe = new ScreenView(document.getElementById("screen"), sessionID);
+let screen = wireframe;        // where touches go: the wireframe, or the overlay over the page (page mode)
+const screenCanvas = document.getElementById("screen");
+const livePage = new LivePage({ sessionID, container: screenCanvas.parentElement, before: screenCanvas, onShown: (view) => {
+  screenCanvas.classList.add("hidden");
+  screen = view.overlay;
+  redraw();
+} });
 const list = document.getElementById("events");
 const filter = document.getElementById("class-filter");
 const hiddenClasses = new Set();
@@ -54,7 +65,7 @@ function redraw() {
   if (!animating) { animating = true; requestAnimationFrame(animate); }
 }
 
-screen.onImageLoaded = redraw;
+wireframe.onImageLoaded = redraw;
 
 function showView(view, stack) {
   document.getElementById("current-view").textContent = view || "—";
@@ -168,7 +179,7 @@ async function showTaskBar(study) {
 }
 
 function showDevice(device) {
-  screen.setDevice(device);
+  wireframe.setDevice(device);
   document.getElementById("device-line").textContent = device
     ? `${device.name || device.id} · ${device.model ?? ""} · ${device.appId ?? ""} ${device.appVersion ?? ""}`
     : "waiting for a device";
@@ -198,6 +209,7 @@ function onHello(hello) {
   if (hello.screenshot?.sha) screen.showScreenshot(hello.screenshot.sha);
   showView(hello.view, hello.viewStack);
   redraw();
+  livePage.hello();
 }
 
 // Events are drawn once per animation frame, however many messages brought them: the screen, the rows
@@ -206,6 +218,7 @@ let arrived = [];
 let drawRequested = false;
 
 function onEvents(events) {
+  livePage.events(events);  // page records as they come, not a frame later: the page's own changes are per frame already
   for (const event of events) arrived.push(event);
   if (arrived.length >= MAX_ROWS) drawArrivals();
   else if (!drawRequested) { drawRequested = true; requestAnimationFrame(drawArrivals); }
@@ -283,67 +296,4 @@ liveSocket(`/api/sessions/${encodeURIComponent(sessionID)}/live`, {
 
 // ---------------------------------------------------------------- the voice, live
 
-// The session's WAV stream, polled every second by byte range from where the last poll ended, and
-// scheduled gaplessly with Web Audio: about two seconds behind the tester (one chunk, one poll).
-// A PCM WAV is what Web Audio takes a piece of without a decoder; AAC in MP4 would need Media
-// Source Extensions and is not played live (the replay plays it).
-const LIVE_LAG = 2;          // seconds of audio before now the playing starts from
-const listenButton = document.getElementById("listen");
-let voice = null;            // { context, url, offset, rate, dataStart, next }
-
-async function listenPoll() {
-  while (voice) {
-    try {
-      const overview = await api(`/api/sessions/${encodeURIComponent(sessionID)}/media`, { quiet: true });
-      const entry = overview.streams.find((s) => s.stream.kind === "audio" && s.stream.contentType === "audio/wav");
-      if (entry) await listenFetch(entry);
-    } catch (error) {
-      // A lost poll is retried at the next one.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-}
-
-async function listenFetch(entry) {
-  if (voice.url !== entry.url) {
-    // The header says the rate; playing starts LIVE_LAG seconds before the stream's end.
-    const head = new DataView(await (await fetch(entry.url, { headers: { Range: "bytes=0-43" } })).arrayBuffer());
-    const rate = head.getUint32(24, true);
-    const dataStart = 44;
-    const lag = Math.floor(LIVE_LAG * rate) * 2;
-    Object.assign(voice, { url: entry.url, rate, dataStart, offset: Math.max(dataStart, entry.stream.bytes - lag) });
-    voice.offset -= (voice.offset - dataStart) % 2;
-  }
-  const response = await fetch(voice.url, { headers: { Range: `bytes=${voice.offset}-` } });
-  if (response.status !== 206) return;
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  const usable = bytes.length - (bytes.length % 2);
-  if (usable === 0) return;
-  voice.offset += usable;
-  const samples = new Int16Array(bytes.buffer, bytes.byteOffset, usable / 2);
-  const buffer = voice.context.createBuffer(1, samples.length, voice.rate);
-  const channel = buffer.getChannelData(0);
-  for (let i = 0; i < samples.length; i++) channel[i] = samples[i] / 32768;
-  const source = voice.context.createBufferSource();
-  source.buffer = buffer;
-  source.connect(voice.context.destination);
-  voice.next = Math.max(voice.next, voice.context.currentTime + 0.05);
-  source.start(voice.next);
-  voice.next += buffer.duration;
-  listenButton.dataset.bytes = String(Number(listenButton.dataset.bytes || 0) + usable);
-}
-
-listenButton.addEventListener("click", () => {
-  if (voice) {
-    voice.context.close();
-    voice = null;
-    listenButton.textContent = "🔊 Listen";
-    listenButton.dataset.listening = "false";
-    return;
-  }
-  voice = { context: new AudioContext(), url: null, offset: 0, rate: 16000, dataStart: 44, next: 0 };
-  listenButton.textContent = "🔇 Stop listening";
-  listenButton.dataset.listening = "true";
-  listenPoll();
-});
-
+setupListen(sessionID, document.getElementById("listen"));

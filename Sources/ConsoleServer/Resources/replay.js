@@ -11,15 +11,20 @@
 // #events: a window of rows div.ev[data-testid=event-row][data-index][data-event-id][data-t]
 // (.current = the event at the playhead; click seeks there; .pending while its chunk loads), #class-filter (select),
 // #event-detail (the clicked event as JSON), note box as on the live page.
-// Media (think-aloud): #media shown when the session has streams; <audio id=voice> and <video id=face>
+// Media (think-aloud, replay-media.js): #media shown when the session has streams; <audio id=voice> and <video id=face>
 // play in sync with the playhead (media time = device time - the stream's start; data-offset on each
 // element is that start minus t0), #caption (data-exclamation) the transcript segment at the playhead,
 // #transcription the transcription's progress until it is done.
+// The page itself (page-replay.js, a web session with page records): #page-view in place of #screen (hidden),
+// iframe #page-frame (data-applied: the last record's id, data-at: the device time shown, data-frozen), and the
+// touches on canvas #page-touches (data-touches).
 
 import {
   api, dataSHA, el, formatClock, formatDuration, isTyping, me, run, sessionIDFromPath, setChildren,
   setupNoteBox, showError, stateBadge,
 } from "./common.js";
+import { mayHavePage, openPageReplay } from "./page-replay.js";
+import { ReplayMedia } from "./replay-media.js";
 import { ScreenView } from "./screen.js";
 import { EventClass } from "./vocabulary.js";
 
@@ -37,7 +42,9 @@ const indexURL = `/api/sessions/${encodeURIComponent(sessionID)}/replay/index`;
 document.getElementById("details-link").setAttribute("href", page);
 document.getElementById("live-link").setAttribute("href", `${page}/live`);
 
-const screen = new ScreenView(document.getElementById("screen"), sessionID, { holdSeconds: 3 });
+const wireframe = new ScreenView(document.getElementById("screen"), sessionID, { holdSeconds: 3 });
+let screen = wireframe;      // where the moment is drawn: the wireframe, or the touches over the page (page mode)
+let pageReplay = null;       // the page itself (page-replay.js), for a web session with page records
 const playButton = document.getElementById("play");
 const scrubber = document.getElementById("scrubber");
 const timeLabel = document.getElementById("time");
@@ -67,52 +74,14 @@ let playing = false;
 let lastFrame = 0;
 let currentEvent = -1;       // index of the last event at or before the playhead
 let scrubbing = false;
-let media = null;            // { voice: {element, start}, face: {element, start}, transcript: [] }
+const media = new ReplayMedia();
 
-/** Keeps `<audio>`/`<video>` where the playhead is: seeks when they drifted more than a quarter second. */
 function syncMedia(force = false) {
-  if (!media) return;
-  for (const stream of [media.voice, media.face]) {
-    if (!stream) continue;
-    const wanted = t0 + playhead - stream.start;
-    const element = stream.element;
-    const inside = wanted >= 0 && (!Number.isFinite(element.duration) || wanted <= element.duration);
-    if (!inside) {
-      if (!element.paused) element.pause();
-      continue;
-    }
-    if (force || Math.abs(element.currentTime - wanted) > 0.25) element.currentTime = wanted;
-    element.playbackRate = Number(speedSelect.value);
-    if (playing && element.paused) element.play().catch(() => {});
-    if (!playing && !element.paused) element.pause();
-  }
-  const now = t0 + playhead;
-  const caption = document.getElementById("caption");
-  const segment = media.transcript.findLast((s) => s.start <= now && now <= s.end + 1.5);
-  caption.textContent = segment ? `“${segment.text}”` : "";
-  caption.dataset.exclamation = segment?.exclamation ?? "";
-  caption.classList.toggle("exclamation", Boolean(segment?.exclamation));
+  media.sync(t0 + playhead, { playing, rate: Number(speedSelect.value), force });
 }
 
-/** Attaches the session's streams (`overview`: GET /api/sessions/ID/media) once t0 is known. */
 function loadMedia(overview) {
-  if (!overview.streams.length) return;
-  const pick = (kind) => overview.streams.find((s) => s.stream.kind === kind);
-  const attach = (entry, id) => {
-    if (!entry) return null;
-    const element = document.getElementById(id);
-    element.src = entry.url;
-    element.dataset.offset = String(entry.stream.start - t0);
-    element.classList.remove("hidden");
-    return { element, start: entry.stream.start };
-  };
-  media = { voice: attach(pick("audio"), "voice"), face: attach(pick("video"), "face"), transcript: overview.transcript };
-  const unfinished = overview.transcription.filter((t) => t.state !== "done");
-  document.getElementById("transcription").textContent = unfinished.map((t) =>
-    t.state === "failed" ? `Transcription of ${t.stream} failed: ${t.error ?? ""}`
-      : `Transcription of ${t.stream}: ${t.state} ${Math.round(t.progress * 100)} %`).join(" · ");
-  document.getElementById("media").classList.remove("hidden");
-  for (const stream of [media.voice, media.face]) stream?.element.addEventListener("loadedmetadata", () => syncMedia(true));
+  media.load(overview, t0, () => syncMedia(true));
   syncMedia(true);
 }
 
@@ -303,6 +272,7 @@ function renderMoment() {
   for (let ahead = 0; ahead < 2; ahead++) screen.preload(shots[next + ahead]?.sha ?? chunks[k + 1]?.screenshots[ahead]?.sha);
   screen.setTouches(touchesBetween(now - TRAIL, now));
   screen.render(now);
+  pageReplay?.show(now);
 
   const view = lastAt("views", now);
   const viewName = view ? view.view : "";
@@ -531,7 +501,7 @@ function showHead() {
   document.getElementById("device-line").textContent = device
     ? `${device.name || device.id} · ${device.model ?? ""} · started ${formatClock(t0)}`
     : `started ${formatClock(t0)}`;
-  screen.setDevice(device);
+  wireframe.setDevice(device);
   showEventTotal();
   scrubber.max = String(duration);
   renderMarks();
@@ -555,15 +525,29 @@ async function readAgain() {
   seek(playhead, { updateURL: false });
 }
 
+/** A web session with page records is replayed as the page itself where the wireframe was (page-replay.js). */
+async function openPage(at, onUpdate) {
+  if (!mayHavePage(index)) return;
+  const canvas = document.getElementById("screen");
+  pageReplay = await openPageReplay({ sessionID, container: canvas.parentElement, before: canvas, at, onUpdate,
+    horizon: () => t0 + duration });
+  if (!pageReplay) return;
+  canvas.classList.add("hidden");
+  screen = pageReplay.overlay;
+}
+
 async function load() {
   // The login check, the index and the media overview at once: the first frame waits for the index only.
   run(me());
   const mediaOverview = api(`/api/sessions/${encodeURIComponent(sessionID)}/media`, { quiet: true });
   mediaOverview.catch(() => {}); // answered below, once the first frame is on its way
-  screen.onImageLoaded = () => {
-    screen.render(t0 + playhead);
-    // What `make bench` times: navigation to the first screenshot on the canvas (docs/BENCHMARKS.md).
+  // What `make bench` times: navigation to the first screenshot on the canvas, or the first page built (docs/BENCHMARKS.md).
+  const firstFrame = () => {
     if (performance.getEntriesByName("replay-first-frame").length === 0) performance.mark("replay-first-frame");
+  };
+  wireframe.onImageLoaded = () => {
+    wireframe.render(t0 + playhead);
+    firstFrame();
   };
   await loadHead();
   showHead();
@@ -572,7 +556,7 @@ async function load() {
   // `?t=` is seconds into the replay; `?at=` a device time (a quote found by the sessions page's search).
   const requested = parameters.has("at") ? Number(parameters.get("at")) - t0 : Number(parameters.get("t"));
   const start = Number.isFinite(requested) ? Math.min(Math.max(0, requested), duration) : 0;
-  await ensureChunks(chunkOfTime(t0 + start) - 1, chunkOfTime(t0 + start));
+  await Promise.all([ensureChunks(chunkOfTime(t0 + start) - 1, chunkOfTime(t0 + start)), openPage(t0 + start, firstFrame)]);
   seek(start, { updateURL: false });
   // `?play=1` plays from there at once: a link that says "watch from here".
   if (parameters.get("play") === "1") setPlaying(true);

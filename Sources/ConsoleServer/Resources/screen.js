@@ -8,6 +8,9 @@
 //
 // For tests, the canvas carries data-sha (the screenshot drawn last, "" for none) and
 // data-touches (touch marks drawn last).
+//
+// Transparent (the page replay's overlay, page-view.js): touches and gestures only, drawn over the replayed page
+// in its CSS pixels; no screenshot is loaded or drawn.
 
 import { blobURL } from "./common.js";
 
@@ -19,12 +22,14 @@ const GESTURE = "255, 140, 0"; // gesture path colour
 const IMAGE_CACHE_LIMIT = 64;
 
 export class ScreenView {
-  /** canvas: the <canvas>; sessionID: for blob URLs; holdSeconds: how long the latest touch's ring stays. */
-  constructor(canvas, sessionID, { holdSeconds = Infinity } = {}) {
+  /** canvas: the <canvas>; sessionID: for blob URLs; holdSeconds: how long the latest touch's ring stays;
+   *  transparent: an overlay (touches only). */
+  constructor(canvas, sessionID, { holdSeconds = Infinity, transparent = false } = {}) {
     this.canvas = canvas;
     this.context = canvas.getContext("2d");
     this.sessionID = sessionID;
     this.holdSeconds = holdSeconds;
+    this.transparent = transparent;
     this.images = new Map();   // sha → HTMLImageElement (loaded or loading), least recently used first
     this.wantedSHA = null;
     this.touches = [];         // {t, x, y, phase}, ordered by t
@@ -45,12 +50,13 @@ export class ScreenView {
 
   /** Shows the screenshot with this sha256 (null: none) from the next render on; loads it if needed. */
   showScreenshot(sha) {
+    if (this.transparent) return;
     this.wantedSHA = sha || null;
     if (sha) this.image(sha);
   }
 
   /** Starts loading a screenshot ahead of time (replay). */
-  preload(sha) { if (sha) this.image(sha); }
+  preload(sha) { if (sha && !this.transparent) this.image(sha); }
 
   image(sha) {
     let image = this.images.get(sha);
@@ -99,7 +105,9 @@ export class ScreenView {
     const { width, height } = this.canvas;
     c.setTransform(1, 0, 0, 1, 0, 0);
     const image = this.wantedSHA ? this.images.get(this.wantedSHA) : null;
-    if (image && image.complete && image.naturalWidth > 0) {
+    if (this.transparent) {
+      c.clearRect(0, 0, width, height);
+    } else if (image && image.complete && image.naturalWidth > 0) {
       c.drawImage(image, 0, 0, width, height);
       this.canvas.dataset.sha = this.wantedSHA;
     } else {
