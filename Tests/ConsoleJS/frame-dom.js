@@ -69,6 +69,7 @@ class Node {
 class Text extends Node {
   constructor(data, doc, type = 3) { super(type, doc); this.data = data; }
   get textContent() { return this.data; }
+  cloneNode() { return new Text(this.data, this.ownerDocument, this.nodeType); }
 }
 
 /** The inline style: properties by name, written back to the `style` attribute as a browser does. */
@@ -121,6 +122,14 @@ class Element extends Node {
   }
   removeAttributeNS(ns, local) {
     for (const [name, attr] of this.attrs) if (attr.ns === ns && name.split(":").pop() === local) this.attrs.delete(name);
+  }
+  /** A shallow copy: tag, namespace and attributes (not the shadow root, as the DOM's). */
+  cloneNode(deep = false) {
+    if (deep) throw new Error("the replay copies node by node");
+    const copy = this.ownerDocument.createElementNS(this.namespaceURI, this.localName);
+    for (const [name, attr] of this.attrs) copy.attrs.set(name, { ...attr });
+    copy.styleObject.parse(this.getAttribute("style") ?? "");
+    return copy;
   }
   attachShadow({ mode }) {
     if (this.namespaceURI !== HTML_NS || !(SHADOW_HOSTS.has(this.localName) || this.localName.includes("-")) || this.shadowRoot) {

@@ -197,3 +197,42 @@ test("a page with many changes is applied in one pass without reading layout (th
   assert.ok(performance.now() - started < 1000, "fast enough on a fake DOM");
   assert.equal(doc.created.length, 504, "html, head, body, ul and the items, each made once");
 });
+
+test("a checkpoint is the page and its state: restored, it is built again as it was, and changes go on from there", () => {
+  const { doc, builder } = frame({ remoteAssets: ["https://app.example.org"] });
+  play(builder, snapshot([
+    el(10, "p", { style: "color: red;" }, text(11, "one")),
+    { i: 12, t: "my-card", r: { i: 13, c: [el(14, "span", null, text(15, "shadow"))], css: "span { color: blue }" } },
+    { i: 16, t: "canvas", w: 10, h: 10 },
+    el(17, "img", { src: "https://tracker.example/x.gif" }),
+  ], { head: [{ i: 5, t: "style", css: "p {}" }], css: "html {}", focus: 10, scroll: [[1, 0, 50]] }));
+  play(builder, mutations(1, { text: [[11, "two"]] }));
+  const saved = builder.checkpoint();
+  const before = markup(doc.documentElement);
+  play(builder, mutations(2, { text: [[11, "three"]], rm: [12] }), record("DOMFocus", { s: 1, n: 3, focus: null }),
+    record("DOMScroll", { s: 1, n: 4, scroll: [[1, 0, 900]] }));
+  assert.notEqual(markup(doc.documentElement), before);
+
+  builder.restore(saved);
+  builder.settle();
+  assert.equal(markup(doc.documentElement), before, "the same page, the focus outline drawn again");
+  assert.deepEqual(doc.window.scrolls.at(-1), [0, 50]);
+  assert.equal(builder.n, 1);
+  play(builder, mutations(2, {
+    text: [[11, "after the restore"]], css: [[5, "p { margin: 0 }"]], attr: [[16, "class", "x"], [17, "src", "https://app.example.org/ok.png"]],
+    add: [{ p: 13, b: null, n: el(18, "i") }],
+  }));
+  assert.equal(builder.nodes.get(11).data, "after the restore");
+  assert.equal(builder.nodes.get(5).textContent, "p { margin: 0 }", "a stylesheet is still one");
+  assert.equal(builder.nodes.get(16).hasAttribute("class"), false, "a box still takes no attributes");
+  assert.equal(builder.nodes.get(17).getAttribute("src"), "https://app.example.org/ok.png", "an image decides again");
+  assert.equal(markup(builder.nodes.get(13)), "<span>shadow</span><i></i><style>span { color: blue }</style>", "the shadow root's own style stays last");
+  play(builder, record("DOMFocus", { s: 1, n: 3, focus: null }));
+  play(builder, record("DOMFocus", { s: 1, n: 4, focus: null }));
+  assert.equal(builder.nodes.get(10).getAttribute("style"), "color: red;", "the outline went, the page's style is back");
+  assert.equal(builder.checkpoint().html === null, false);
+  // The checkpoint stays usable.
+  builder.restore(saved);
+  builder.settle();
+  assert.equal(markup(doc.documentElement), before);
+});

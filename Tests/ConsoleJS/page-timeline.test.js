@@ -171,3 +171,24 @@ test("the asset cache: texts by SHA, referenced css resolved, the least recently
   assert.equal(cache.has(SHA), false, "over the limit: the oldest went");
   assert.deepEqual(cache.missing([snapshot([], { css: { $asset: SHA } })]), [SHA]);
 });
+
+test("seeking back into a long run of changes after one snapshot starts from the nearest copy of the page", async () => {
+  // 10,000 changes, 20 a second, after one snapshot.
+  const records = [snapshot([{ i: 10, t: "p", c: [{ i: 11, x: "start" }] }], { t: 0, id: 1 })];
+  for (let n = 1; n <= 10000; n++) records.push(mutations(n, { text: [[11, `n=${n}`]] }, { t: n / 20, id: n + 1 }));
+  const page = timeline(records, { horizon: 500 });
+  await page.line.start(0);
+  for (let t = 30; t <= 500; t += 30) { page.line.show(t); await page.settled(); }
+  page.line.show(500);
+  assert.equal(bodyOf(page.doc), "<p>n=10000</p>");
+  let applied = 0;
+  const apply = page.builder.apply.bind(page.builder);
+  page.builder.apply = (r) => { applied++; return apply(r); };
+  page.line.show(7500 / 20);
+  assert.equal(bodyOf(page.doc), "<p>n=7500</p>");
+  assert.ok(applied < 2000, `${applied} records applied, not the 7,500 since the snapshot`);
+  applied = 0;
+  page.line.show(5);
+  assert.equal(bodyOf(page.doc), "<p>n=100</p>");
+  assert.equal(applied, 101, "before the first copy: from the snapshot");
+});

@@ -7,6 +7,7 @@
 // One pass per batch and no layout read: DOM writes happen as records are applied; scroll positions, the focus and
 // the viewport are written once, in settle(), after the batch's DOM changes (a scroll write lays the page out).
 
+import { checkpoint, restore } from "./page-checkpoint.js";
 import { PageNodes } from "./page-nodes.js";
 import { RemoteAssets } from "./page-safety.js";
 
@@ -45,8 +46,15 @@ export class PageBuilder {
     this.applied = null;        // the last record applied: {id, t}
     this.documentCSS = undefined;
     this.viewport = null;
+    this.positions = new Map();  // id → [x, y] written last: a checkpoint keeps them
     this.pending = { scroll: new Map(), focus: undefined, viewport: null };
   }
+
+  /** A copy of the page and its state now, to start from again (page-checkpoint.js); null before a snapshot. */
+  checkpoint() { return checkpoint(this); }
+
+  /** The page as it was at a checkpoint; scroll, focus and viewport follow at settle(). */
+  restore(saved) { restore(this, saved); }
 
   /** Applies one record `{id, t, class, dom}` (dom parsed); returns whether the page took it. Scroll, focus and
    *  viewport wait for settle(). */
@@ -175,7 +183,10 @@ export class PageBuilder {
       } else if (node?.nodeType === 1) {
         node.scrollLeft = x;
         node.scrollTop = y;
+      } else {
+        continue;
       }
+      this.positions.set(id, [x, y]);
     }
     if (focus !== undefined) this.setFocus(focus);
   }
@@ -195,6 +206,8 @@ export class PageBuilder {
     el.style.setProperty("outline-offset", "1px");
     el.setAttribute("data-mueval-focus", "");
   }
+
+  focusID() { return this.focus ? this.nodes.ids.get(this.focus.el) ?? null : null; }
 
   dropFocus() {
     if (!this.focus) return;
