@@ -143,10 +143,12 @@ test: test-deps
 	scripts/timed "make test: unit under systemd" $(SUDO) python3 Tests/Systemd/unit_under_systemd.py --bin "$$($(SWIFT) build --show-bin-path)"
 
 ## test-js: the web capture library's unit tests (Node's own runner, no browser: docs/WEB-CAPTURE.md, "The library's map")
-## and its TypeScript declarations checked against a usage
+## and its TypeScript declarations checked against a usage; the console's page replay (its builder, safety checks, timeline,
+## live feed and view) on a small fake DOM (docs/CONSOLE.md, "The page replayed")
 test-js:
 	node --test Tests/CaptureJS/
 	tsc -p Tests/CaptureJS/types
+	node --test Tests/ConsoleJS/
 
 ## fuzz: build the libFuzzer targets (wire decoder, analysis and report, study, replay, media, import, console, the pages without a login,
 ## control) and run each FUZZ_SECONDS (docs/FUZZING.md; FUZZ_TARGETS="session media" runs some); fails on a crash or hang
