@@ -36,6 +36,7 @@ let screen = wireframe;        // where touches go: the wireframe, or the overla
 const screenCanvas = document.getElementById("screen");
 const livePage = new LivePage({ sessionID, container: screenCanvas.parentElement, before: screenCanvas, onShown: (view) => {
   screenCanvas.classList.add("hidden");
+  view.overlay.setTouches(wireframe.touches, wireframe.gestures);  // those that came while the page loaded
   screen = view.overlay;
   redraw();
 } });
