@@ -103,10 +103,13 @@ test("before the session's first snapshot the page is empty; from it on it is sh
   assert.equal(page.log.filter((query) => query.at !== undefined).length, 1, "one snapshot asked for");
 });
 
-test("an answer that says `more` is followed with after= until the window is whole", async () => {
+test("an answer that says `more` is followed with after= until the window is whole; the moment is shown from the first part", async () => {
   const page = timeline(session(400), { server: { cap: 25 } });
+  const requestsWhenShown = [];
+  page.line.onUpdate = () => requestsWhenShown.push(page.log.length);
   await page.line.start(10);
   assert.deepEqual(page.log.slice(1), [{ after: "25", until: "70.000" }, { after: "50", until: "70.000" }]);
+  assert.equal(requestsWhenShown[0], 1, "shown once the first answer had it");
   page.line.show(69);
   assert.equal(bodyOf(page.doc), "<p>t=69</p>");
 });

@@ -102,7 +102,7 @@ export class PageNodes {
 
   element(json, parent, depth) {
     const raw = json.t;
-    const ns = namespaceOf(raw === "svg" ? "svg" : raw, parent);
+    const ns = namespaceOf(raw.toLowerCase() === "svg" ? "svg" : raw, parent);
     const tag = ns === HTML_NS ? raw.toLowerCase() : raw;
     if (!tagAllowed(tag)) return this.placeholder();
     const attributes = json.a && typeof json.a === "object" ? json.a : {};

@@ -160,7 +160,11 @@ export class PageTimeline {
     const segment = { records: [], times: [], snapshots: [], checkpoints: [], at: t, until: -Infinity, used: ++this.uses };
     this.segments.push(segment);
     this.evict();
-    await this.take(segment, answer, until);
+    try {
+      await this.take(segment, answer, until);
+    } finally {
+      if (!segment.records.length) this.segments.splice(this.segments.indexOf(segment), 1);   // nothing to keep
+    }
   }
 
   /** The records after a stretch's last one, up to `until`. */
@@ -186,7 +190,8 @@ export class PageTimeline {
         return;
       }
       segment.until = Math.max(segment.until, segment.times[segment.times.length - 1]);
-      if (segment === this.current && this.wanted !== null && this.covering(this.wanted) === segment) this.render(segment, this.wanted);
+      // The moment wanted may be in what came: shown now, not once the window is whole.
+      if (this.wanted !== null && this.covering(this.wanted) === segment) this.render(segment, this.wanted);
       answer = await this.fetchJSON(`${this.path}?after=${encodeURIComponent(last.id)}&until=${until.toFixed(3)}`);
     }
   }
