@@ -81,7 +81,9 @@ export class PageTimeline {
 
   render(segment, t) {
     const { records, times, snapshots, checkpoints } = segment;
-    const end = upperBound(times, t);                       // records [0, end) happened at or before t
+    // Records [0, end) happened at or before t; before the session's first snapshot, the page as first recorded.
+    const first = segment.at !== null && snapshots[0] === 0 ? 1 : 0;
+    const end = Math.max(upperBound(times, t), first);
     const snapshot = snapshots[upperBound(snapshots, end - 1) - 1] ?? -1;  // the last snapshot among them
     // The last copy of the page among them (records [0, index) applied), if it follows that snapshot.
     const indices = checkpoints.map((c) => c.index);
@@ -97,7 +99,7 @@ export class PageTimeline {
       from = snapshot;                                       // rebuilding from it is never more work
     }
     if (from < 0) {
-      this.builder.clear();                                  // before the page was first recorded
+      this.builder.clear();                                  // no snapshot to start from (not what muevald sends)
       this.position = 0;
     } else {
       // Where the page was last rebuilt from or copied: a copy is kept once CHECKPOINT records follow it. One copy at
