@@ -76,9 +76,14 @@ test("the hooks: the last record applied, the time shown, whether a lost record 
   assert.equal(view.frame.getAttribute("data-applied"), "42");
   assert.equal(view.frame.getAttribute("data-at"), "1767225601.250");
   assert.equal(view.frame.getAttribute("data-frozen"), "false");
+  assert.equal(view.box.hasAttribute("title"), false);
   view.mark(null, NaN, true);
   assert.equal(view.frame.getAttribute("data-applied"), "");
   assert.equal(view.frame.getAttribute("data-frozen"), "true");
+  assert.equal(view.box.getAttribute("data-frozen"), "true", "the box says it too (console.css outlines it)");
+  assert.match(view.box.getAttribute("title"), /not recorded/);
+  view.mark({ id: 43, t: 0 }, 1, false);
+  assert.equal(view.box.hasAttribute("title"), false);
   view.remove();
   assert.equal(container.childNodes.includes(view.box), false);
 });

@@ -79,11 +79,16 @@ export class PageView {
     this.scale = scale;
   }
 
-  /** The test hooks after the page was drawn for device time `at`. */
+  /** The test hooks after the page was drawn for device time `at`; a page kept as it was before a lost record says
+   *  so (a dashed outline and its title). */
   mark(applied, at, frozen = false) {
     this.frame.setAttribute("data-applied", applied ? String(applied.id) : "");
     this.frame.setAttribute("data-at", Number.isFinite(at) ? at.toFixed(3) : "");
     this.frame.setAttribute("data-frozen", String(frozen));
+    if (frozen === (this.box.getAttribute("data-frozen") === "true")) return;
+    this.box.setAttribute("data-frozen", String(frozen));
+    if (frozen) this.box.setAttribute("title", "Some changes were not recorded here: the page as it was before them, until the next snapshot");
+    else this.box.removeAttribute("title");
   }
 
   remove() {
