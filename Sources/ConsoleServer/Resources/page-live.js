@@ -60,7 +60,9 @@ export class LivePage {
     if (answer.remoteAssets !== undefined) builder.setRemoteAssets(answer.remoteAssets);
     for (const map of stylesheets) assets.add(map);
     // After the records being applied from the socket, in order: the ids keep anything from being applied twice.
-    await (this.chain = this.chain.then(() => this.apply(records)));
+    const applied = this.chain.then(() => this.apply(records));
+    this.chain = applied.catch(() => {});   // a failure is the load's (shown by hello), not the next batch's
+    await applied;
   }
 
   /** The live stream's events; page records among them are applied in order (after a load under way). */
