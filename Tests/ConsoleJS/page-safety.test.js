@@ -143,7 +143,10 @@ test("a stylesheet the phone could not read is linked only from an allowed origi
   ] }));
   assert.equal(markup(doc.documentElement.childNodes[0]),
     '<head><link rel="stylesheet" href="https://fonts.example/css" media="screen"></link><style></style></head>');
-  play(builder, mutations(1, { css: [[5, "body { font-family: X }"]] }));
-  assert.equal(markup(doc.documentElement.childNodes[0]), '<head><style media="screen">body { font-family: X }</style><style></style></head>');
+  play(builder, mutations(1, { attr: [[5, "href", "https://fonts.example/other"], [6, "href", "https://other.example/b.css"], [6, "media", "print"]] }));
+  assert.equal(markup(builder.nodes.get(5)), '<link rel="stylesheet" href="https://fonts.example/other" media="screen"></link>');
+  assert.equal(markup(builder.nodes.get(6)), '<style media="print"></style>', "a stylesheet takes its media, nothing else");
+  play(builder, mutations(2, { css: [[5, "body { font-family: X }"]], attr: [[5, "href", "https://other.example/c.css"]] }));
+  assert.equal(markup(doc.documentElement.childNodes[0]), '<head><style media="screen">body { font-family: X }</style><style media="print"></style></head>');
   assert.equal(builder.nodes.get(5).localName, "style");
 });

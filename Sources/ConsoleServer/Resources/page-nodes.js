@@ -199,7 +199,18 @@ export class PageNodes {
 
   /** Sets (or, for null or a value refused, removes) an attribute as page-safety.js allows. */
   setAttribute(el, name, value) {
-    if (this.boxes.has(el) || this.sheets.has(el) || typeof name !== "string") return;
+    if (this.boxes.has(el) || typeof name !== "string") return;
+    if (this.sheets.has(el)) {
+      // A stylesheet keeps only its media, and a <link> its href on an allowed origin: the rest say nothing here.
+      const key = name.toLowerCase();
+      if (key === "media") {
+        if (typeof value === "string") el.setAttribute("media", value); else el.removeAttribute("media");
+      } else if (key === "href" && el.localName === "link" && typeof value === "string" && /^\s*https?:/i.test(value) &&
+                 fetchable(value, this.remote)) {
+        el.setAttribute("href", value);
+      }
+      return;
+    }
     const ns = el.namespaceURI;
     const tag = el.localName;
     const allowed = value === null ? null : attributeValue(ns, tag, name, value, this.remote);
