@@ -33,6 +33,10 @@ final class ConsoleMetrics: Sendable {
     /// Stopped sessions' automatic reports in the durable queue: waiting, and being written (docs/REPORTS.md).
     private let reportsWaiting: Metrics.Gauge
     private let reportsWriting: Metrics.Gauge
+    /// The sync every session's commits share (docs/STORAGE.md): syncs run and failed.
+    private let sharedSyncs: Metrics.Counter
+    private let sharedSyncFailures: Metrics.Counter
+    private let previousSync = NIOLockedValueBox(StorageSyncStatus(syncs: 0, failures: 0))
     /// What the counters had at the previous scrape.
     private let previous = NIOLockedValueBox(CounterSnapshot())
     private let previousBudget = NIOLockedValueBox<DescriptorStatus?>(nil)
@@ -71,6 +75,8 @@ final class ConsoleMetrics: Sendable {
         connectionBudget = Metrics.Gauge(label: "mueval_connection_budget", dimensions: [], factory: factory)
         reportsWaiting = Metrics.Gauge(label: "mueval_reports_queued", dimensions: [], factory: factory)
         reportsWriting = Metrics.Gauge(label: "mueval_reports_writing", dimensions: [], factory: factory)
+        sharedSyncs = Metrics.Counter(label: "mueval_shared_syncs_total", dimensions: [], factory: factory)
+        sharedSyncFailures = Metrics.Counter(label: "mueval_shared_sync_failures_total", dimensions: [], factory: factory)
         func kind(_ name: String, _ value: @escaping @Sendable (DescriptorStatus) -> Int) -> (metric: Metrics.Gauge, value: @Sendable (DescriptorStatus) -> Int) {
             (Metrics.Gauge(label: "mueval_connections", dimensions: [("kind", name)], factory: factory), value)
         }
@@ -117,6 +123,14 @@ final class ConsoleMetrics: Sendable {
         if let reports = status.reports {
             reportsWaiting.record(reports.waiting)
             reportsWriting.record(reports.writing)
+        }
+        if let sync = status.sharedSync {
+            let before = previousSync.withLockedValue { previous in
+                defer { previous = sync }
+                return previous
+            }
+            if sync.syncs > before.syncs { sharedSyncs.increment(by: sync.syncs - before.syncs) }
+            if sync.failures > before.failures { sharedSyncFailures.increment(by: sync.failures - before.failures) }
         }
         if let descriptors = status.descriptors {
             let before = previousBudget.withLockedValue { previous in

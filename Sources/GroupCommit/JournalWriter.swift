@@ -111,7 +111,12 @@ public final class JournalWriter: @unchecked Sendable {
         self.sharedSync = limits.synchronous == .full ? sharedSync : nil
         file = try SessionFile(path: path, synchronous: self.sharedSync == nil ? limits.synchronous : .normal,
                                cacheKiB: limits.cacheKiB)
-        queue = DispatchQueue(label: "mueval.journal.\((path as NSString).lastPathComponent)")
+        let label = "mueval.journal.\((path as NSString).lastPathComponent)"
+        // A writer that shares the sync never waits for the disk in a commit, so the system's pool (about a thread per
+        // core) serves every such writer; a queue of its own would be a thread per session, and at 500 phones switching
+        // between 270 threads was half of muevald's CPU (docs/BENCHMARKS.md, "Phones at once"). A writer that syncs at
+        // its commits blocks in the kernel, so it keeps a thread of its own.
+        queue = self.sharedSync == nil ? DispatchQueue(label: label) : DispatchQueue(label: label, target: .global())
     }
 
     /// Queues records for the next group commit; `whenCommitted` runs on the writer's queue after
@@ -196,7 +201,7 @@ public final class JournalWriter: @unchecked Sendable {
     /// session that goes on after a restart, which would drop them again) it stays without.
     public func close(buildingIndexes: Bool = true) async throws {
         state.withLockedValue { $0.closed = true }
-        try await perform { try $0.finish(buildingIndexes: buildingIndexes) }
+        try await perform { file in try Self.offThePool { try file.finish(buildingIndexes: buildingIndexes) } }
         let waiters = state.withLockedValue { state in
             defer { state.drainWaiters = [] }
             return state.drainWaiters
@@ -299,6 +304,23 @@ public final class JournalWriter: @unchecked Sendable {
             completion.call(commit.report.failure.map { .failure($0) } ?? .success(Array(commit.report.rowIDs[completion.records])))
         }
         waiters.forEach { $0() }
+    }
+
+    /// Runs `body` on a thread of its own and waits for it: building a long session's indexes takes seconds of CPU, which
+    /// on the pool would hold one of its few threads from every other writer. A waiting pool thread is replaced by the
+    /// system; a running one is not.
+    private static func offThePool<T>(_ body: () throws -> T) throws -> T {
+        try withoutActuallyEscaping(body) { body in
+            let done = DispatchSemaphore(value: 0)
+            nonisolated(unsafe) var result: Result<T, Error>?
+            nonisolated(unsafe) let work = body
+            DispatchQueue(label: "mueval.journal.finish").async {
+                result = Result { try work() }
+                done.signal()
+            }
+            done.wait()
+            return try result!.get()
+        }
     }
 
     /// Each appended array comes from one connection (one origin): one dictionary update per array.

@@ -62,7 +62,7 @@ public final class SharedSync: Sendable {
         }
     }
 
-    /// Syncs done and failed so far (the tests read it; `status` and /metrics do not show it yet).
+    /// Syncs done and failed so far (`status`, /metrics).
     public var done: (syncs: Int, failures: Int) { counts.withLockedValue { $0 } }
 
     private func runSyncs() {

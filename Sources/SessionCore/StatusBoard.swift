@@ -99,6 +99,7 @@ public final class StatusBoard: Sendable {
             dataDirectory: daemon.dataDirectory, unknownDevicePolicy: daemon.unknownDevicePolicy,
             sessions: registry.openSessions().map(\.snapshot), counters: counters.snapshot(), tails: liveTail.followers,
             storageProblem: health.problem, transcriptions: posted.transcriptions?(now) ?? [], replication: posted.replication?(),
-            descriptors: posted.descriptors?(), reports: posted.reports?())
+            descriptors: posted.descriptors?(), reports: posted.reports?(),
+            sharedSync: registry.sharedSync.map { StorageSyncStatus(syncs: $0.done.syncs, failures: $0.done.failures) })
     }
 }

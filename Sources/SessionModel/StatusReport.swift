@@ -27,12 +27,17 @@ public struct StatusReport: Codable, Sendable {
     public var descriptors: DescriptorStatus?
     /// Stopped sessions' automatic reports waiting in the durable queue and being written; nil from a muevald before issue 52.
     public var reports: ReportQueueStatus?
+    /// The sync every session's commits share; nil where each commit syncs its own file (`storage.shared_sync = false`,
+    /// `synchronous = "normal"`, no syncfs) or from a muevald before issue 52.
+    public var sharedSync: StorageSyncStatus?
 
     public init(version: String, pid: Int32, started: Double, listen: ListenAddress?, listenTLS: ListenAddress? = nil, zeroconf: String, socket: String,
                 dataDirectory: String, unknownDevicePolicy: UnknownDevicePolicy, sessions: [SessionRecord],
                 counters: CounterSnapshot, tails: Int, storageProblem: StorageProblem?, transcriptions: [SessionTranscription] = [],
-                replication: ReplicationStatus? = nil, descriptors: DescriptorStatus? = nil, reports: ReportQueueStatus? = nil) {
+                replication: ReplicationStatus? = nil, descriptors: DescriptorStatus? = nil, reports: ReportQueueStatus? = nil,
+                sharedSync: StorageSyncStatus? = nil) {
         self.descriptors = descriptors
+        self.sharedSync = sharedSync
         self.reports = reports
         self.transcriptions = transcriptions
         self.replication = replication
