@@ -79,10 +79,13 @@ render();
 // muEval: the lab's server from `?server=` (else muevald's console on this machine); the library reads
 // `?mueval=CODE` (a tester's invitation) by itself. Without a server the app works as before. The microphone
 // (think-aloud) is asked for once a session took the page and selects it (a session selects every sensor by default).
+// Optional, for the tests and benchmarks: `?dom=1` records the page itself (start's `dom`), `?mask=all|none` the text
+// mask (else the library's default), `?pairing=CODE` a session's pairing code instead of an invitation.
 const server = params.get("server") ?? "http://127.0.0.1:28080";
 try {
   const muEval = await import(new URL("/capture.js", server));
-  capture = await muEval.start({ server, appId: "webnotes", appVersion: "1.0", sensors: ["accelerometer", "frameTiming", "microphone"] });
+  capture = await muEval.start({ server, appId: "webnotes", appVersion: "1.0", sensors: ["accelerometer", "frameTiming", "microphone"],
+    dom: params.get("dom") === "1", mask: params.get("mask") ?? undefined, pairingCode: params.get("pairing") ?? undefined });
   globalThis.webnotesCapture = capture;  // for the browser tests and the benchmark: capture.status()
 } catch (error) {
   console.warn(`muEval capture is off: ${error}`);
