@@ -150,17 +150,17 @@ test-js:
 	tsc -p Tests/CaptureJS/types
 	node --test Tests/ConsoleJS/
 
-## fuzz: build the libFuzzer targets (wire decoder, analysis and report, study, replay, media, import, console, the pages without a login,
+## fuzz: build the libFuzzer targets (wire decoder, analysis and report, study, replay, media, import, console, the pages without a login, page records,
 ## control) and run each FUZZ_SECONDS (docs/FUZZING.md; FUZZ_TARGETS="session media" runs some); fails on a crash or hang
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS ?= wire session study replay media import console visitor control
+FUZZ_TARGETS ?= wire session study replay media import console visitor control page
 ## The packages the fuzzer links uninstrumented come from make test's debug build (.build), compiled once in CI.
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" SWIFT=$(SWIFT) \
 		FUZZ_DEPS_SCRATCH=.build FUZZ_DEPS_BUILD="-c debug" Fuzz/run.sh
 
 ## bench: the shipped release build (make deb's), then the end-to-end, console, micro, report, study report, speech, memory after a stop
-## (500k events, and 6 events from 1970 to 2100), web capture and phones at once (500 web phones for five minutes) benchmarks;
+## (500k events, and 6 events from 1970 to 2100), web capture, page recording and phones at once (500 web phones for five minutes) benchmarks;
 ## prints the figures and writes docs/BENCHMARKS.md (loopback only; docs/DEVELOPMENT.md says how long). The benchmark library
 ## lives in a package of its own (Benchmarks/, its own scratch path), so that `make build` and `make test` never compile it.
 BENCH_SCRATCH ?= $(DEB_SCRATCH)
@@ -192,6 +192,8 @@ bench: deps speech-model
 	-python3 Benchmarks/replication_bench.py --muevald $(BENCH_SCRATCH)/release/muevald --muevalsim $(BENCH_SCRATCH)/release/muevalsim \
 		--muevalctl $(BENCH_SCRATCH)/release/muevalctl >> $(BENCH_SCRATCH)/report.txt
 	-/usr/bin/python3 Benchmarks/web_capture_bench.py --muevald $(BENCH_SCRATCH)/release/muevald >> $(BENCH_SCRATCH)/report.txt
+	-/usr/bin/python3 Benchmarks/page_recording_bench.py --muevald $(BENCH_SCRATCH)/release/muevald --muevalctl $(BENCH_SCRATCH)/release/muevalctl \
+		>> $(BENCH_SCRATCH)/report.txt
 	-/usr/bin/python3 Benchmarks/phones_at_once.py --muevald $(BENCH_SCRATCH)/release/muevald --muevalctl $(BENCH_SCRATCH)/release/muevalctl \
 		>> $(BENCH_SCRATCH)/report.txt
 	$(BENCH_SCRATCH)/benchmarks/release/muevalbench run --muevald $(BENCH_SCRATCH)/release/muevald \

@@ -55,6 +55,13 @@ let package = Package(
             .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // A web page as a device recorded it (capture.js's `dom`), made safe by an allowlist to store and to replay.
+        .target(name: "PageRecording", dependencies: [
+            "SessionModel",
+            "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ]),
         // The value types every layer shares: sessions, devices, stored events, export formats.
         .target(name: "SessionModel", dependencies: [
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
@@ -75,7 +82,7 @@ let package = Package(
         ]),
         // Import of sessions recorded elsewhere: IMUT logs, GPX tracks, muEval's own exports (docs/IMPORT.md).
         .target(name: "SessionImport", dependencies: [
-            "JournalStorage", "SessionModel", "WireProtocol",
+            "JournalStorage", "PageRecording", "SessionModel", "WireProtocol",
             .product(name: "DescriptorIO", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "OrderedCollections", package: "swift-collections"),
@@ -126,7 +133,7 @@ let package = Package(
         ]),
         // The capture server: TCP connections from devices, ingest with backpressure, acknowledgements.
         .target(name: "CaptureServer", dependencies: [
-            "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "WireProtocol",
+            "GroupCommit", "JournalStorage", "PageRecording", "SessionCore", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
@@ -203,7 +210,7 @@ let package = Package(
         ]),
         // The web console (the thesis's Mobile Monitor): pages, JSON API, WebSockets and /metrics over HTTP (docs/CONSOLE.md).
         .target(name: "ConsoleServer", dependencies: [
-            "BuildInfo", "JournalStorage", "QRCode", "ReplayIndex", "ReportCritique", "SessionCore", "SessionModel", "StudyAnalysis", "TesterPool", "WireProtocol",
+            "BuildInfo", "JournalStorage", "PageRecording", "QRCode", "ReplayIndex", "ReportCritique", "SessionCore", "SessionModel", "StudyAnalysis", "TesterPool", "WireProtocol",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -305,7 +312,7 @@ let package = Package(
         ]),
         // Critique: the static HTML report written from the analysis results.
         .target(name: "ReportCritique", dependencies: [
-            "FaceAnalysis", "JournalStorage", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
+            "FaceAnalysis", "JournalStorage", "PageRecording", "SessionAnalysis", "SessionModel", "StudyAnalysis", "StudyMetrics", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         // The replay index: the file of a session the console's Replay page reads by seeking, derived from the session like
@@ -340,6 +347,10 @@ let package = Package(
 
         .testTarget(name: "SpeechRecognitionTests", dependencies: [
             "CMediaInput", "SpeechRecognition", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
+        ]),
+        .testTarget(name: "PageRecordingTests", dependencies: [
+            "PageRecording", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         .testTarget(name: "WireProtocolTests", dependencies: [
@@ -439,8 +450,9 @@ let package = Package(
         ]),
         // Reports on disk, the automatic report of a stopped session and studies that complete, against a real registry.
         .testTarget(name: "SessionReportsTests", dependencies: [
-            "GroupCommit", "JournalStorage", "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionCore", "SessionModel",
-            "SessionReports", "StudyAnalysis", "TesterPool",
+            "GroupCommit", "JournalStorage", "PageRecording", "ReportCritique", "SessionAnalysis", "SessionAnalysisTestSupport", "SessionCore", "SessionModel", "SessionReports", "StudyAnalysis", "TesterPool", "WireProtocol",
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -14,7 +14,7 @@ internal import StudyAnalysis
 internal import WireProtocol
 
 enum FuzzTarget: String, CaseIterable {
-    case wire, session, study, replay, media, `import`, console, visitor, control
+    case wire, session, study, replay, media, `import`, console, visitor, control, page
 
     func run(_ bytes: [UInt8]) throws {
         switch self {
@@ -27,6 +27,7 @@ enum FuzzTarget: String, CaseIterable {
         case .console: ConsoleFuzz.run(bytes)
         case .visitor: try VisitorFuzz.run(bytes)
         case .control: ControlFuzz.run(bytes)
+        case .page: PageFuzz.run(bytes)
         }
     }
 }

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-20}
-targets=${FUZZ_TARGETS:-wire session study replay media import console visitor control}
+targets=${FUZZ_TARGETS:-wire session study replay media import console visitor control page}
 scratch=${FUZZ_SCRATCH:-.build-fuzz}
 fuzzer=$(FUZZ_SCRATCH="$scratch" scripts/timed "make fuzz: build" Fuzz/build.sh)
 mkdir -p "$scratch/artifacts"

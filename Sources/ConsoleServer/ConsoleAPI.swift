@@ -55,6 +55,8 @@ struct ConsoleAPI: Sendable {
     let publicURL: @Sendable () -> String?
 
     /// Events per page of `/events`, and the payload bytes one page may hold.
+    /// `capture.web_origins` now (`replay.remote_assets`); none without web capture.
+    var webOrigins: @Sendable () -> [String] = { [] }
     static let pageLimit = 500
     static let pageBytes = 1 << 20
 
@@ -189,6 +191,7 @@ struct ConsoleAPI: Sendable {
         registerStudies(on: api)
         registerPool(on: api)
         registerMedia(on: api)
+        registerPageReplay(on: api)
     }
 
     // MARK: Helpers

@@ -125,8 +125,10 @@ public final class ConsoleServer: Service, Sendable {
         registerOpenRoutes(on: router, assets: assets)
         let loggedIn = gate.loggedIn(router)
         registerPages(on: loggedIn, assets: assets)
-        let api = ConsoleAPI(environment: environment, settings: settings, rates: rates, reports: reports,
+        var api = ConsoleAPI(environment: environment, settings: settings, rates: rates, reports: reports,
                              publicURL: consoleURL)
+        if let origins = webCapture?.origins { api.webOrigins = origins }
+        loggedIn.get("/sessions/:session/page-frame") { [api] _, _ in ConsoleAPI.pageFrame(remoteAssets: api.remoteAssets()) }
         api.register(on: loggedIn)
         ConsoleVisitorAPI(environment: environment, api: api, visitors: visitors, quotas: quotas, assets: assets)
             .register(on: gate.forVisitors(router))

@@ -32,6 +32,9 @@ public struct ConsoleSettings: Sendable, Equatable {
     public var maxBodyBytes = 64 * 1024
     /// Where saved report configurations are read (the same files as `muevalctl report-config`); nil: that command's default.
     public var reportConfigurations: String?
+    /// Which of a recorded web app's images, fonts and stylesheets the lab's browser fetches in a page replay
+    /// (`replay.remote_assets`); the rest are shown as empty boxes.
+    public var replayRemoteAssets = PageRemoteAssets.webOrigins
 
     public init() {}
 
@@ -41,4 +44,15 @@ public struct ConsoleSettings: Sendable, Equatable {
     public var isLoopbackOnly: Bool {
         host == "127.0.0.1" || host == "::1" || host == "localhost" || host.hasPrefix("127.")
     }
+}
+
+/// Which of a web app's images, fonts and stylesheets the lab's browser fetches when it replays the page
+/// (`replay.remote_assets`, docs/SECURITY.md "Page recordings"): the rest are shown as empty boxes.
+public enum PageRemoteAssets: String, Sendable, Equatable, CaseIterable {
+    /// Only from the origins in `capture.web_origins`: the apps the lab let capture.
+    case webOrigins = "web_origins"
+    /// From any http(s) origin a recorded page named.
+    case all
+    /// None: the page's text, colours and layout only.
+    case none
 }

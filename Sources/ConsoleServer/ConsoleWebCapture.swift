@@ -21,11 +21,15 @@ public struct ConsoleWebCapture: Sendable {
     public var admit: @Sendable (_ origin: String?, _ host: String?, _ address: String) -> Refusal?
     public var release: @Sendable (_ address: String) -> Void
     public var handOff: @Sendable (_ channel: any Channel, _ address: String) async throws -> Void
+    /// `capture.web_origins` now: the apps whose images and fonts a page replay may fetch (`replay.remote_assets`).
+    public var origins: @Sendable () -> [String]
 
     public init(path: String, libraryPath: String, modulesPath: String, library: [String: ByteBuffer], libraryHeaders: [(String, String)], maxFrameBytes: Int,
                 admit: @escaping @Sendable (String?, String?, String) -> Refusal?,
                 release: @escaping @Sendable (String) -> Void,
-                handOff: @escaping @Sendable (any Channel, String) async throws -> Void) {
+                handOff: @escaping @Sendable (any Channel, String) async throws -> Void,
+                origins: @escaping @Sendable () -> [String] = { [] }) {
+        self.origins = origins
         self.path = path
         self.libraryPath = libraryPath
         self.modulesPath = modulesPath

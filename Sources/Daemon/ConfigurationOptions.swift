@@ -142,6 +142,12 @@ extension ConfigurationOption {
             return true
         },
         .flag("storage.shared_sync", \.sharedSync),
+        .init(key: "replay.remote_assets", kind: .choice(PageRemoteAssets.allCases.map(\.rawValue)),
+              current: { $0.console.replayRemoteAssets.rawValue }) { value, config in
+            guard let policy = PageRemoteAssets(rawValue: value) else { return false }
+            config.console.replayRemoteAssets = policy
+            return true
+        },
         .positive("storage.max_pending_bytes", \.capture.journal.maxPendingBytes),
         // SQLite multiplies it by 1,024 in 64 bits: a larger value would overflow there (4 GiB is far above any use).
         .positive("storage.cache_kib", \.capture.journal.cacheKiB, maximum: 1 << 22),

@@ -231,7 +231,7 @@ extension MuEvalDaemon {
                           modulesPath: WebCaptureEndpoint.modulesPath, library: web.library.files,
                           libraryHeaders: WebCaptureEndpoint.libraryHeaders, maxFrameBytes: web.web.maxFrameBytes,
                           admit: { web.admit(origin: $0, host: $1, address: $2) }, release: { web.release(address: $0) },
-                          handOff: { try await web.handOff($0, address: $1) })
+                          handOff: { try await web.handOff($0, address: $1) }, origins: { web.web.origins })
     }
 
     /// What the console reads and asks of the reports: the console does not import SessionReports, a peer.

@@ -102,11 +102,12 @@ public final class SessionReader {
 
     /// Up to `limit` events stored after `afterID`, in storage order, and no more once `maxBytes` of
     /// payload have been read (one event at least): a page of a session of any size in bounded memory.
-    public func page(classes: [String] = [], afterID: Int64, limit: Int, maxBytes: Int = .max) throws -> [StoredEvent] {
+    /// `until`: only events of that device time or before.
+    public func page(classes: [String] = [], afterID: Int64, until: Double? = nil, limit: Int, maxBytes: Int = .max) throws -> [StoredEvent] {
         let statement = try database.prepare(
-            "SELECT \(StoredEventRow.columns) FROM events WHERE id > ?\(classFilter(classes)) ORDER BY id LIMIT ?")
+            "SELECT \(StoredEventRow.columns) FROM events WHERE id > ?\(until == nil ? "" : " AND timestamp <= ?")\(classFilter(classes)) ORDER BY id LIMIT ?")
         defer { statement.reset() }
-        statement.bind([.integer(afterID)] + classes.map { .text($0) } + [.integer(Int64(limit))])
+        statement.bind([.integer(afterID)] + (until.map { [.real($0)] } ?? []) + classes.map { .text($0) } + [.integer(Int64(limit))])
         var result: [StoredEvent] = []
         var bytes = 0
         while bytes < maxBytes, try statement.step() {
@@ -115,6 +116,18 @@ public final class SessionReader {
             result.append(event)
         }
         return result
+    }
+
+    /// The id of the last event of `eventClass` at device time `time` or before, else of its first one; nil when the
+    /// session has none (a page replay's snapshot in force at `time`).
+    public func eventID(of eventClass: String, inForceAt time: Double) throws -> Int64? {
+        let statement = try database.prepare("""
+            SELECT id FROM events WHERE class = ?1 ORDER BY (timestamp <= ?2) DESC,
+                CASE WHEN timestamp <= ?2 THEN -timestamp ELSE timestamp END, id DESC LIMIT 1
+            """)
+        defer { statement.reset() }
+        statement.bind([.text(eventClass), .real(time)])
+        return try statement.step() ? statement.int64(0) : nil
     }
 
     /// The id after which the newest `count` events (of `classes`) begin; 0 when there are no more than `count`.

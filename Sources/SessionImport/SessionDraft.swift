@@ -1,6 +1,7 @@
 internal import Foundation
 internal import JournalStorage
 internal import MuEvalWire
+internal import PageRecording
 internal import SessionModel
 internal import WireProtocol
 
@@ -48,7 +49,8 @@ final class SessionDraft {
         if firstTimestamp == nil { firstTimestamp = timestamp }
         firstTimestamp = min(firstTimestamp!, timestamp)
         lastTimestamp = max(lastTimestamp ?? timestamp, timestamp)
-        append(JournalRecord(device: device, received: received, event: event, origin: 0))
+        // An imported page record is sanitised as a device's is (docs/SECURITY.md, "Page recordings").
+        append(JournalRecord(device: device, received: received, event: PageRecordEvent.stored(event), origin: 0))
         events += 1
     }
 

@@ -11,6 +11,11 @@ public struct BlobName: Hashable, Sendable, CustomStringConvertible {
         hex = String(text)
     }
 
+    /// The name of `bytes`.
+    public init(of bytes: [UInt8]) {
+        hex = sha256Hex(bytes)
+    }
+
     public static func isValid(_ utf8: some Collection<UInt8>) -> Bool {
         utf8.count == 64 && utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
