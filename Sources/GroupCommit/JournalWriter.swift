@@ -309,18 +309,16 @@ public final class JournalWriter: @unchecked Sendable {
     /// Runs `body` on a thread of its own and waits for it: building a long session's indexes takes seconds of CPU, which
     /// on the pool would hold one of its few threads from every other writer. A waiting pool thread is replaced by the
     /// system; a running one is not.
-    private static func offThePool<T>(_ body: () throws -> T) throws -> T {
-        try withoutActuallyEscaping(body) { body in
-            let done = DispatchSemaphore(value: 0)
-            nonisolated(unsafe) var result: Result<T, Error>?
-            nonisolated(unsafe) let work = body
-            DispatchQueue(label: "mueval.journal.finish").async {
-                result = Result { try work() }
-                done.signal()
-            }
-            done.wait()
-            return try result!.get()
+    private static func offThePool<T>(_ body: @escaping () throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: Result<T, Error>?
+        nonisolated(unsafe) let work = body
+        Thread.detachNewThread {
+            result = Result { try work() }
+            done.signal()
         }
+        done.wait()
+        return try result!.get()
     }
 
     /// Each appended array comes from one connection (one origin): one dictionary update per array.
