@@ -44,6 +44,10 @@ enum ReportAssets {
         figure { margin: 0; }
         figure.heatmap canvas { width: 240px; height: auto; border: 1px solid var(--line); display: block; }
         figcaption { font-size: .8rem; color: var(--muted); max-width: 240px; }
+        .page-under { position: relative; display: block; width: 240px; overflow: hidden; outline: 1px solid var(--line); background: #fff; }
+        .page-under iframe.page { position: absolute; left: 0; top: 0; border: 0; transform-origin: 0 0; pointer-events: none; background: #fff; }
+        figure.heatmap .page-under canvas { position: relative; width: 100%; border: 0; }
+        figure.shot .page-under { width: 120px; }
         ol.path { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .8rem; }
         ol.path li { display: flex; gap: .5rem; width: 15rem; border: 1px solid var(--line); border-radius: 6px; padding: .4rem; font-size: .85rem; }
         ol.path img { width: 64px; border: 1px solid var(--line); }
@@ -279,7 +283,8 @@ enum ReportAssets {
               context.arc(path[0][0], path[0][1], 4, 0, 2 * Math.PI);
               context.fill();
             });
-            canvas.setAttribute('data-drawn', image ? '1' : 'without-screenshot');
+            // Over the page (a web session's, in a frame under the canvas): the canvas is left transparent.
+            canvas.setAttribute('data-drawn', image ? '1' : canvas.hasAttribute('data-page') ? 'over-page' : 'without-screenshot');
             canvas.setAttribute('data-touches-drawn', String(touches.length));
             canvas.setAttribute('data-paths-drawn', String(paths.length));
           }

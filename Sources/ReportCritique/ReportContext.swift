@@ -18,10 +18,14 @@ struct ReportedSession {
     /// The face scan of the session's face video; `offset`: the video's start on the report's clock; `interval`: between samples;
     /// `strongEmotion`: the probability from which an expression is strong.
     var face: (outcome: FaceScanner.Outcome, offset: Double, interval: Double, strongEmotion: Double)? = nil
+    /// The page at each screenshot, by index, of a session that recorded its page (capture.js's `dom`).
+    var pages: [Int: ShotPage] = [:]
 
     func result<R: InterpretationResult>(_ type: R.Type) -> R? { analysis.results.first(type) }
 
     func shotFile(_ index: Int?) -> String? { index.flatMap { shotFiles.indices.contains($0) ? shotFiles[$0] : nil } }
+
+    func page(_ index: Int?) -> ShotPage? { index.flatMap { pages[$0] } }
 
     func screen(of index: Int?) -> Size? {
         guard let index, let shots = result(Screenshots.self)?.shots, shots.indices.contains(index) else { return nil }
@@ -127,17 +131,21 @@ func jsonPoints(_ points: [Point]) -> String {
     "[" + points.map { "[\(jsonNumber($0.x)),\(jsonNumber($0.y))]" }.joined(separator: ",") + "]"
 }
 
-/// A screenshot with a mark where something happened: an element's frame, or a finger's spot.
+/// A screenshot with a mark where something happened: an element's frame, or a finger's spot; over `page`, the page
+/// at that screenshot, instead of the image.
 func markedScreenshot(_ session: ReportedSession, _ index: Int?, frame: Rect? = nil, point: Point? = nil,
-                      caption: String = "") -> String {
+                      caption: String = "", page: ShotPage? = nil) -> String {
     guard let index, let file = session.shotFile(index) else { return "" }
     return markedScreenshot(file: file, screen: session.screen(of: index), alt: "screenshot \(index + 1)", frame: frame,
-                            point: point, caption: caption)
+                            point: point, caption: caption, page: page)
 }
+
+/// The width of a problem's screenshot, in CSS pixels (report.css's `figure.shot img`).
+private let shotWidth = 120.0
 
 /// A screenshot file (report-relative) with its marks; `screen` (points) places them, `caption` is HTML.
 func markedScreenshot(file: String, screen: Size?, alt: String, frame: Rect? = nil, point: Point? = nil,
-                      caption: String = "") -> String {
+                      caption: String = "", page: ShotPage? = nil) -> String {
     var marks = ""
     if let screen, screen.width > 0, screen.height > 0 {
         func pct(_ value: Double, _ total: Double) -> String { String(format: "%.2f%%", value / total * 100) }
@@ -148,23 +156,39 @@ func markedScreenshot(file: String, screen: Size?, alt: String, frame: Rect? = n
             marks += "<span class=\"mark dot\" style=\"left:\(pct(point.x, screen.width));top:\(pct(point.y, screen.height))\"></span>"
         }
     }
+    let captionHTML = caption.isEmpty ? "" : "<figcaption>\(caption)</figcaption>"
+    if let page {
+        let area = screen.flatMap { $0.width > 0 && $0.height > 0 ? $0 : nil } ?? page.viewport
+        return "<figure class=\"shot\"><span class=\"marked page-under\" style=\"aspect-ratio:\(jsonNumber(area.width)) / \(jsonNumber(area.height))\">"
+            + pageFrame(page, width: shotWidth, title: "the page at \(alt)") + "\(marks)</span>\(captionHTML)</figure>"
+    }
     return "<figure class=\"shot\"><a href=\"\(file)\" target=\"_blank\"><span class=\"marked\"><img src=\"\(file)\" alt=\"\(esc(alt))\" loading=\"lazy\">\(marks)</span></a>\(caption.isEmpty ? "" : "<figcaption>\(caption)</figcaption>")</figure>"
 }
 
 /// The sides of a screen, in points, that a heatmap canvas takes.
 private let canvasSide = 1.0...16_384
 
-/// A canvas that report.js draws touches (spots) and gesture paths (lines) on, over the screenshot `file`
-/// (none: on a blank screen). The canvas has the screen's size in points; `caption` is HTML.
-func heatmapCanvas(file: String?, screen: Size?, touches: [Point], paths: [[Point]] = [], caption: String) -> String {
-    // A screen of no plausible size (NaN, 10³⁰⁰ points) is missing: the iPhone's 320 × 480 points stand in.
-    let plausible = screen.flatMap { screen in
-        canvasSide.contains(screen.width) && canvasSide.contains(screen.height) ? screen : nil
-    }
-    let screen = plausible ?? Size(width: 320, height: 480)
-    return """
-        <figure class="heatmap"><canvas width="\(Int(saturating: screen.width))" height="\(Int(saturating: screen.height))" data-shot="\(file ?? "")" \
-        data-touches="\(esc(jsonPoints(touches)))" data-paths="\(esc("[" + paths.map(jsonPoints).joined(separator: ",") + "]"))" \
-        data-drawn="0"></canvas><figcaption>\(caption)</figcaption></figure>
-        """
+/// `screen` if its sides are ones a canvas or frame can take, else nil (NaN, 10³⁰⁰ points: missing).
+func plausibleScreen(_ screen: Size?) -> Size? {
+    screen.flatMap { canvasSide.contains($0.width) && canvasSide.contains($0.height) ? $0 : nil }
 }
+
+/// A canvas that report.js draws touches (spots) and gesture paths (lines) on, over the screenshot `file`
+/// (none: on a blank screen), or, given the page at that screenshot, transparent over the page in its frame. The canvas
+/// has the screen's size in points; `caption` is HTML.
+func heatmapCanvas(file: String?, screen: Size?, touches: [Point], paths: [[Point]] = [], caption: String,
+                   page: ShotPage? = nil) -> String {
+    // A screen of no plausible size is missing: the page's window, else the iPhone's 320 × 480 points stand in.
+    let screen = plausibleScreen(screen) ?? page?.viewport ?? Size(width: 320, height: 480)
+    let canvas = """
+        <canvas width="\(Int(saturating: screen.width))" height="\(Int(saturating: screen.height))" data-shot="\(page == nil ? file ?? "" : "")" \
+        \(page == nil ? "" : "data-page=\"1\" ")data-touches="\(esc(jsonPoints(touches)))" \
+        data-paths="\(esc("[" + paths.map(jsonPoints).joined(separator: ",") + "]"))" data-drawn="0"></canvas>
+        """
+    guard let page else { return "<figure class=\"heatmap\">\(canvas)<figcaption>\(caption)</figcaption></figure>" }
+    return "<figure class=\"heatmap\"><div class=\"page-under\">" + pageFrame(page, width: heatmapWidth, title: "the page under the heatmap")
+        + canvas + "</div><figcaption>\(caption)</figcaption></figure>"
+}
+
+/// The width of a heatmap, in CSS pixels (report.css's `figure.heatmap canvas`).
+private let heatmapWidth = 240.0

@@ -42,6 +42,9 @@ public struct ReportWriter {
                                               start: analysis.results.first(Overview.self)?.start ?? 0)
                 session.audio = try writeAudio(of: analysis, number: index, into: directory, start: session.start)
                 if configuration.sections.contains(.face) { session.face = try scanFace(of: analysis, start: session.start) }
+                if configuration.sections.contains(.heatmaps) || configuration.sections.contains(.problems) {
+                    session.pages = try ReportPages.pages(of: analysis)
+                }
                 return session
             }
             let context = ReportContext(sessions: reported, options: configuration.options)

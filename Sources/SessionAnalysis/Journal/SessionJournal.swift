@@ -133,6 +133,13 @@ public final class SessionJournal {
         try reader.writeMedia(layout) { try handle.write(contentsOf: $0) }
     }
 
+    /// The events of `classes` as they are stored, in storage order, their payloads not decoded: for what reads a few
+    /// classes apart from the one pass (the report's page records, whose payloads only it reads).
+    public func forEachStoredEvent(classes: [String], _ body: (StoredEvent) throws -> Void) throws {
+        guard !classes.isEmpty else { return }
+        try reader.forEachEvent(classes: classes, body)
+    }
+
     public func blob(sha256: String) throws -> [UInt8]? {
         try reader.blob(sha256: sha256)
     }
