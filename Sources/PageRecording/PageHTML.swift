@@ -1,3 +1,5 @@
+internal import WireProtocol
+
 /// A page's state (`PageTree`) as one static HTML document, for a sandboxed frame's `srcdoc` (the reports' page under
 /// their heatmaps; docs/REPORTS.md). What it writes is what `PageAllowlist` allows, checked again here whatever the
 /// tree holds: elements of its lists (any other tag a `span`, in SVG a `g`; dropped ones with everything in them),
@@ -184,7 +186,7 @@ public struct PageHTML {
     static func number(_ value: Double) -> String {
         guard value.isFinite else { return "0" }
         let rounded = (value * 100).rounded() / 100
-        if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
+        if rounded == rounded.rounded(), let whole = Int64(checked: rounded), abs(whole) < 1_000_000_000_000_000 { return String(whole) }
         return String(rounded)
     }
 

@@ -64,7 +64,10 @@ public struct PageRecordSanitizer {
             out["rm"] = .array(removed.map { .number(Double($0)) })
         }
         let added: [PageJSON] = (record["add"]?.array ?? []).compactMap { entry in
-            guard let parent = entry["p"]?.id, let node = entry["n"].flatMap({ nodes.node($0, depth: 1, svg: false) }) else { return nil }
+            // The parent's tag is in an earlier record: a tag only SVG has (`path`, `linearGradient`) says where it is.
+            let tag = entry["n"]?["t"]?.string ?? ""
+            let svg = PageAllowlist.svgElements.contains(tag) && !PageAllowlist.htmlElements.contains(tag.lowercased())
+            guard let parent = entry["p"]?.id, let node = entry["n"].flatMap({ nodes.node($0, depth: 1, svg: svg) }) else { return nil }
             return .object(["p": .number(Double(parent)), "b": entry["b"]?.id.map { .number(Double($0)) } ?? .null, "n": node])
         }
         if !added.isEmpty { out["add"] = .array(added) }

@@ -129,6 +129,10 @@ import Testing
         #expect(attributes?[0][1] as? String == "href" && attributes?[0][2] is NSNull)
         #expect(attributes?[1][2] as? String == "b")
         #expect((out?["text"] as? [[Any]])?.count == 1)
+        let svgChange = stored(["s": 1, "n": 4, "add": [["p": 30, "b": NSNull(), "n": ["i": 50, "t": "linearGradient", "c": [["i": 51, "t": "stop"]]]]]],
+                               as: .mutations)
+        let gradient = (svgChange?["add"] as? [[String: Any]])?.first?["n"] as? [String: Any]
+        #expect(gradient?["t"] as? String == "linearGradient", "an SVG element added by a change keeps its case")
         #expect(((out?["css"] as? [[Any]])?.first?[1]) as? String == "a{background:none}")
     }
 
