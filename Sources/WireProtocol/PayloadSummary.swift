@@ -11,7 +11,24 @@ public enum PayloadSummary {
     /// else the fields as `key=value` pairs.
     public static func line(eventClass: String, payload: PlistValue, limit: Int = 120) -> String {
         if eventClass == ObserverNote.eventClass, let note = ObserverNote(payload: payload) { return note.summary(limit: limit) }
+        if let page = pageRecord(eventClass, payload) { return page }
         return classSpecific(EventClass(rawValue: eventClass), payload) ?? fields(payload, excluding: bookkeeping, limit: limit)
+    }
+
+    /// A web page's own record (capture.js's `dom: true`, docs/WEB-CAPTURE.md): its kind and size, not its JSON.
+    private static func pageRecord(_ eventClass: String, _ payload: PlistValue) -> String? {
+        guard eventClass.hasPrefix("DOM") else { return nil }
+        if case .string(let reason)? = payload["invalid"] { return "page record left out: \(reason)" }
+        guard case .string(let dom)? = payload["dom"] else { return nil }
+        let kind = switch eventClass {
+        case "DOMSnapshot": "page snapshot"
+        case "DOMMutations": "page changes"
+        case "DOMScroll": "page scrolled"
+        case "DOMViewport": "page viewport"
+        case "DOMFocus": "page focus"
+        default: "page record"
+        }
+        return kind + " " + PrintfNumber.format("%.1f", Double(dom.utf8.count) / 1024) + " KB"
     }
 
     /// `key=value` for each field not in `excluding`, in the payload's order, cut at `limit` characters.

@@ -40,4 +40,12 @@ struct PayloadSummaryTests {
                                                                                "x": .real(155.25), "y": .real(267)]))
                 .hasPrefix("touch began 155.25,267"))
     }
+
+    @Test func aPageRecordReadsAsItsKindAndSizeNotItsJSON() {
+        let dom = String(repeating: "x", count: 2048)
+        #expect(PayloadSummary.line(eventClass: "DOMSnapshot", payload: .dict(["class": .string("DOMSnapshot"), "dom": .string(dom)]))
+                == "page snapshot 2.0 KB")
+        #expect(PayloadSummary.line(eventClass: "DOMFocus", payload: .dict(["invalid": .string("not a record")]))
+                == "page record left out: not a record")
+    }
 }
