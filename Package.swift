@@ -124,7 +124,7 @@ let package = Package(
         // one stream of lifecycle events the daemon's services follow. The adapters below (capture server,
         // control service, console) drive it; none depends on another.
         .target(name: "SessionCore", dependencies: [
-            "BuildInfo", "GroupCommit", "JournalStorage", "SessionModel", "TesterPool", "WireProtocol",
+            "BuildInfo", "GroupCommit", "JournalStorage", "PageRecording", "SessionModel", "TesterPool", "WireProtocol",
             .product(name: "MuEvalAsync", package: "CaptureLibrary"),
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "DequeModule", package: "swift-collections"),
@@ -133,7 +133,7 @@ let package = Package(
         ]),
         // The capture server: TCP connections from devices, ingest with backpressure, acknowledgements.
         .target(name: "CaptureServer", dependencies: [
-            "GroupCommit", "JournalStorage", "PageRecording", "SessionCore", "SessionModel", "WireProtocol",
+            "GroupCommit", "JournalStorage", "SessionCore", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),

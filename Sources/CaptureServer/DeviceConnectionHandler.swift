@@ -4,7 +4,6 @@ internal import Foundation
 internal import JournalStorage
 internal import Logging
 internal import NIOCore
-internal import PageRecording
 internal import SessionModel
 internal import WireProtocol
 
@@ -224,11 +223,6 @@ final class DeviceConnectionHandler: ChannelDuplexHandler {
     }
 
     func store(_ content: JournalRecord.Content, in session: EvaluationSession, context: ChannelHandlerContext, now: Double) {
-        var content = content
-        // A page record is stored sanitised (docs/SECURITY.md, "Page recordings"): a lab's browser replays it.
-        if case .event(let event) = content, PageRecordClass(rawValue: event.eventClass) != nil {
-            content = .event(PageRecordEvent.stored(event))
-        }
         let record = JournalRecord(device: state.deviceID, received: now, content: content, origin: state.origin ?? 0)
         guard session.selects(content) else {
             session.filtered.add(1)

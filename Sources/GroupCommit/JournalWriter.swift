@@ -75,6 +75,9 @@ public final class JournalWriter: @unchecked Sendable {
     private let sharedSync: SharedSync?
     private let queue: DispatchQueue
     private let onCommit: @Sendable (CommitReport) -> Void
+    /// What a record becomes before it is stored, on the writer's queue (page records are sanitised here, off the
+    /// event loops: a snapshot's allowlist pass takes as long as its size).
+    private let prepare: (@Sendable (JournalRecord) -> JournalRecord)?
 
     /// Tells an append's caller how its records fared, after the commit that took them: their row
     /// ids (nil where (device, seq) was already stored), or why none of them was stored.
@@ -103,8 +106,10 @@ public final class JournalWriter: @unchecked Sendable {
     /// Opens the session file at `path` for writing; `onCommit` runs on the writer's queue after every commit (with
     /// `sharedSync` and `synchronous = .full`, after the sync that followed it).
     public init(path: String, limits: JournalWriterLimits, sharedSync: SharedSync? = nil,
+                prepare: (@Sendable (JournalRecord) -> JournalRecord)? = nil,
                 onCommit: @escaping @Sendable (CommitReport) -> Void) throws {
         self.path = path
+        self.prepare = prepare
         self.limits = limits
         self.onCommit = onCommit
         // `normal` never syncs at a commit, so it has nothing to share.
@@ -276,7 +281,8 @@ public final class JournalWriter: @unchecked Sendable {
         var completions: [(records: Range<Int>, call: Completion)]
     }
 
-    private func store(_ batch: [[JournalRecord]], bytes: Int, completions: [(records: Range<Int>, call: Completion)]) -> StoredBatch {
+    private func store(_ appended: [[JournalRecord]], bytes: Int, completions: [(records: Range<Int>, call: Completion)]) -> StoredBatch {
+        let batch = prepare.map { prepare in appended.map { $0.map(prepare) } } ?? appended
         var rowIDs: [Int64?]
         var failure: SQLiteError?
         do {

@@ -3,6 +3,7 @@ public import GroupCommit
 public import JournalStorage
 public import Logging
 internal import NIOConcurrencyHelpers
+internal import PageRecording
 public import SessionModel
 
 /// The open sessions and the rules that bind devices to them (thesis 2.4.1: the developer starts
@@ -191,11 +192,20 @@ public final class SessionRegistry: @unchecked Sendable {
         if let device = write.device { try file.writeDevice(device) }
     }
 
+    /// A page record is stored sanitised (docs/SECURITY.md, "Page recordings"): a lab's browser replays it.
+    static let sanitisingPageRecords: @Sendable (JournalRecord) -> JournalRecord = { record in
+        guard case .event(let event) = record.content, PageRecordClass(rawValue: event.eventClass) != nil else { return record }
+        var sanitised = record
+        sanitised.content = .event(PageRecordEvent.stored(event))
+        return sanitised
+    }
+
     /// A live session for `record`, with its journal; not yet among the open ones. `tasks`: its
     /// study's, for the welcome; `invitation`: the code of the invitation that opened it.
     func makeSession(_ record: SessionRecord, isAutomatic: Bool, tasks: [StudyTask], invitation: String? = nil) throws -> EvaluationSession {
         let box = SessionBox()
-        let journal = try JournalWriter(path: record.path, limits: journalLimits, sharedSync: sharedSync) { [commitObserver] report in
+        let journal = try JournalWriter(path: record.path, limits: journalLimits, sharedSync: sharedSync,
+                                        prepare: Self.sanitisingPageRecords) { [commitObserver] report in
             guard let session = box.session else { return }
             session.observeClock(report)
             commitObserver(session, report)
