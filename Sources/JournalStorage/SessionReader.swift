@@ -102,12 +102,14 @@ public final class SessionReader {
 
     /// Up to `limit` events stored after `afterID`, in storage order, and no more once `maxBytes` of
     /// payload have been read (one event at least): a page of a session of any size in bounded memory.
-    /// `until`: only events of that device time or before.
+    /// `until`: only events of that device time or before, and none stored after the first event past it (storage
+    /// order is the devices' order, so the read ends there instead of going on to the end of the file).
     public func page(classes: [String] = [], afterID: Int64, until: Double? = nil, limit: Int, maxBytes: Int = .max) throws -> [StoredEvent] {
+        let window = until == nil ? "" : " AND timestamp <= ?2 AND id < (SELECT coalesce(min(id), 9223372036854775807) FROM events WHERE id > ?1 AND timestamp > ?2)"
         let statement = try database.prepare(
-            "SELECT \(StoredEventRow.columns) FROM events WHERE id > ?\(until == nil ? "" : " AND timestamp <= ?")\(classFilter(classes)) ORDER BY id LIMIT ?")
+            "SELECT \(StoredEventRow.columns) FROM events WHERE id > ?1\(window)\(classFilter(classes, from: 3)) ORDER BY id LIMIT ?\(3 + classes.count)")
         defer { statement.reset() }
-        statement.bind([.integer(afterID)] + (until.map { [.real($0)] } ?? []) + classes.map { .text($0) } + [.integer(Int64(limit))])
+        statement.bind([.integer(afterID), .real(until ?? 0)] + classes.map { .text($0) } + [.integer(Int64(limit))])
         var result: [StoredEvent] = []
         var bytes = 0
         while bytes < maxBytes, try statement.step() {
@@ -189,8 +191,11 @@ public final class SessionReader {
         return result
     }
 
-    private func classFilter(_ classes: [String]) -> String {
-        classes.isEmpty ? "" : " AND class IN (\(classes.map { _ in "?" }.joined(separator: ", ")))"
+    /// `AND class IN (?, …)`; with `from`, numbered parameters from that one on.
+    private func classFilter(_ classes: [String], from first: Int? = nil) -> String {
+        guard !classes.isEmpty else { return "" }
+        let marks = classes.indices.map { index in first.map { "?\($0 + index)" } ?? "?" }
+        return " AND class IN (\(marks.joined(separator: ", ")))"
     }
 }
 
