@@ -5,6 +5,7 @@ internal import HTTPTypes
 internal import Hummingbird
 internal import JournalStorage
 internal import NIOCore
+internal import PageRecording
 internal import NIOPosix
 internal import ReplayIndex
 internal import ReportCritique
@@ -57,6 +58,8 @@ struct ConsoleAPI: Sendable {
     /// Events per page of `/events`, and the payload bytes one page may hold.
     /// `capture.web_origins` now (`replay.remote_assets`); none without web capture.
     var webOrigins: @Sendable () -> [String] = { [] }
+    /// Sanitised page records served, kept for the next seek (`replay.page_cache_mib`).
+    var pageCache = PageRecordCache(limitBytes: 0)
     static let pageLimit = 500
     static let pageBytes = 1 << 20
 

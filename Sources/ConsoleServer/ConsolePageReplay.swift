@@ -34,7 +34,7 @@ extension ConsoleAPI {
                 }
                 let events = try reader.page(classes: PageRecordClass.names, afterID: start, until: until ?? at,
                                              limit: Self.pageRecordLimit, maxBytes: Self.pageRecordBytes)
-                var response = PageReplayResponse()
+                var response = PageReplayResponse(cache: (record.path, pageCache))
                 for event in events { response.add(event) }
                 let more = events.count == Self.pageRecordLimit || events.reduce(0) { $0 + $1.payload.utf8.count } >= Self.pageRecordBytes
                 return try response.json(rules: { try reader.blob(sha256: $0) }, more: more, remoteAssets: origins)

@@ -9,6 +9,7 @@ public import Logging
 internal import NIOConcurrencyHelpers
 public import NIOCore
 internal import NIOSSL
+internal import PageRecording
 public import ServiceLifecycle
 internal import ReportCritique
 
@@ -128,6 +129,7 @@ public final class ConsoleServer: Service, Sendable {
         var api = ConsoleAPI(environment: environment, settings: settings, rates: rates, reports: reports,
                              publicURL: consoleURL)
         if let origins = webCapture?.origins { api.webOrigins = origins }
+        api.pageCache = PageRecordCache(limitBytes: settings.replayPageCacheMiB << 20)
         loggedIn.get("/sessions/:session/page-frame") { [api] _, _ in ConsoleAPI.pageFrame(remoteAssets: api.remoteAssets()) }
         api.register(on: loggedIn)
         ConsoleVisitorAPI(environment: environment, api: api, visitors: visitors, quotas: quotas, assets: assets)

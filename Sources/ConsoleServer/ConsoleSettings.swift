@@ -35,6 +35,8 @@ public struct ConsoleSettings: Sendable, Equatable {
     /// Which of a recorded web app's images, fonts and stylesheets the lab's browser fetches in a page replay
     /// (`replay.remote_assets`); the rest are shown as empty boxes.
     public var replayRemoteAssets = PageRemoteAssets.webOrigins
+    /// MiB of sanitised page records the console keeps for the next seek (`replay.page_cache_mib`).
+    public var replayPageCacheMiB = 64
 
     public init() {}
 

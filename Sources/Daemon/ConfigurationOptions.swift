@@ -148,6 +148,7 @@ extension ConfigurationOption {
             config.console.replayRemoteAssets = policy
             return true
         },
+        .positive("replay.page_cache_mib", \.console.replayPageCacheMiB, maximum: 65_536),
         .positive("storage.max_pending_bytes", \.capture.journal.maxPendingBytes),
         // SQLite multiplies it by 1,024 in 64 bits: a larger value would overflow there (4 GiB is far above any use).
         .positive("storage.cache_kib", \.capture.journal.cacheKiB, maximum: 1 << 22),

@@ -9,17 +9,23 @@ public struct PageReplayResponse {
     private var json: [UInt8] = Array(#"{"records":["#.utf8)
     private var assetNames: [String] = []
     private var first = true
+    /// The session file the records come from, and where sanitised records are kept between answers.
+    private let cache: (path: String, records: PageRecordCache)?
 
-    public init() {}
+    public init(cache: (path: String, records: PageRecordCache)? = nil) {
+        self.cache = cache
+    }
 
     /// Adds a stored page record event; one without a readable record (`invalid`, another class) is left out.
     public mutating func add(_ event: StoredEvent) {
         let bytes = Array(event.payload.utf8)
-        guard let pageClass = PageRecordClass(rawValue: event.eventClass),
-              let payload = try? TypedJSON.decodeLeavingBlobs(bytes),
-              case .string(let dom)? = payload["dom"] else { return }
-        var sanitizer = PageRecordSanitizer(mode: .serving)
-        guard let record = sanitizer.sanitise(Array(dom.utf8), as: pageClass) else { return }
+        guard let pageClass = PageRecordClass(rawValue: event.eventClass) else { return }
+        let sanitise = { () -> [UInt8]? in
+            guard let payload = try? TypedJSON.decodeLeavingBlobs(bytes), case .string(let dom)? = payload["dom"] else { return nil }
+            var sanitizer = PageRecordSanitizer(mode: .serving)
+            return sanitizer.sanitise(Array(dom.utf8), as: pageClass)
+        }
+        guard let record = cache.map({ $0.records.record(path: $0.path, id: event.id, make: sanitise) }) ?? sanitise() else { return }
         if !first { json.append(UInt8(ascii: ",")) }
         first = false
         json.append(contentsOf: #"{"id":"#.utf8)
