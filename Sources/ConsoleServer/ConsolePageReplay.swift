@@ -32,7 +32,7 @@ extension ConsoleAPI {
                 } else {
                     return PageReplayResponse().json(rules: { _ in nil }, more: false, remoteAssets: origins)
                 }
-                let events = try reader.page(classes: PageRecordClass.names, afterID: start, until: until ?? at,
+                let events = try reader.page(classes: PageRecordClass.names, afterID: start, until: Swift.max(until ?? at ?? 0, at ?? 0),
                                              limit: Self.pageRecordLimit, maxBytes: Self.pageRecordBytes)
                 var response = PageReplayResponse(cache: (record.path, pageCache))
                 for event in events { response.add(event) }

@@ -63,12 +63,17 @@ enum PageAllowlist {
             || $0 == "-" || $0 == "_" || $0 == ":" || $0 == "." }
     }
 
+    /// Whether the attribute goes whatever its value: an event handler (`on…`) or one of `droppedAttributes`.
+    static func isDropped(_ name: String) -> Bool {
+        let key = name.lowercased()
+        return key.hasPrefix("on") || droppedAttributes.contains(key)
+    }
+
     /// The value `name` may keep (`value` sanitised), or nil: the attribute goes. `link` tells whether an `href` is
     /// where a link goes (an `a`, an `area`, or unknown in a mutation) rather than something fetched.
     static func attribute(_ name: String, _ value: String, link: Bool) -> String? {
-        guard isAttributeName(name) else { return nil }
+        guard isAttributeName(name), !isDropped(name) else { return nil }
         let key = name.lowercased()
-        if key.hasPrefix("on") || droppedAttributes.contains(key) { return nil }
         if key == "style" { return PageStyles.sanitise(value) }
         if srcsetAttributes.contains(key) { return PageURLs.srcset(value) }
         if urlAttributes.contains(key) {

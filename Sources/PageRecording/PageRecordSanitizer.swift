@@ -73,11 +73,9 @@ public struct PageRecordSanitizer {
         if !added.isEmpty { out["add"] = .array(added) }
         let attributes: [PageJSON] = (record["attr"]?.array ?? []).compactMap { entry in
             guard let parts = entry.array, parts.count == 3, let id = parts[0].id, let name = parts[1].string,
-                  PageAllowlist.isAttributeName(name) else { return nil }
+                  PageAllowlist.isAttributeName(name), !PageAllowlist.isDropped(name) else { return nil }
             // A value the allowlist refuses removes the attribute: what the replay had before may not stay either.
             let value = parts[2].string.flatMap { PageAllowlist.attribute(name, $0, link: true) }
-            let dropped = name.lowercased().hasPrefix("on") || PageAllowlist.droppedAttributes.contains(name.lowercased())
-            if dropped { return nil }
             return .array([.number(Double(id)), .string(name), value.map(PageJSON.string) ?? .null])
         }
         if !attributes.isEmpty { out["attr"] = .array(attributes) }

@@ -39,15 +39,27 @@ enum PageURLs {
             .trimmingControlsAndSpaces()
     }
 
-    /// A `srcset`: the candidates whose URL may stay, with their descriptors; nil when none may.
+    /// A `srcset`: the candidates whose URL may stay, with their descriptors; nil when none may. Read as HTML reads it:
+    /// a URL runs to white space (a `data:` URL's commas are its own; commas that end it end the candidate), its
+    /// descriptors to the next comma, so that every URL of the list is checked, `a.png 1x,javascript:x 2x` too.
     static func srcset(_ value: String) -> String? {
         var kept: [String] = []
-        // A candidate ends at a comma followed by white space or at the end; a data: URL's own commas are followed by
-        // base64, not white space.
-        for candidate in value.split(separator: ", ") {
-            let parts = candidate.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
-            guard let url = parts.first, allows(String(url), as: .resource) else { continue }
-            kept.append(parts.joined(separator: " "))
+        var rest = Substring(value)
+        let space: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0C}" }
+        while true {
+            rest = rest.drop { space($0) || $0 == "," }
+            guard !rest.isEmpty else { break }
+            var url = rest.prefix { !space($0) }
+            rest = rest.dropFirst(url.count)
+            var descriptors = Substring("")
+            if url.last == "," {
+                while url.last == "," { url = url.dropLast() }
+            } else {
+                descriptors = rest.prefix { $0 != "," }
+                rest = rest.dropFirst(descriptors.count)
+            }
+            let words = descriptors.split(whereSeparator: space)
+            if !url.isEmpty, allows(String(url), as: .resource) { kept.append(([url] + words).joined(separator: " ")) }
         }
         return kept.isEmpty ? nil : kept.joined(separator: ", ")
     }

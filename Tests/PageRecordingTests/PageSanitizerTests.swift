@@ -105,6 +105,11 @@ import Testing
         #expect(PageURLs.allows("https://app.example.org/x", as: .resource))
         #expect(PageURLs.allows("#icon", as: .resource))
         #expect(PageURLs.allows("mailto:a@b.c", as: .link))
+        // Every URL of a srcset is checked, however its commas are spaced; a data: URL keeps its own commas.
+        #expect(PageURLs.srcset("https://a.test/a.png 1x,javascript:alert(1) 2x") == "https://a.test/a.png 1x")
+        #expect(PageURLs.srcset("javascript:x,, https://a.test/b.png  2x") == "https://a.test/b.png 2x")
+        #expect(PageURLs.srcset("data:image/png;base64,AA,BB 1x, https://a.test/c.png 480w") == "data:image/png;base64,AA,BB 1x, https://a.test/c.png 480w")
+        #expect(PageURLs.srcset("javascript:x 1x") == nil)
         #expect(!PageURLs.allows("mailto:a@b.c", as: .resource))
         for url in ["javascript:alert(1)", "JaVaScRiPt:alert(1)", "\u{1}javascript:x", "java\nscript:x", "vbscript:x",
                     "data:text/html,x", "blob:https://a/b", "file:///etc/passwd", "/relative", "https:evil", "data:image/svg+xml,x"] {
