@@ -75,9 +75,9 @@ public final class JournalWriter: @unchecked Sendable {
     private let sharedSync: SharedSync?
     private let queue: DispatchQueue
     private let onCommit: @Sendable (CommitReport) -> Void
-    /// What a record becomes before it is stored, on the writer's queue (page records are sanitised here, off the
-    /// event loops: a snapshot's allowlist pass takes as long as its size).
-    private let prepare: (@Sendable (JournalRecord) -> JournalRecord)?
+    /// What a record becomes before it is stored, on the writer's queue, or nil where it is stored as it came (page
+    /// records are sanitised here, off the event loops: a snapshot's allowlist pass takes as long as its size).
+    private let prepare: (@Sendable (JournalRecord) -> JournalRecord?)?
 
     /// Tells an append's caller how its records fared, after the commit that took them: their row
     /// ids (nil where (device, seq) was already stored), or why none of them was stored.
@@ -106,7 +106,7 @@ public final class JournalWriter: @unchecked Sendable {
     /// Opens the session file at `path` for writing; `onCommit` runs on the writer's queue after every commit (with
     /// `sharedSync` and `synchronous = .full`, after the sync that followed it).
     public init(path: String, limits: JournalWriterLimits, sharedSync: SharedSync? = nil,
-                prepare: (@Sendable (JournalRecord) -> JournalRecord)? = nil,
+                prepare: (@Sendable (JournalRecord) -> JournalRecord?)? = nil,
                 onCommit: @escaping @Sendable (CommitReport) -> Void) throws {
         self.path = path
         self.prepare = prepare
@@ -282,7 +282,15 @@ public final class JournalWriter: @unchecked Sendable {
     }
 
     private func store(_ appended: [[JournalRecord]], bytes: Int, completions: [(records: Range<Int>, call: Completion)]) -> StoredBatch {
-        let batch = prepare.map { prepare in appended.map { $0.map(prepare) } } ?? appended
+        // Replaced in place where `prepare` changes a record: a batch it leaves alone is not copied.
+        var batch = appended
+        if let prepare {
+            for chunk in batch.indices {
+                for index in batch[chunk].indices {
+                    if let prepared = prepare(batch[chunk][index]) { batch[chunk][index] = prepared }
+                }
+            }
+        }
         var rowIDs: [Int64?]
         var failure: SQLiteError?
         do {

@@ -193,8 +193,8 @@ public final class SessionRegistry: @unchecked Sendable {
     }
 
     /// A page record is stored sanitised (docs/SECURITY.md, "Page recordings"): a lab's browser replays it.
-    static let sanitisingPageRecords: @Sendable (JournalRecord) -> JournalRecord = { record in
-        guard case .event(let event) = record.content, PageRecordClass(rawValue: event.eventClass) != nil else { return record }
+    static let sanitisingPageRecords: @Sendable (JournalRecord) -> JournalRecord? = { record in
+        guard case .event(let event) = record.content, PageRecordClass(rawValue: event.eventClass) != nil else { return nil }
         var sanitised = record
         sanitised.content = .event(PageRecordEvent.stored(event))
         return sanitised
