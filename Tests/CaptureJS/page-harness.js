@@ -4,7 +4,7 @@
 
 import { PAGE } from "../../CaptureLibrary/Web/capture/constants.js";
 import { DomRecorder } from "../../CaptureLibrary/Web/capture/page/dom-recorder.js";
-import { install } from "./fake-dom.js";
+import { h, install } from "./fake-dom.js";
 
 export const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
 
@@ -83,4 +83,25 @@ export function replay(list) {
     for (const [id, css] of record.css || []) nodes.get(id).css = css;
   }
   return root;
+}
+
+/** A page of 60 rows recorded in slices of 20 while it changes under the walk (a walked node moved to the unwalked
+ * end, an unwalked one into the walked part, a removal, an attribute, a text, an insertion), settled: for the recorder's
+ * tests and the console builder's, which must both end at the page as it is. */
+export async function recordingChangedWhileWalked() {
+  const rows = [];
+  let slices = 0;
+  const page = await recording((doc) => {
+    for (let i = 0; i < 60; i++) doc.body.append(h(doc, "div", { id: `r${i}` }, h(doc, "span", {}, `row ${i}`)));
+    rows.push(...doc.body.childNodes);
+  }, { mask: "none", limits: { sliceUnits: 20 }, each: () => {
+    slices++;
+    const doc = globalThis.document;
+    if (slices === 1) doc.body.appendChild(rows[0]);
+    if (slices === 2) doc.body.insertBefore(rows[59], rows[1]);
+    if (slices === 3) { rows[30].remove(); rows[2].setAttribute("class", "x"); rows[40].childNodes[0].childNodes[0].data = "changed"; }
+    if (slices === 4) doc.body.insertBefore(h(doc, "p", {}, "new"), rows[10]);
+  } });
+  await page.settle();
+  return { page, slices };
 }

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { h } from "./fake-dom.js";
-import { recording } from "./page-harness.js";
+import { recording, recordingChangedWhileWalked } from "./page-harness.js";
 
 test("ids stay the node's: changes name the nodes of the snapshot, an added node its parent and the sibling after it", async () => {
   let one, two;
@@ -65,21 +65,8 @@ test("siblings added in one frame, anywhere, rebuild in the page's order", async
 });
 
 test("changes made while the snapshot is walked in slices are sent after it, and the replay is the page", async () => {
-  const rows = [];
-  let slice = 0;
-  const page = await recording((doc) => {
-    for (let i = 0; i < 60; i++) doc.body.append(h(doc, "div", { id: `r${i}` }, h(doc, "span", {}, `row ${i}`)));
-    rows.push(...doc.body.childNodes);
-  }, { mask: "none", limits: { sliceUnits: 20 }, each: () => {
-    slice++;
-    const doc = globalThis.document;
-    if (slice === 1) doc.body.appendChild(rows[0]);                            // a walked node to the unwalked end
-    if (slice === 2) doc.body.insertBefore(rows[59], rows[1]);                 // an unwalked node into the walked part
-    if (slice === 3) { rows[30].remove(); rows[2].setAttribute("class", "x"); rows[40].childNodes[0].childNodes[0].data = "changed"; }
-    if (slice === 4) doc.body.insertBefore(h(doc, "p", {}, "new"), rows[10]);
-  } });
+  const { page, slices: slice } = await recordingChangedWhileWalked();
   assert.ok(slice > 4, `${slice} slices`);
-  await page.settle();
   const { replayed, live } = page.compare();
   assert.deepEqual(replayed, live);
   const ids = JSON.stringify(page.of("DOMSnapshot")[0].root).match(/"i":\d+/g);

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { h, sheet } from "../CaptureJS/fake-dom.js";
-import { recording } from "../CaptureJS/page-harness.js";
+import { recording, recordingChangedWhileWalked } from "../CaptureJS/page-harness.js";
 import { frame } from "./fixtures.js";
 
 /** The frame's document read back in the records' shape, by the builder's ids: what the replay shows. */
@@ -103,20 +103,7 @@ test("a page with text, links, SVG, a shadow root, stylesheets and boxes, then c
 });
 
 test("changes made while the snapshot was walked in slices, sent after it, rebuild the page", async () => {
-  const rows = [];
-  let slice = 0;
-  const page = await recording((doc) => {
-    for (let i = 0; i < 60; i++) doc.body.append(h(doc, "div", { id: `r${i}` }, h(doc, "span", {}, `row ${i}`)));
-    rows.push(...doc.body.childNodes);
-  }, { mask: "none", limits: { sliceUnits: 20 }, each: () => {
-    slice++;
-    const doc = globalThis.document;
-    if (slice === 1) doc.body.appendChild(rows[0]);
-    if (slice === 2) doc.body.insertBefore(rows[59], rows[1]);
-    if (slice === 3) { rows[30].remove(); rows[2].setAttribute("class", "x"); rows[40].childNodes[0].childNodes[0].data = "changed"; }
-    if (slice === 4) doc.body.insertBefore(h(doc, "p", {}, "new"), rows[10]);
-  } });
-  await page.settle();
+  const { page } = await recordingChangedWhileWalked();
   same(page);
 });
 
