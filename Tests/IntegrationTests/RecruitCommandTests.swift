@@ -147,6 +147,7 @@ final class RecruitCommandTests: XCTestCase {
     func testTheEnrolmentLinkRotates() async throws {
         let daemon = try await TestDaemon.start()
         defer { daemon.cleanUp() }
+        _ = try await daemon.consoleLink()  // the link names the console's address, known once it listens
         let first = try daemon.json(EnrolmentLinkReply.self, ["pool", "link"])
         XCTAssertTrue(first.path.hasPrefix("/enrol/"), first.path)
         XCTAssertEqual(try daemon.json(EnrolmentLinkReply.self, ["pool", "link"]), first)

@@ -85,6 +85,7 @@ final class RemoteStudyEndToEndTests: XCTestCase {
         _ = try daemon.ok(["pool", "configure", "--consent-file", consent,
                             "--field", "gender=Gender:female,male,diverse", "--field", "experience=Smartphone experience:novice,expert",
                             "--field", "device=Phone:iPhone,Android", "--field", "age=Age:18-24,25-34,35-49,50+"])
+        _ = try await daemon.consoleLink()  // the link names the console's address, known once it listens
         let link = try daemon.json(EnrolmentLink.self, ["pool", "link"])
         let enrolURL = try XCTUnwrap(link.url.flatMap(URL.init(string:)), "the console serves the enrolment page")
         let key = enrolURL.lastPathComponent
