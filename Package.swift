@@ -350,7 +350,7 @@ let package = Package(
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         .testTarget(name: "PageRecordingTests", dependencies: [
-            "PageRecording", "WireProtocol",
+            "PageRecording", "SessionModel", "WireProtocol",
             .product(name: "MuEvalWire", package: "CaptureLibrary"),
         ]),
         .testTarget(name: "WireProtocolTests", dependencies: [

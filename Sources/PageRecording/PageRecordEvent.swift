@@ -3,7 +3,7 @@ internal import OrderedCollections
 internal import WireProtocol
 
 /// A device's page record event as it is stored (docs/STORAGE.md, "Page recordings"): `class`, `timestamp`, `seq`,
-/// `dom` (the record sanitised, as JSON, long stylesheets replaced by `{"$asset": SHA}`) and `assets` (those
+/// `sanitiser` (`PageRecordSanitizer.version`), `dom` (the record sanitised, as JSON, long stylesheets replaced by `{"$asset": SHA}`) and `assets` (those
 /// stylesheets' rules as `data` values, so that each is stored once per session file and exported with the event). A
 /// record that cannot be read keeps its place as `invalid` (why), without `dom`: the replay sees a gap there.
 public enum PageRecordEvent {
@@ -16,6 +16,7 @@ public enum PageRecordEvent {
         if let seq = event.seq { fields["seq"] = .integer(seq) }
         let payload = try? TypedJSON.decodeLeavingBlobs(event.payload)
         if case .string(let dom)? = payload?["dom"], let record = sanitizer.sanitise(Array(dom.utf8), as: pageClass) {
+            fields["sanitiser"] = .integer(PageRecordSanitizer.version)
             fields["dom"] = .string(String(decoding: record, as: UTF8.self))
             if !sanitizer.assets.isEmpty { fields["assets"] = .array(sanitizer.assets.map { .data(Array($0.css.utf8)) }) }
         } else {
@@ -24,5 +25,12 @@ public enum PageRecordEvent {
         let (json, blobs) = TypedJSON.encode(.dict(fields))
         return WireEvent(eventClass: event.eventClass, timestamp: event.timestamp, seq: event.seq, sensor: nil,
                          payload: json, blobs: blobs)
+    }
+
+    /// The record (`dom`) of a stored event's payload, and whether this sanitiser's version stored it: then passing the
+    /// allowlist again would change nothing. Nil for an `invalid` one.
+    public static func record(in payload: PlistValue) -> (dom: String, isCurrent: Bool)? {
+        guard case .string(let dom)? = payload["dom"] else { return nil }
+        return (dom, payload["sanitiser"] == .integer(PageRecordSanitizer.version))
     }
 }

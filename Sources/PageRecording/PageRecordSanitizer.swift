@@ -2,9 +2,14 @@ internal import WireProtocol
 
 /// A page record (the JSON of a DOM event's `dom` field) rebuilt from what the allowlist keeps (docs/SECURITY.md,
 /// "Page recordings"): members the format does not name are left out, numbers are finite and bounded, nodes and
-/// attributes pass `PageAllowlist`, CSS passes `PageStyles`. Run when an event is stored and again when it is served,
-/// so that a file written before this existed, or by an import, is served as safely.
+/// attributes pass `PageAllowlist`, CSS passes `PageStyles`. Run when an event is stored, and when it is served unless
+/// it was stored by this `version`.
 public struct PageRecordSanitizer {
+    /// Stored with every record this sanitiser wrote (`sanitiser`): a record of this version is served as stored, one
+    /// of another (or of none: a file written before the stamp) is sanitised again on its way out. Raise it whenever
+    /// the allowlist keeps less, so that what was stored under the old one passes the new one.
+    public static let version: Int64 = 1
+
     /// How stylesheets' rules are kept.
     public enum Mode: Sendable {
         /// A device's record on its way into the session file: rules of at least `assetBytes` bytes are kept apart as

@@ -3,12 +3,14 @@ internal import MuEvalWire
 internal import WireProtocol
 
 /// The console's answer to `GET /api/sessions/ID/page` (docs/CONSOLE.md, "The page replayed"): page records as the
-/// replay applies them, each sanitised again on its way out (a file from before the sanitiser, or an import, is served
-/// as safely as one it wrote), and the rules of the stylesheets they name.
+/// replay applies them, and the rules of the stylesheets they name. A record stored by another version of the sanitiser
+/// (or before it stamped its records) is sanitised again on its way out, so that it is served as safely.
 public struct PageReplayResponse {
     private var json: [UInt8] = Array(#"{"records":["#.utf8)
     private var assetNames: [String] = []
     private var first = true
+    /// Whether a record added was stored by another sanitiser: the stylesheets it names pass `PageStyles` again too.
+    private var rulesNeedSanitising = false
     /// The session file the records come from, and where sanitised records are kept between answers.
     private let cache: (path: String, records: PageRecordCache)?
 
@@ -19,13 +21,21 @@ public struct PageReplayResponse {
     /// Adds a stored page record event; one without a readable record (`invalid`, another class) is left out.
     public mutating func add(_ event: StoredEvent) {
         let bytes = Array(event.payload.utf8)
-        guard let pageClass = PageRecordClass(rawValue: event.eventClass) else { return }
-        let sanitise = { () -> [UInt8]? in
-            guard let payload = try? TypedJSON.decodeLeavingBlobs(bytes), case .string(let dom)? = payload["dom"] else { return nil }
-            var sanitizer = PageRecordSanitizer(mode: .serving)
-            return sanitizer.sanitise(Array(dom.utf8), as: pageClass)
+        guard let pageClass = PageRecordClass(rawValue: event.eventClass), let payload = try? TypedJSON.decodeLeavingBlobs(bytes),
+              case let (dom, isCurrent)? = PageRecordEvent.record(in: payload) else { return }
+        let record: [UInt8]
+        if isCurrent {
+            // Passing the allowlist again would change nothing, and is most of a seek's time.
+            record = Array(dom.utf8)
+        } else {
+            rulesNeedSanitising = true
+            let sanitise = { () -> [UInt8]? in
+                var sanitizer = PageRecordSanitizer(mode: .serving)
+                return sanitizer.sanitise(Array(dom.utf8), as: pageClass)
+            }
+            guard let made = cache.map({ $0.records.record(path: $0.path, id: event.id, make: sanitise) }) ?? sanitise() else { return }
+            record = made
         }
-        guard let record = cache.map({ $0.records.record(path: $0.path, id: event.id, make: sanitise) }) ?? sanitise() else { return }
         if !first { json.append(UInt8(ascii: ",")) }
         first = false
         json.append(contentsOf: #"{"id":"#.utf8)
@@ -57,7 +67,8 @@ public struct PageReplayResponse {
             firstAsset = false
             JSONString.append(name, to: &json)
             json.append(UInt8(ascii: ":"))
-            JSONString.append(PageStyles.sanitise(String(decoding: bytes, as: UTF8.self)), to: &json)
+            let rules = String(decoding: bytes, as: UTF8.self)
+            JSONString.append(rulesNeedSanitising ? PageStyles.sanitise(rules) : rules, to: &json)
         }
         json.append(contentsOf: #"},"more":"#.utf8)
         JSONObject.bool(more, to: &json)

@@ -16,11 +16,11 @@ public struct PageSampler {
         states = Array(repeating: nil, count: times.count)
     }
 
-    /// The next stored record: its class, device time and `dom` JSON.
-    public mutating func add(_ pageClass: PageRecordClass, time: Double, dom: some Collection<UInt8>) {
+    /// The next stored record: its class, device time and `dom` JSON (`isCurrent`: as `PageTree.apply` takes it).
+    public mutating func add(_ pageClass: PageRecordClass, time: Double, dom: some Collection<UInt8>, isCurrent: Bool = false) {
         keep(before: time)
         guard next < order.count else { return }
-        page.apply(pageClass, dom: dom)
+        page.apply(pageClass, dom: dom, isCurrent: isCurrent)
     }
 
     /// Whether a later record can still change a state: false once every time asked for has passed.

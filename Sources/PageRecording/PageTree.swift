@@ -3,7 +3,7 @@
 /// `DOMViewport` and `DOMFocus` move it. The same rules as the console's replay (page-builder.js): a gap in `n` is a
 /// record the phone dropped, and from there the page's changes wait for the next snapshot (scroll positions, the
 /// viewport and the focus are whole states, still taken); a record already applied (its `n` not past the last) changes
-/// nothing. Every record is sanitised again on its way in (`PageRecordSanitizer`, serving), as the console does.
+/// nothing. A record is sanitised again on its way in unless this sanitiser stored it, as the console does.
 ///
 /// No layout: `PageHTML` writes the state as a document for a browser to lay out.
 public struct PageTree {
@@ -73,11 +73,13 @@ public struct PageTree {
     /// The document's own scroll position.
     public var documentScroll: Offset? { documentID.flatMap { scroll[$0] } }
 
-    /// Applies one stored record (the JSON of its `dom` field) of class `pageClass`; returns whether the page took it.
+    /// Applies one stored record (the JSON of its `dom` field) of class `pageClass`, sanitised again unless `isCurrent`
+    /// (`PageRecordEvent.record(in:)`); returns whether the page took it.
     @discardableResult
-    public mutating func apply(_ pageClass: PageRecordClass, dom: some Collection<UInt8>) -> Bool {
+    public mutating func apply(_ pageClass: PageRecordClass, dom: some Collection<UInt8>, isCurrent: Bool = false) -> Bool {
         var sanitizer = PageRecordSanitizer(mode: .serving)
-        guard let clean = sanitizer.sanitise(dom, as: pageClass), let record = PageJSON.parse(clean) else { return false }
+        let clean = isCurrent ? Array(dom) : sanitizer.sanitise(dom, as: pageClass)
+        guard let record = clean.flatMap(PageJSON.parse) else { return false }
         return apply(pageClass, record: record)
     }
 

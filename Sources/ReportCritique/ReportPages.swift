@@ -43,8 +43,8 @@ enum ReportPages {
         try analysis.journal.forEachStoredEvent(classes: PageRecordClass.names) { event in
             guard sampler.wantsMore, let pageClass = PageRecordClass(rawValue: event.eventClass),
                   let payload = try? TypedJSON.decodeLeavingBlobs(Array(event.payload.utf8)),
-                  case .string(let dom)? = payload["dom"] else { return }
-            sampler.add(pageClass, time: event.timestamp, dom: Array(dom.utf8))
+                  case let (dom, isCurrent)? = PageRecordEvent.record(in: payload) else { return }
+            sampler.add(pageClass, time: event.timestamp, dom: Array(dom.utf8), isCurrent: isCurrent)
         }
         let stylesheets = Stylesheets(journal: analysis.journal)
         let writer = PageHTML(head: head, remoteImages: false, asset: stylesheets.rules)
