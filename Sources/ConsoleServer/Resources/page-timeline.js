@@ -13,6 +13,7 @@
 // with an hour of changes, 36,000, about 900 ms).
 
 import { PageClass } from "./page-records.js";
+import { upperBound } from "./replay-index.js";
 
 const WINDOW = 60;       // seconds of records asked for at once (the server answers at most about 4 MiB, then `more`)
 const AHEAD = 20;        // the next window is asked for when the playhead is this close to the end of what is loaded
@@ -23,15 +24,6 @@ const RETRY_MS = 2000;   // after a failed or fruitless load, no new one for thi
 const CHECKPOINT = 2000; // records applied since the last copy (or snapshot) before a copy of the page is kept
 const CHECKPOINTS = 40;  // copies kept per stretch: the oldest go
 
-/** First index whose value is greater than x (ascending). */
-function upperBound(values, x) {
-  let low = 0, high = values.length;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (values[mid] <= x) low = mid + 1; else high = mid;
-  }
-  return low;
-}
 
 export class PageTimeline {
   /** `fetchJSON(path)`: the API (a promise of the parsed answer); `path`: /api/sessions/ID/page; `builder`: the
