@@ -16,7 +16,7 @@ export async function recording(build = () => {}, { mask = "inputs", skip = () =
   const records = [], spool = { dropped: 0, room: true };
   const recorder = new DomRecorder({
     mask, skip, spool: () => spool, limits: { ...PAGE, ...limits },
-    emit: (cls, record, tier) => records.push({ cls, tier, json: JSON.stringify(record), record: JSON.parse(JSON.stringify(record)) }),
+    emit: (cls, json, tier) => records.push({ cls, tier, json, record: JSON.parse(json) }),
     problem: (text) => { throw new Error(text); },
   });
   recorder.start();

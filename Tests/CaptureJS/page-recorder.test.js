@@ -130,6 +130,20 @@ test("scroll positions, the viewport and focus: in the snapshot, then when they 
   assert.equal(page.of("DOMSnapshot")[1].focus, known(field));
 });
 
+test("a frame with changes but no resize reads no viewport (innerWidth in a frame forces the page's layout early)", async () => {
+  const page = await recording((doc) => rows(doc, 2));
+  let reads = 0;
+  Object.defineProperty(globalThis, "innerWidth", { get: () => ++reads && 390, configurable: true });
+  try {
+    page.doc.body.append(h(page.doc, "p"));
+    await page.settle();
+    assert.equal(page.of("DOMMutations").length, 1);
+    assert.equal(reads, 0);
+  } finally {
+    Object.defineProperty(globalThis, "innerWidth", { value: 390, writable: true, configurable: true, enumerable: true });
+  }
+});
+
 test("rules inserted with insertRule (no mutation) are read again in idle time and sent", async () => {
   let style;
   const rules = ["a { color: red }"];
@@ -177,13 +191,52 @@ test("stop(): what changed is sent, nothing after", async () => {
   assert.equal(page.records.length, 2);
 });
 
-test("stop() during the walk ends it at its next slice: no snapshot, no more slices", async () => {
-  let slices = 0;
-  const page = await recording((doc) => rows(doc, 500), { limits: { sliceUnits: 50 }, each: (recorder) => {
-    if (++slices === 2) recorder.stop();
+test("stop() during the walk finishes it: the snapshot is sent, with what changed meanwhile, then nothing", async () => {
+  let slices = 0, stopped;
+  const page = await recording((doc) => rows(doc, 500), { mask: "none", limits: { sliceUnits: 50 }, each: (recorder) => {
+    if (++slices !== 2) return;
+    globalThis.document.body.append(h(globalThis.document, "p", {}, "during the walk"));
+    stopped = recorder.stop();
   } });
-  assert.equal(slices, 3, "the slice after stop() finds the walk ended");
-  assert.equal(page.records.length, 0);
+  await stopped;
+  assert.deepEqual(page.records.map((r) => [r.cls, r.record.s, r.record.n]), [["DOMSnapshot", 1, 0], ["DOMMutations", 1, 1]]);
+  assert.deepEqual(page.compare().replayed, page.compare().live);
+  page.doc.body.append(h(page.doc, "p"));
+  await page.settle();
+  assert.equal(page.records.length, 2);
+});
+
+test("stop() right after a route change sends that route's snapshot before it resolves (a snapshot is never dropped)", async () => {
+  const page = await recording((doc) => rows(doc, 3), { mask: "none" });
+  page.doc.body.append(h(page.doc, "h1", {}, "Next page"));
+  page.recorder.navigated("push");
+  const stopped = page.recorder.stop();
+  await page.settle();
+  await stopped;
+  assert.deepEqual(page.records.map((r) => [r.cls, r.record.s, r.record.n]), [["DOMSnapshot", 1, 0], ["DOMSnapshot", 2, 0]]);
+  assert.ok(page.records[1].json.includes("Next page"));
+  page.doc.body.append(h(page.doc, "p"));
+  await page.settle();
+  assert.equal(page.records.length, 2, "nothing after");
+});
+
+test("stop() with a frame too large for one record pending sends a last snapshot instead", async () => {
+  const page = await recording((doc) => rows(doc, 2), { mask: "none", limits: { frameUnits: 10 } });
+  for (let i = 0; i < 20; i++) page.doc.body.append(h(page.doc, "p", {}, `late ${i}`));
+  await tick();
+  const stopped = page.recorder.stop();
+  await page.settle();
+  await stopped;
+  assert.deepEqual(page.records.map((r) => [r.cls, r.record.s]), [["DOMSnapshot", 1], ["DOMSnapshot", 2]]);
+  assert.ok(page.records[1].json.includes("late 19"));
+});
+
+test("the snapshot's JSON is written in idle slices of its own, of PAGE.writeUnits objects and arrays", async () => {
+  const sizes = [];
+  const page = await recording((doc) => rows(doc, 300), { limits: { writeUnits: 100 }, each: (r) => sizes.push(r.serializer.next) });
+  const after = sizes.length - 1 - sizes.indexOf(Math.max(...sizes));
+  assert.ok(after > 10, `${after} slices after the walk's last: the JSON of 300 rows is over 1,000 units`);
+  assert.equal(page.records[0].json, JSON.stringify(page.records[0].record), "JSON.stringify's text");
 });
 
 test("known strings typed into fields or masked never appear in any record, in any mode", async () => {

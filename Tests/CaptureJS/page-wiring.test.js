@@ -26,7 +26,7 @@ test("records become events with the record's JSON in `dom`; routes and the spoo
   await c.addPageRecorder();
   const events = [];
   c.recorder = { record: (cls, fields, tier) => events.push([cls, fields, tier]) };
-  c.page.emit("DOMSnapshot", { s: 1, n: 0, root: { i: 1 } }, KEEP);
+  c.page.emit("DOMSnapshot", '{"s":1,"n":0,"root":{"i":1}}', KEEP);
   assert.deepEqual(events, [["DOMSnapshot", { dom: '{"s":1,"n":0,"root":{"i":1}}' }, KEEP]]);
   assert.equal(c.page.serializer.mask, "all");
   c.spool = { dropped: 7, bytes: 100, maxBytes: 100 / SPOOL_REPORT_BELOW };
@@ -37,4 +37,21 @@ test("records become events with the record's JSON in `dom`; routes and the spoo
   c.page.navigated = (transition) => routes.push(transition);
   c.host().routed("push");
   assert.deepEqual(routes, ["push"]);
+});
+
+test("stop() waits for the page's snapshot being taken: it is recorded before the spool's flush and the goodbye", async () => {
+  const env = install();
+  const c = capture({ dom: true });
+  await c.addPageRecorder();
+  const log = [];
+  c.recorder = { record: (cls) => log.push(cls), flush: async () => log.push("flush") };
+  c.transport = { stop: async () => log.push("goodbye") };
+  c.spool = { meta: async () => {} };
+  c.sources = [c.page];
+  c.sensors = {};
+  c.page.start();
+  const stopped = c.stop();
+  await env.idle();
+  await stopped;
+  assert.deepEqual(log, ["DOMSnapshot", "flush", "goodbye"]);
 });

@@ -74,17 +74,21 @@ export const MAX_VIEW_STACK = 20;
 /** The UI state tree has at most this many elements; its walk runs in idle slices of at most this long (ms). */
 export const MAX_TREE_NODES = 1500;
 export const IDLE_SLICE_MS = { min: 5, max: 12, fallback: 8 };
+/** A view's work per idle slice at most, besides the time: elements of the UI state tree walked (a computed style and
+ * a layout box each), nodes of its wireframe painted, and dicts and arrays of its event encoded (each a few µs). */
+export const VIEW_SLICE_UNITS = Object.freeze({ walk: 100, paint: 200, encode: 1000 });
 /** Where requestIdleCallback is missing (Safari), a timer of this long stands in; with it, at most this long a wait. */
 export const IDLE_FALLBACK_MS = 1;
 export const IDLE_TIMEOUT_MS = 300;
 
 /** Page recording (capture/page/, issue 55): work is counted in units, one node or one CSS rule serialised (a few
  * microseconds each on a phone; about 30 µs at worst with the CPU throttled 4×). The snapshot's idle slices do at most
- * SLICE_UNITS (and stop earlier when the idle time is up); the changes of one animation frame at most FRAME_UNITS, and
+ * SLICE_UNITS (and stop earlier when the idle time is up), then its JSON is written in idle slices of at most
+ * WRITE_UNITS objects and arrays (a few µs each at 4×); the changes of one animation frame at most FRAME_UNITS, and
  * a frame with more (a page replaced wholesale) is recorded as a new snapshot instead, in idle slices again. Snapshots
  * for wholesale changes come at most every SNAPSHOT_GAP_MS; at most MAX_SCROLLED elements' scroll positions are kept
  * for the next snapshot. */
-export const PAGE = Object.freeze({ sliceUnits: 200, frameUnits: 500, snapshotGapMs: 2000, maxScrolled: 100 });
+export const PAGE = Object.freeze({ sliceUnits: 200, writeUnits: 1000, frameUnits: 500, snapshotGapMs: 2000, maxScrolled: 100 });
 
 /** Frames are counted this many ms after a finger moves or the page scrolls, and after a view appears. */
 export const RENDER_AFTER_INPUT_MS = 250;

@@ -4,10 +4,15 @@
 const ESCAPED = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#13;" };
 
 /** The one escaping helper: markup characters, CR kept as a reference, characters XML cannot carry (control
- * characters other than tab and newline, U+FFFE, U+FFFF, lone surrogates) replaced by U+FFFD. */
-export const escapeXML = (text) => String(text)
-  .replace(/[&<>\r\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, (c) => ESCAPED[c] ?? "\ufffd")
-  .replace(/[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]/g, (c) => (c.length === 2 ? c : "\ufffd"));
+ * characters other than tab and newline, U+FFFE, U+FFFF, lone surrogates) replaced by U+FFFD. Most texts (keys, class
+ * names) have none of them: one test answers those. */
+const SPECIAL = /[&<>\r\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff\ud800-\udfff]/;
+export const escapeXML = (value) => {
+  const text = String(value);
+  return !SPECIAL.test(text) ? text : text
+    .replace(/[&<>\r\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, (c) => ESCAPED[c] ?? "\ufffd")
+    .replace(/[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]/g, (c) => (c.length === 2 ? c : "\ufffd"));
+};
 
 /** Bytes as base64, in slices (String.fromCharCode takes a bounded number of arguments). */
 export function base64(bytes) {
@@ -17,7 +22,23 @@ export function base64(bytes) {
 }
 
 /** A JavaScript value as a plist element: whole numbers as <integer>, others as <real>, bytes as <data>. */
-export function encodeValue(value) {
+export const encodeValue = (value) => finish(valueSteps(value));
+
+/** `<key>`/value pairs of an object's own fields; null, undefined and function fields are left out. */
+export const encodeFields = (object) => finish(fieldsSteps(object));
+
+/** encodeFields in steps: a generator that yields before each dict and array it writes, so that a large event (a view's
+ * UI state tree) is encoded in idle slices (idle.js's inIdle); it returns encodeFields' text. */
+export function* fieldsSteps(object) {
+  let text = "";
+  for (const key in object) {
+    const value = object[key];
+    if (value != null && typeof value !== "function") text += `<key>${escapeXML(key)}</key>${yield* valueSteps(value)}`;
+  }
+  return text;
+}
+
+function* valueSteps(value) {
   if (typeof value === "string") return `<string>${escapeXML(value)}</string>`;
   if (typeof value === "boolean") return value ? "<true/>" : "<false/>";
   if (typeof value === "number") {
@@ -27,20 +48,23 @@ export function encodeValue(value) {
   }
   if (value instanceof Uint8Array) return `<data>${base64(value)}</data>`;
   if (value instanceof Date) return `<date>${value.toISOString()}</date>`;
-  if (Array.isArray(value)) return value.length ? `<array>${value.map(encodeValue).join("")}</array>` : "<array/>";
-  if (value && typeof value === "object") return `<dict>${encodeFields(value)}</dict>`;
+  if (Array.isArray(value)) {
+    yield;
+    let text = "";
+    for (const item of value) text += yield* valueSteps(item);
+    return value.length ? `<array>${text}</array>` : "<array/>";
+  }
+  if (value && typeof value === "object") {
+    yield;
+    return `<dict>${yield* fieldsSteps(value)}</dict>`;
+  }
   return `<string>${escapeXML(value)}</string>`;
 }
 
-/** `<key>`/value pairs of an object's own fields; null, undefined and function fields are left out. */
-export function encodeFields(object) {
-  let text = "";
-  for (const key in object) {
-    const value = object[key];
-    if (value != null && typeof value !== "function") text += `<key>${escapeXML(key)}</key>${encodeValue(value)}`;
-  }
-  return text;
-}
+/** A generator run to its end at once. */
+const finish = (steps) => {
+  for (let r = steps.next(); ; r = steps.next()) if (r.done) return r.value;
+};
 
 // ---------------------------------------------------------------- reading the server's replies
 

@@ -17,7 +17,12 @@ export class Recorder {
   /** An event of `cls` with `fields`; resolves once it is durable. `lean`: its fields without the heavy parts, for
    * when the spool is full (a view without its screenshot). */
   record(cls, fields, tier = KEEP, lean) {
-    return this.enqueue("event", encodeFields({ class: cls, timestamp: this.clock.now() }), encodeFields(fields), tier, lean && encodeFields(lean));
+    return this.recordEncoded(cls, encodeFields(fields), tier, lean && encodeFields(lean));
+  }
+
+  /** The same with the fields already encoded (encodeFields' text, or fieldsSteps' done in idle slices: a large event). */
+  recordEncoded(cls, fields, tier = KEEP, lean) {
+    return this.enqueue("event", encodeFields({ class: cls, timestamp: this.clock.now() }), fields, tier, lean);
   }
 
   /** A message whose seq goes between `head` and `tail`, spooled with the others of the next BATCH_MS. */

@@ -62,6 +62,7 @@ export class Capture extends EventTarget {
   host() {
     return {
       record: (...args) => this.recorder.record(...args),
+      recordEncoded: (...args) => this.recorder.recordEncoded(...args),
       enqueue: (...args) => this.recorder.enqueue(...args),
       mask: this.options.mask,
       now: () => this.clock.now(),
@@ -87,7 +88,7 @@ export class Capture extends EventTarget {
       this.page = new DomRecorder({
         mask: this.options.mask,
         skip: host.isOverlay,
-        emit: (cls, record, tier) => this.recorder.record(cls, { dom: JSON.stringify(record) }, tier),
+        emit: (cls, json, tier) => this.recorder.record(cls, { dom: json }, tier),
         spool: () => ({ dropped: this.spool.dropped, room: this.spool.bytes < this.spool.maxBytes * SPOOL_REPORT_BELOW }),
         problem: host.problem,
       });
@@ -165,7 +166,8 @@ export class Capture extends EventTarget {
   async stop({ timeout = STOP_TIMEOUT_MS } = {}) {
     if (this.stopped) return this.status();
     this.stopped = true;
-    for (const source of [...this.sources, ...Object.values(this.sensors)]) source.stop();
+    // What a source is still taking (a view's tree, a page snapshot) is recorded before the goodbye.
+    await Promise.all([...this.sources, ...Object.values(this.sensors)].map((source) => source.stop()));
     await this.recorder.flush();
     await this.transport.stop(timeout);
     this.overlay?.remove();

@@ -1,6 +1,10 @@
 // The UI state tree drawn as a wireframe PNG, as the simulator draws its screens: the page's background colours,
 // controls as boxes, text "greeked" (a bar per word) so that no text and no font is needed. One pixel per CSS pixel:
-// a wireframe gains nothing from more, and each pixel costs the main thread to fill.
+// a wireframe gains nothing from more, and each pixel costs the main thread to fill. Painted in idle slices, node by
+// node: the same drawing commands in the same order as in one piece, so the same PNG.
+
+import { VIEW_SLICE_UNITS } from "./constants.js";
+import { inIdle } from "./idle.js";
 
 const COLOURS = { background: "#dbe2ed", text: "#222", placeholder: "#b2b2b2", border: "#a0a0a0", button: "#324f85",
   separator: "#e0e0e0", image: "#c8c8c8", on: "#3c8ce6", white: "#fff" };
@@ -57,6 +61,15 @@ class Painter {
     });
   }
 
+  /** Nodes and their subviews, in order, yielding before each (for idle slices). */
+  *paint(nodes, backgrounds) {
+    for (const n of nodes) {
+      yield;
+      this.node(n, backgrounds);
+      yield* this.paint(n.subviews, backgrounds);
+    }
+  }
+
   node(n, backgrounds) {
     const frame = n.frame, size = n.fontSize || 16, background = backgrounds.get(n);
     if (background) this.fill(frame, background);
@@ -78,12 +91,11 @@ class Painter {
         this.greek(n.text, frame, COLOURS.text, size);
         break;
     }
-    for (const child of n.subviews) this.node(child, backgrounds);
   }
 }
 
-/** The tree (with `backgrounds`, node → colour) as PNG bytes. OffscreenCanvas encodes off the main thread where there
- * is one; else a canvas element. */
+/** The tree (with `backgrounds`, node → colour) as PNG bytes, painted in idle slices. OffscreenCanvas encodes off the
+ * main thread where there is one; else a canvas element. */
 export async function wireframe(tree, backgrounds) {
   const { width, height } = tree.frame;
   const canvas = globalThis.OffscreenCanvas ? new OffscreenCanvas(width, height)
@@ -91,7 +103,7 @@ export async function wireframe(tree, backgrounds) {
   const painter = new Painter(canvas.getContext("2d"));
   const background = backgrounds.get(tree);
   painter.fill(tree.frame, background && background !== TRANSPARENT ? background : COLOURS.background);
-  for (const child of tree.subviews) painter.node(child, backgrounds);
+  await inIdle(painter.paint(tree.subviews, backgrounds), undefined, VIEW_SLICE_UNITS.paint);
   const blob = canvas.convertToBlob ? await canvas.convertToBlob({ type: "image/png" }) : await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
   return new Uint8Array(await blob.arrayBuffer());
 }

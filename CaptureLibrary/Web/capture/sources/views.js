@@ -1,12 +1,14 @@
 // Views: the page's screens as UIKit's view controllers. A view's name is the visible `data-mueval-view` element's,
 // else the URL's path and hash; the library looks when the History API changes the route, on popstate and hashchange,
 // and when elements change (at most every VIEW_CHECK_MS). A new view is a `viewDidAppear` with the stack, the UI state
-// tree (built in idle time) and its wireframe.
+// tree and its wireframe: walked, painted and encoded in idle slices, so that a page of thousands of elements is no
+// long task.
 
-import { INPUT_BEFORE_ROUTE_MS, KEEP, MAX_VIEW_STACK, RENDER_AFTER_VIEW_MS, VIEW_CHECK_MS } from "../constants.js";
+import { INPUT_BEFORE_ROUTE_MS, KEEP, MAX_VIEW_STACK, RENDER_AFTER_VIEW_MS, VIEW_CHECK_MS, VIEW_SLICE_UNITS } from "../constants.js";
 import { masked } from "../dom.js";
-import { inIdle, whenIdle } from "../idle.js";
+import { inIdle } from "../idle.js";
 import { Listeners } from "../listeners.js";
+import { encodeFields, fieldsSteps } from "../plist.js";
 import { uiTree } from "../ui-tree.js";
 import { wireframe } from "../wireframe.js";
 
@@ -20,7 +22,8 @@ export function stackAfter(stack, name, from, routeTransition, max = MAX_VIEW_ST
 }
 
 export class ViewsSource {
-  /** `host`: {record, mask, overlayElement(), lastInput(), problem(text), routed(transition)}; `frames`: the frame timing source. */
+  /** `host`: {recordEncoded, mask, overlayElement(), lastInput(), problem(text), routed(transition)}; `frames`: the frame
+   * timing source. */
   constructor(host, frames) {
     this.host = host;
     this.frames = frames;
@@ -31,6 +34,7 @@ export class ViewsSource {
     this.routeTime = null;    // when it began (the input before it, if any)
     this.timer = null;
     this.launchTime = null;
+    this.appearing = Promise.resolve();  // the views being captured
   }
 
   start() {
@@ -46,9 +50,13 @@ export class ViewsSource {
     this.look("launch");
   }
 
+  /** Stops looking; resolves once the views that appeared are recorded. A change not looked at yet (a route changed
+   * in the last two frames) is looked at now: a stop right after it still records that view. */
   stop() {
+    if (!this.stopped && (this.transition || this.timer)) this.look(this.transition || "push");
     this.stopped = true;
     this.listeners.clear();
+    return this.appearing;
   }
 
   /** pushState and replaceState, wrapped while capturing and restored by stop(). */
@@ -98,19 +106,20 @@ export class ViewsSource {
     this.frames.viewAppeared(name, from ? (performance.now() - started) / 1000 : undefined);
     if (!from && this.launchTime != null) this.frames.launched(name, this.launchTime);
     this.frames.rendering(RENDER_AFTER_VIEW_MS);
-    this.appeared(name, from, kind).catch((error) => this.host.problem(`the view ${name} could not be captured: ${error}`));
+    const appeared = this.appeared(name, from, kind).catch((error) => this.host.problem(`the view ${name} could not be captured: ${error}`));
+    this.appearing = Promise.all([this.appearing, appeared]);
   }
 
   /** UserInterfaceEvent `viewDidAppear` with the stack, the tree and its wireframe. */
   async appeared(view, from, transition) {
     const backgrounds = new Map();
     const mask = this.host.mask;
-    const tree = await inIdle(uiTree(mask, this.host.overlayElement(), backgrounds));
-    await new Promise(whenIdle);  // the drawing in a slice of its own, not after the tree's last
+    const tree = await inIdle(uiTree(mask, this.host.overlayElement(), backgrounds), undefined, VIEW_SLICE_UNITS.walk);
     const screenshot = await wireframe(tree, backgrounds).catch(() => undefined);
     const title = document.title ? masked(document.title, mask, true) : undefined;
     const fields = { type: "viewDidAppear", transition, view, title, previousView: from ?? undefined, viewStack: [...this.stack], uiState: tree };
-    // When the spool is full, the view change goes without its screenshot rather than not at all.
-    return this.host.record("UserInterfaceEvent", { ...fields, screenshot }, KEEP, fields);
+    const lean = await inIdle(fieldsSteps(fields), undefined, VIEW_SLICE_UNITS.encode);
+    // When the spool is full, the view change goes without its screenshot (its last field) rather than not at all.
+    return this.host.recordEncoded("UserInterfaceEvent", screenshot ? lean + encodeFields({ screenshot }) : lean, KEEP, lean);
   }
 }
