@@ -50,6 +50,8 @@ export const BATCH_MS = 100;
 export const SPOOL_REPORT_BELOW = 0.75;
 /** Bytes a spooled message costs beyond its text (its seq, tags and the store's keys), for the bound. */
 export const SPOOL_ENTRY_OVERHEAD = 60;
+/** IndexedDB adds of a visible page: at most this many characters of messages per task (at least one message). */
+export const SPOOL_TASK_CHARS = 131072;
 
 /** Gestures: a finger that moved less than this many CSS pixels tapped or pressed... */
 export const TAP_SLOP_PX = 10;
