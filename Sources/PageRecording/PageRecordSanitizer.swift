@@ -13,14 +13,26 @@ public struct PageRecordSanitizer {
     /// How stylesheets' rules are kept.
     public enum Mode: Sendable {
         /// A device's record on its way into the session file: rules of at least `assetBytes` bytes are kept apart as
-        /// assets (stored once per session however often they are sent); a device's own asset reference is refused.
-        case storing(assetBytes: Int)
+        /// assets (stored once per session however often they are sent). An asset reference is taken only for rules
+        /// the event carries itself (an exported event imported again, `carried`), else refused.
+        case storing(assetBytes: Int, carried: [String: CarriedRules] = [:])
         /// A stored record on its way to the console: asset references (64 hex digits) stay.
         case serving
     }
 
+    /// Rules an event carries in its own `assets` (`storing`), by SHA-256.
+    public enum CarriedRules: Sendable {
+        /// Its bytes came with it: they pass the allowlist like any rules.
+        case rules(String)
+        /// Named only, its bytes later in the same file (a JSON lines export): the reference stays, unchecked, and the
+        /// console and the reports pass those rules through the allowlist when they read them.
+        case unread(size: Int64)
+    }
+
     /// Stylesheets kept apart while storing: SHA-256 → the sanitised rules.
     public private(set) var assets: [(sha256: String, css: String)] = []
+    /// Carried references kept unchecked (`CarriedRules.unread`): the record is not this sanitiser's alone.
+    public private(set) var unreadAssets: [(sha256: String, size: Int64)] = []
     private let mode: Mode
 
     public init(mode: Mode) {
@@ -36,7 +48,7 @@ public struct PageRecordSanitizer {
     public mutating func sanitise(_ json: some Collection<UInt8>, as pageClass: PageRecordClass) -> [UInt8]? {
         guard let record = PageJSON.parse(json), let s = record["s"]?.id, let n = record["n"]?.id else { return nil }
         var out: [String: PageJSON] = ["s": .number(Double(s)), "n": .number(Double(n))]
-        var assets = self.assets
+        var assets = Assets(kept: self.assets, unread: unreadAssets)
         let mode = self.mode
         let nodes = PageNodeSanitizer(css: { Self.css($0, mode: mode, assets: &assets) })
         switch pageClass {
@@ -57,7 +69,8 @@ public struct PageRecordSanitizer {
         case .focus:
             out["focus"] = record["focus"]?.id.map { .number(Double($0)) } ?? .null
         }
-        self.assets = assets
+        self.assets = assets.kept
+        unreadAssets = assets.unread
         return PageJSON.object(out).bytes
     }
 
@@ -117,22 +130,40 @@ public struct PageRecordSanitizer {
         return .object(out)
     }
 
-    /// A stylesheet's rules, sanitised; kept apart as an asset when long and storing; a stored asset's reference as it is.
-    private static func css(_ value: PageJSON, mode: Mode, assets: inout [(sha256: String, css: String)]) -> PageJSON? {
+    private struct Assets {
+        var kept: [(sha256: String, css: String)]
+        var unread: [(sha256: String, size: Int64)]
+    }
+
+    /// A stylesheet's rules, sanitised; kept apart as an asset when long and storing; a stored asset's reference as it
+    /// is when serving, or when storing one the event carries.
+    private static func css(_ value: PageJSON, mode: Mode, assets: inout Assets) -> PageJSON? {
         switch (value, mode) {
-        case (.string(let text), .storing(let assetBytes)):
-            let rules = PageStyles.sanitise(text)
-            guard rules.utf8.count >= assetBytes else { return .string(rules) }
-            let sha = BlobName(of: Array(rules.utf8)).hex
-            if !assets.contains(where: { $0.sha256 == sha }) { assets.append((sha, rules)) }
-            return .object(["$asset": .string(sha)])
+        case (.string(let text), .storing(let assetBytes, _)):
+            return stored(rules: PageStyles.sanitise(text), assetBytes: assetBytes, assets: &assets)
         case (.string(let text), .serving):
             return .string(PageStyles.sanitise(text))
         case (.object, .serving):
             guard let sha = value["$asset"]?.string, BlobName(sha) != nil else { return nil }
             return .object(["$asset": .string(sha)])
+        case (.object, .storing(let assetBytes, let carried)):
+            guard let sha = value["$asset"]?.string, let rules = carried[sha] else { return nil }
+            switch rules {
+            case .rules(let text):
+                return stored(rules: PageStyles.sanitise(text), assetBytes: assetBytes, assets: &assets)
+            case .unread(let size):
+                if !assets.unread.contains(where: { $0.sha256 == sha }) { assets.unread.append((sha, size)) }
+                return .object(["$asset": .string(sha)])
+            }
         default:
             return nil
         }
+    }
+
+    private static func stored(rules: String, assetBytes: Int, assets: inout Assets) -> PageJSON {
+        guard rules.utf8.count >= assetBytes else { return .string(rules) }
+        let sha = BlobName(of: Array(rules.utf8)).hex
+        if !assets.kept.contains(where: { $0.sha256 == sha }) { assets.kept.append((sha, rules)) }
+        return .object(["$asset": .string(sha)])
     }
 }

@@ -28,6 +28,31 @@ import WireProtocol
         #expect(stored.seq == 7 && stored.timestamp == 1_700_000_000.5)
     }
 
+    /// An export names a stylesheet by its blob: a JSON lines export carries the bytes after the events, a plist one
+    /// with the event. Imported again, the record keeps its stylesheet either way.
+    @Test(arguments: [false, true])
+    func anExportedRecordImportedAgainKeepsItsStylesheet(withItsBytes: Bool) throws {
+        let rules = String(repeating: "p { color: red } ", count: 64)
+        let first = PageRecordEvent.stored(event("DOMSnapshot", dom: #"{"s":1,"n":0,"root":{"i":1,"c":[{"i":2,"t":"style","css":"\#(rules)"}]}}"#))
+        let sha = try #require(first.blobs.first).sha256
+        let again = PageRecordEvent.stored(WireEvent(eventClass: "DOMSnapshot", timestamp: first.timestamp, seq: first.seq, sensor: nil,
+                                                     payload: first.payload, blobs: withItsBytes ? first.blobs : []))
+        let payload = try TypedJSON.decodeLeavingBlobs(again.payload)
+        #expect(try #require(payload["dom"]?.string).contains(#"{"$asset":"\#(sha)"}"#))
+        #expect(again.payload.withUnsafeBufferPointer(TypedJSON.blobReferences) == [sha], "the file keeps the rules and exports them")
+        // Rules whose bytes came along passed the allowlist here; rules named only are checked by whoever reads them.
+        #expect(payload["sanitiser"] == (withItsBytes ? .integer(PageRecordSanitizer.version) : nil))
+        #expect(again.blobs == (withItsBytes ? first.blobs : []))
+    }
+
+    @Test func aReferenceToRulesTheEventDoesNotCarryIsRefused() throws {
+        let sha = String(repeating: "ab", count: 32)
+        let stored = PageRecordEvent.stored(event("DOMSnapshot", dom: #"{"s":1,"n":0,"root":{"i":1,"c":[{"i":2,"t":"style","css":{"$asset":"\#(sha)"}}]}}"#))
+        let payload = try TypedJSON.decodeLeavingBlobs(stored.payload)
+        #expect(try #require(payload["dom"]?.string).contains(sha) == false)
+        #expect(payload["sanitiser"] == .integer(PageRecordSanitizer.version))
+    }
+
     @Test func anUnreadableRecordKeepsItsPlace() throws {
         let stored = PageRecordEvent.stored(event("DOMMutations", dom: "{not json"))
         let payload = try TypedJSON.decodeLeavingBlobs(stored.payload)
