@@ -15,10 +15,6 @@ struct ShotPage {
 }
 
 enum ReportPages {
-    /// How long after a screenshot its page is taken, at most, and never from the next screenshot on: the phone sends
-    /// the snapshot of a page it navigated to after the view's screenshot, once it has walked the page in idle time.
-    static let settle = 2.0
-
     /// The frame's own policy, beside its sandbox (no `allow-scripts`) and whatever policy the report is served under:
     /// no script in any form, nothing fetched but `data:` images and fonts, styles only inline. Opened from `file://`
     /// the report has no policy of its own; this one holds there too.
@@ -39,28 +35,27 @@ enum ReportPages {
         let snapshots = analysis.results.first(Overview.self)?.eventsPerClass
             .first { $0.eventClass == PageRecordClass.snapshot.rawValue }?.count ?? 0
         guard snapshots > 0, let screenshots = analysis.results.first(Screenshots.self), !screenshots.shots.isEmpty else { return [:] }
-        var sampler = PageSampler(times: screenshots.shots.map { time(of: $0, takes: screenshots.takes) })
-        try analysis.journal.forEachStoredEvent(classes: PageRecordClass.names) { event in
+        let pages = try self.pages(in: analysis.journal, at: screenshots.shots.indices.map { (screenshots.pageTime(of: $0), screenshots.shots[$0].screen) })
+        return Dictionary(uniqueKeysWithValues: pages.enumerated().compactMap { index, page in page.map { (index, $0) } })
+    }
+
+    /// The page at each of `shots` (a device time, and the screen when the page recorded no window) in the session of
+    /// `journal`, in their order; nil where no snapshot had come yet (or the session recorded no page).
+    static func pages(in journal: SessionJournal, at shots: [(time: Double, screen: Size?)]) throws -> [ShotPage?] {
+        var sampler = PageSampler(times: shots.map(\.time))
+        try journal.forEachStoredEvent(classes: PageRecordClass.names) { event in
             guard sampler.wantsMore, let pageClass = PageRecordClass(rawValue: event.eventClass),
                   let payload = try? TypedJSON.decodeLeavingBlobs(Array(event.payload.utf8)),
                   case let (dom, isCurrent)? = PageRecordEvent.record(in: payload) else { return }
             sampler.add(pageClass, time: event.timestamp, dom: Array(dom.utf8), isCurrent: isCurrent)
         }
-        let stylesheets = Stylesheets(journal: analysis.journal)
+        let stylesheets = Stylesheets(journal: journal)
         let writer = PageHTML(head: head, remoteImages: false, asset: stylesheets.rules)
-        var pages: [Int: ShotPage] = [:]
-        for (index, state) in sampler.finish().enumerated() {
+        return zip(sampler.finish(), shots).map { state, shot in
             let window = state?.viewport.flatMap { plausibleScreen(Size(width: $0.width, height: $0.height)) }
-            guard let state, let viewport = window ?? plausibleScreen(screenshots.shots[index].screen) else { continue }
-            pages[index] = ShotPage(html: writer.document(state), viewport: viewport)
+            guard let state, let viewport = window ?? plausibleScreen(shot.screen) else { return nil }
+            return ShotPage(html: writer.document(state), viewport: viewport)
         }
-        return pages
-    }
-
-    /// When a screenshot's page is taken: `settle` after its first take, or just before the next screenshot if sooner.
-    static func time(of shot: Screenshot, takes: [(time: Double, index: Int)]) -> Double {
-        let next = takes.first { $0.time > shot.firstTaken }?.time.nextDown ?? .infinity
-        return max(shot.firstTaken, min(shot.firstTaken + settle, next))
     }
 
     /// Stylesheets stored apart, each read once from the session file (every screenshot's page names them again).

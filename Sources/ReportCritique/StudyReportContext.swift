@@ -10,12 +10,15 @@ struct StudyReportContext {
     let links: StudyReportLinks
     /// Report-relative file of each screenshot written, by SHA-256.
     let shotFiles: [String: String]
+    /// The page under a screenshot of a web session that recorded its page (`StudyReportPages`).
+    let pages: [ScreenshotReference: ShotPage]
     let sessionsByID: [Int64: AnalysedSession]
 
-    init(results: StudyResults, links: StudyReportLinks, shotFiles: [String: String]) {
+    init(results: StudyResults, links: StudyReportLinks, shotFiles: [String: String], pages: [ScreenshotReference: ShotPage] = [:]) {
         self.results = results
         self.links = links
         self.shotFiles = shotFiles
+        self.pages = pages
         sessionsByID = Dictionary(results.sessions.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -55,7 +58,8 @@ struct StudyReportContext {
     /// A screenshot of a session file with its marks, or nothing when it was not written.
     func screenshot(_ reference: ScreenshotReference?, frame: Rect? = nil, point: Point? = nil, caption: String = "") -> String {
         guard let reference, let file = shotFiles[reference.sha256] else { return "" }
-        return markedScreenshot(file: file, screen: reference.screen, alt: "screenshot", frame: frame, point: point, caption: caption)
+        return markedScreenshot(file: file, screen: reference.screen, alt: "screenshot", frame: frame, point: point, caption: caption,
+                                page: pages[reference])
     }
 }
 

@@ -45,7 +45,7 @@ public struct StudyReportWriter {
         let shotFiles = Dictionary(references.map { ($0.sha256, ScreenshotCopy.file($0.sha256)) }) { first, _ in first }
         let index = directory + "/index.html"
         try copy.alongside {
-            let context = StudyReportContext(results: results, links: links, shotFiles: shotFiles)
+            let context = StudyReportContext(results: results, links: links, shotFiles: shotFiles, pages: StudyReportPages.pages(at: references))
             let parts = Self.sections.map { ReportDirectory.Part(id: $0.id, title: $0.title, body: $0.section.body(context)) }
             let participants = Set(results.iterations.flatMap(\.participants)).count
             try ReportDirectory.write(ReportDirectory.page(

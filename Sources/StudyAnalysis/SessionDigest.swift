@@ -68,8 +68,10 @@ struct SessionDigest: Sendable {
 
         let screenshots = results.first(Screenshots.self)
         let reference = { (index: Int?) -> ScreenshotReference? in
-            guard let index, let shot = screenshots?.shots[index] else { return nil }
-            return ScreenshotReference(sessionPath: record.path, sha256: shot.blob.sha256, screen: shot.screen)
+            guard let index, let screenshots, screenshots.shots.indices.contains(index) else { return nil }
+            let shot = screenshots.shots[index]
+            return ScreenshotReference(sessionPath: record.path, sha256: shot.blob.sha256, screen: shot.screen,
+                                       pageTime: screenshots.pageTime(of: index))
         }
         problems = analysis.problems.map { SessionProblem($0, screenshot: reference($0.screenshot)) }
         touches = ViewTouches.byView(results.first(TouchHeatmaps.self)?.heatmaps ?? [], screenshot: reference)

@@ -18,8 +18,8 @@ public enum DigestStorage: Sendable {
 /// file's events and transcript, the study's tasks and the analysis options they were made from).
 enum StoredDigests {
     static let kind = "study"
-    /// Add one when what the digest holds, or how it is encoded, changes.
-    static let format: Int64 = 1
+    /// Add one when what the digest holds, or how it is encoded, changes (2: a screenshot's page time).
+    static let format: Int64 = 2
 
     /// The session's digest: the stored one when current, else made from a fresh analysis (and stored with `storage`).
     static func digest(of record: SessionRecord, tasks: [StudyTask], options: AnalysisOptions,
@@ -152,6 +152,7 @@ private struct DigestBody: Codable {
     struct Shot: Codable {
         var sha256: String
         var screen: XY?
+        var page: Double?
     }
 
     struct XY: Codable {
@@ -197,7 +198,8 @@ private struct DigestBody: Codable {
     /// The digest of the session `record` names, its screenshots read from `record.path`.
     func digest(_ record: SessionRecord, file: StudyAssignment?) throws -> SessionDigest {
         let reference = { (shot: Shot?) in
-            shot.map { ScreenshotReference(sessionPath: record.path, sha256: $0.sha256, screen: $0.screen.map { Size(width: $0.x, height: $0.y) }) }
+            shot.map { ScreenshotReference(sessionPath: record.path, sha256: $0.sha256, screen: $0.screen.map { Size(width: $0.x, height: $0.y) },
+                                           pageTime: $0.page) }
         }
         return SessionDigest(
             session: try SessionDigest.placed(record, file: file, start: start, duration: duration, events: events),
@@ -235,7 +237,7 @@ private struct DigestBody: Codable {
 
 extension DigestBody.Shot {
     init(_ reference: ScreenshotReference) {
-        self.init(sha256: reference.sha256, screen: reference.screen.map { DigestBody.XY(x: $0.width, y: $0.height) })
+        self.init(sha256: reference.sha256, screen: reference.screen.map { DigestBody.XY(x: $0.width, y: $0.height) }, page: reference.pageTime)
     }
 }
 

@@ -291,11 +291,14 @@ public struct ScreenshotReference: Sendable, Hashable {
     public var sha256: String
     /// The screen in points.
     public var screen: Size?
+    /// When the page under it is taken, for a web session that recorded its page (`Screenshots.pageTime(of:)`).
+    public var pageTime: Double?
 
-    public init(sessionPath: String, sha256: String, screen: Size?) {
+    public init(sessionPath: String, sha256: String, screen: Size?, pageTime: Double? = nil) {
         self.sessionPath = sessionPath
         self.sha256 = sha256
         self.screen = screen
+        self.pageTime = pageTime
     }
 }
 

@@ -101,6 +101,34 @@ final class StudyReportTests: AnalysisTestCase {
         XCTAssertTrue(html.contains("<a href=\"http://127.0.0.1:28080/sessions/102/replay?t=20.000\">replay</a>"))
     }
 
+    /// A web session that recorded its page (issue 55): its heatmaps and problems are drawn over the page as it was at
+    /// their screenshot, in a frame without scripts; the page's text is there, its script is not.
+    func testAWebSessionsHeatmapsAndProblemsAreOverItsPage() async throws {
+        let page = #"{"s":1,"n":0,"viewport":{"w":320,"h":480},"root":{"i":1,"c":[{"i":2,"t":"html","c":[{"i":3,"t":"body","c":["#
+            + #"{"i":4,"t":"h1","c":[{"i":5,"x":"Posts of the day"}]},{"i":6,"t":"script","c":[{"i":7,"x":"alert(1)"}]}]}]}]}}"#
+        let analysis = try await analyse { journal in
+            journal.viewDidAppear(at: t0, view: "PostsViewController", transition: "launch", stack: ["Posts"], screenshot: image("posts"))
+            journal.add("DOMSnapshot", at: t0 + 0.5, ["dom": .string(page)])
+            journal.viewDidAppear(at: t0 + 10, view: "EditPostViewController", transition: "push", stack: ["Posts", "Edit"],
+                                  screenshot: image("edit"))
+        }
+        let screenshots = try analysis.result(Screenshots.self)
+        let path = directory + "/s.sqlite"
+        let reference = { (index: Int) in
+            ScreenshotReference(sessionPath: path, sha256: screenshots.shots[index].blob.sha256, screen: Size(width: 320, height: 480),
+                                pageTime: screenshots.pageTime(of: index))
+        }
+        let index = try StudyReportWriter().write(try sampleStudyResults(path: path, posts: reference(0), edit: reference(1)),
+                                                  to: directory + "/report", links: StudyReportLinks())
+        let html = try String(contentsOfFile: index, encoding: .utf8)
+        let heatmaps = try XCTUnwrap(html.components(separatedBy: "<section id=\"heatmaps\"").last?.components(separatedBy: "</section>").first)
+        XCTAssertEqual(count("<iframe class=\"page\" sandbox=\"\" inert", in: heatmaps), 3, "the three heatmaps with a screenshot")
+        XCTAssertEqual(count("Posts of the day", in: heatmaps), 3)
+        XCTAssertFalse(heatmaps.contains("alert(1)"))
+        let problems = try XCTUnwrap(html.components(separatedBy: "<section id=\"problems\"").last?.components(separatedBy: "</section>").first)
+        XCTAssertTrue(problems.contains("<iframe class=\"page\" sandbox=\"\" inert") && problems.contains("Posts of the day"))
+    }
+
     func testAMissingScreenshotIsAClearError() async throws {
         var results = try await results()
         results.heatmaps[0].screenshot?.sha256 = String(repeating: "0", count: 64)

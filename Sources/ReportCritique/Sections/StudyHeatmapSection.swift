@@ -1,7 +1,7 @@
 internal import StudyAnalysis
 
 /// Touches per view, of all an iteration's participants together, then of each participant (folded: drawn
-/// when opened). report.js draws them as the session report's heatmaps.
+/// when opened). report.js draws them as the session report's heatmaps, over the page where the session recorded it.
 struct StudyHeatmapSection: StudyReportSection {
     func body(_ context: StudyReportContext) -> String {
         guard let heatmaps = context.results.heatmaps.nonEmpty else { return emptyNote("No touches recorded.") }
@@ -25,6 +25,6 @@ struct StudyHeatmapSection: StudyReportSection {
     private func canvas(_ heatmap: ViewHeatmap, _ context: StudyReportContext) -> String {
         let file = heatmap.screenshot.flatMap { context.shotFiles[$0.sha256] }
         return heatmapCanvas(file: file, screen: heatmap.screenshot?.screen, touches: heatmap.points,
-                             caption: "\(esc(heatmap.view)) · \(heatmap.points.count) touches")
+                             caption: "\(esc(heatmap.view)) · \(heatmap.points.count) touches", page: heatmap.screenshot.flatMap { context.pages[$0] })
     }
 }

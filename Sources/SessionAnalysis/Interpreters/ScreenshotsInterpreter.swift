@@ -24,6 +24,18 @@ public struct Screenshots: InterpretationResult, Equatable {
         return after == takes.startIndex ? nil : takes[after - 1].index
     }
 
+    /// How long after a screenshot the page under it is taken, at most (a web session that recorded its page): the
+    /// phone sends the snapshot of a page it navigated to after the view's screenshot, once it walked it in idle time.
+    public static let pageSettle = 2.0
+
+    /// When the page under screenshot `index` is taken: `pageSettle` after its first take, or just before the next
+    /// screenshot if sooner.
+    public func pageTime(of index: Int) -> Double {
+        let first = shots[index].firstTaken
+        let next = takes.first { $0.time > first }?.time.nextDown ?? .infinity
+        return max(first, min(first + Self.pageSettle, next))
+    }
+
     public static func == (lhs: Screenshots, rhs: Screenshots) -> Bool {
         lhs.shots == rhs.shots && lhs.takes.elementsEqual(rhs.takes) { $0 == $1 }
     }
