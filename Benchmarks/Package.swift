@@ -13,6 +13,8 @@ let package = Package(
         // Already in muEval's graph: the hour profile builds its events as ordered dictionaries.
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        // The web phones' WebSockets (webphones); already in muEval's graph.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // The load profiles (touch events, a mixed session, a one-hour session) as byte templates, shared by every benchmark.
@@ -24,6 +26,17 @@ let package = Package(
         ]),
         // End to end: runs muevald and a discarding sink under load, writes docs/BENCHMARKS.md.
         .executableTarget(name: "muevalbench", dependencies: ["BenchProfiles", .product(name: "WireProtocol", package: "muEval")]),
+        // Many web phones on one event loop (Tests/Load/web_phones.py in Swift): Benchmarks/phones_at_once.py
+        // --client swift, so that the client takes a fraction of the CPU muevald needs.
+        .executableTarget(name: "webphones", dependencies: [
+            .product(name: "MuEvalWire", package: "CaptureLibrary"),
+            .product(name: "DequeModule", package: "swift-collections"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+        ]),
         // Micro: wire decoding and journal inserts on one core, with allocation counts (ordo-one/benchmark).
         .executableTarget(
             name: "Ingest",

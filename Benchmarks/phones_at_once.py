@@ -7,12 +7,16 @@ process, spread over ADDRESSES loopback addresses: each a WebSocket to the conso
 events a second in 100 ms batches for SECONDS, dropping its socket once without a goodbye (a FIN, an RST or silence)
 and resending on a new one what was not acknowledged, then a goodbye after its last ack. Every second muevald's CPU
 (/proc/PID/stat), resident memory and its peak (VmRSS, VmHWM), open descriptors (/proc/PID/fd), bytes written
-(/proc/PID/io) and the data disk's flush requests (/proc/diskstats, machine-wide) are sampled. After the goodbyes:
+(/proc/PID/io) and the data disk's flush requests (/proc/diskstats, machine-wide) are sampled. With `--client swift`
+the phones are Benchmarks/Sources/webphones (the same phones in Swift with SwiftNIO, the same JSON summary) in a
+process of their own, which takes a fraction of the CPU that the Python client takes from muevald. After the goodbyes:
 how long until every session is stopped and has its report, sampling `muevalctl status --json`'s `reports`. Then
 what was stored, from the session files: each phone's seqs once, in how many sessions.
 
     Benchmarks/phones_at_once.py --muevald .build-release/release/muevald --muevalctl .build-release/release/muevalctl
     Benchmarks/phones_at_once.py --muevald .build/debug/muevald --muevalctl .build/debug/muevalctl --phones 100 --seconds 60
+    (cd Benchmarks && swift build -c release --product webphones)
+    Benchmarks/phones_at_once.py --client swift --muevald .build-release/release/muevald --muevalctl .build-release/release/muevalctl
 """
 import argparse, asyncio, collections, json, os, shutil, sqlite3, subprocess, sys, tempfile, threading, time
 
@@ -21,6 +25,10 @@ from benchkit import cpu_seconds, free_port, wait_for
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Load"))
 import web_phones  # noqa: E402  (Tests/Load is no package)
+
+# The Swift client as `cd Benchmarks && swift build -c release --product webphones` leaves it.
+WEBPHONES = os.path.join(ROOT, "Benchmarks", ".build", "release", "webphones")
+CLIENTS = {"python": "Python, one process", "swift": "Swift (SwiftNIO), one process, one event loop"}
 
 CONFIG = """[server]
 listen = "127.0.0.1:{port}"
@@ -176,7 +184,7 @@ def report(options, summary, sampler, sending, drained, check):
           f"sent again; storage.synchronous = {options.synchronous or 'full (default)'}"
           + (f", commit_delay_ms = {options.commit_delay_ms}" if options.commit_delay_ms is not None else "")
           + f", shared_sync = {options.shared_sync or 'true (default)'}"
-          + "; one Python client process):")
+          + f"; client: {CLIENTS[options.client]}):")
     print(f"  events made {summary['made']:,}, acknowledged {summary['acked']:,}, unacknowledged at the end "
           f"{summary['unacked']:,}; stored {sum(rows.values()):,} rows, lost {lost:,}, stored twice {twice:,}; "
           f"{once} of {len(phones)} phones with every seq stored exactly once")
@@ -192,7 +200,7 @@ def report(options, summary, sampler, sending, drained, check):
     print(f"  muevald while sending: CPU {cpu:.2f} cores (busiest second {cpu_peak:.2f}), peak RSS {max(s['hwm'] for s in sampler.samples):.0f} MB "
           f"(VmHWM), peak descriptors {max(s['fds'] for s in sampler.samples):,}, peak threads {max(s['threads'] for s in sampler.samples):,}, written {written / 1e6:.1f} MB/s"
           + (f"; the data disk's flush requests {flushes[0]:,.0f}/s (busiest second {flushes[1]:,.0f}; machine-wide)" if flushes else ""))
-    print(f"  client (Python, one process): CPU {summary['client_cpu_seconds'] / summary['wall_seconds']:.2f} cores over "
+    print(f"  client ({CLIENTS[options.client]}): CPU {summary['client_cpu_seconds'] / summary['wall_seconds']:.2f} cores over "
           f"{summary['wall_seconds']:g} s; its 100 ms batches late p99 / max {late.get('p99_ms', '-')} / {late.get('max_ms', '-')} ms")
     if seconds is not None:
         print(f"  report queue: every session stopped and reported {seconds:.1f} s after the phones finished "
@@ -201,6 +209,21 @@ def report(options, summary, sampler, sending, drained, check):
         print(f"  report queue: NOT drained within {options.report_timeout:g} s after the phones finished: "
               f"{len(unstopped)} sessions not stopped ({collections.Counter(s['state'] for s in unstopped)}), "
               f"{len(unreported)} stopped without a report (at most {peak_waiting} waiting at once)")
+
+
+def play(options, arguments, began):
+    """The phones' run to its end: web_phones.py's summary (a dict), from either client."""
+    if options.client == "python":
+        return asyncio.run(web_phones.run_phones(web_phones.parse_arguments(arguments)))
+    if not os.access(options.webphones, os.X_OK):
+        raise SystemExit(f"no {options.webphones}: cd Benchmarks && swift build -c release --product webphones")
+    # Its clock starts at this process's mark (CLOCK_MONOTONIC is one clock for both), so that the sampling window
+    # below is the phones' own. Its progress lines go to stderr; exit 1 means unacknowledged events, still a summary.
+    run = subprocess.run([options.webphones, *arguments, "--start-at", repr(began)], stdout=subprocess.PIPE, text=True,
+                         timeout=options.ramp + options.seconds + 120 + 120)
+    if run.returncode not in (0, 1):
+        raise SystemExit(f"webphones exited with {run.returncode}")
+    return json.loads(run.stdout)
 
 
 def main():
@@ -219,6 +242,9 @@ def main():
     parser.add_argument("--console-connections", type=int, default=0, help="console.max_connections (default: 2 × phones + 64)")
     parser.add_argument("--report-timeout", type=float, default=600)
     parser.add_argument("--keep", action="store_true", help="leave the data directory and muevald's log (path printed)")
+    parser.add_argument("--client", default="python", choices=sorted(CLIENTS),
+                        help="who plays the phones: Tests/Load/web_phones.py in this process, or the Swift webphones")
+    parser.add_argument("--webphones", default=WEBPHONES, help="the Swift client's binary (--client swift)")
     options = parser.parse_args()
     options.console_connections = options.console_connections or 2 * options.phones + 64
     web_phones.raise_descriptor_limit()
@@ -229,12 +255,11 @@ def main():
         daemon = start_muevald(options, directory, port, console)
         sampler = Sampler(daemon.pid, disk_of(directory))
         sampler.start()
-        phones = web_phones.parse_arguments(["--port", str(console), "--phones", str(options.phones), "--addresses",
-                                             str(options.addresses), "--rate", str(options.rate), "--seconds", str(options.seconds),
-                                             "--ramp", str(options.ramp), "--drop", options.drop, "--drain-timeout", "120",
-                                             "--progress", "30", "--device-prefix", "bench"])
+        arguments = ["--port", str(console), "--phones", str(options.phones), "--addresses", str(options.addresses),
+                     "--rate", str(options.rate), "--seconds", str(options.seconds), "--ramp", str(options.ramp),
+                     "--drop", options.drop, "--drain-timeout", "120", "--progress", "30", "--device-prefix", "bench"]
         began = time.monotonic() + 0.5  # web_phones's own start
-        summary = asyncio.run(web_phones.run_phones(phones))
+        summary = play(options, arguments, began)
         # While sending: from the last phone's start to the first phone's end, every phone at full rate.
         sending = (began + options.ramp, began + options.seconds)
         drained = drain(options, directory, {p["device"] for p in summary["per_phone"]})
