@@ -168,6 +168,7 @@ BENCH_BUILD := $(SWIFT) build $(SHIPPED_BUILD) --scratch-path $(BENCH_SCRATCH)
 bench: deps speech-model
 	$(BENCH_BUILD) --product muevald
 	cd Benchmarks && $(SWIFT) build -c release --scratch-path ../$(BENCH_SCRATCH)/benchmarks --product muevalbench
+	cd Benchmarks && $(SWIFT) build -c release --scratch-path ../$(BENCH_SCRATCH)/benchmarks --product webphones
 	rm -f $(BENCH_SCRATCH)/micro.md $(BENCH_SCRATCH)/report.txt $(BENCH_SCRATCH)/study.txt
 	-Benchmarks/micro.sh $(BENCH_SCRATCH)/benchmarks > $(BENCH_SCRATCH)/micro.md
 	-$(BENCH_BUILD) --product ReportBenchmark \
@@ -195,7 +196,7 @@ bench: deps speech-model
 	-/usr/bin/python3 Benchmarks/page_recording_bench.py --muevald $(BENCH_SCRATCH)/release/muevald --muevalctl $(BENCH_SCRATCH)/release/muevalctl \
 		>> $(BENCH_SCRATCH)/report.txt
 	-/usr/bin/python3 Benchmarks/phones_at_once.py --muevald $(BENCH_SCRATCH)/release/muevald --muevalctl $(BENCH_SCRATCH)/release/muevalctl \
-		>> $(BENCH_SCRATCH)/report.txt
+		--client swift --webphones $(BENCH_SCRATCH)/benchmarks/release/webphones >> $(BENCH_SCRATCH)/report.txt
 	$(BENCH_SCRATCH)/benchmarks/release/muevalbench run --muevald $(BENCH_SCRATCH)/release/muevald \
 		--micro $(BENCH_SCRATCH)/micro.md --report $(BENCH_SCRATCH)/report.txt --study $(BENCH_SCRATCH)/study.txt \
 		--replay-script Benchmarks/replay_first_frame.py --thesis-stack Benchmarks/thesis_stack_bench.py \

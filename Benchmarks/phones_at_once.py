@@ -2,21 +2,22 @@
 """Phones at once (make bench; issue 52, item 4): P web phones against one muevald, as a lab's room of them.
 
 A fresh muevald (`--unknown-devices auto`, `capture.web_require_code = false`, storage at the product's default,
-`synchronous = full`: every group commit waits for the disk) and PHONES phones of Tests/Load/web_phones.py in this
-process, spread over ADDRESSES loopback addresses: each a WebSocket to the console's /capture sending RATE touch
+`synchronous = full`: every group commit waits for the disk) and PHONES phones (the phones of Tests/Load/web_phone.py),
+spread over ADDRESSES loopback addresses: each a WebSocket to the console's /capture sending RATE touch
 events a second in 100 ms batches for SECONDS, dropping its socket once without a goodbye (a FIN, an RST or silence)
 and resending on a new one what was not acknowledged, then a goodbye after its last ack. Every second muevald's CPU
 (/proc/PID/stat), resident memory and its peak (VmRSS, VmHWM), open descriptors (/proc/PID/fd), bytes written
-(/proc/PID/io) and the data disk's flush requests (/proc/diskstats, machine-wide) are sampled. With `--client swift`
-the phones are Benchmarks/Sources/webphones (the same phones in Swift with SwiftNIO, the same JSON summary) in a
-process of their own, which takes a fraction of the CPU that the Python client takes from muevald. After the goodbyes:
+(/proc/PID/io) and the data disk's flush requests (/proc/diskstats, machine-wide) are sampled. The phones are
+Benchmarks/Sources/webphones by default (the same phones in Swift with SwiftNIO, the same JSON summary, in a process of
+their own, 0.2 cores at 500 phones), or with `--client python` Tests/Load/web_phones.py in this process (0.5 cores,
+which it takes from muevald on a 2-core machine). After the goodbyes:
 how long until every session is stopped and has its report, sampling `muevalctl status --json`'s `reports`. Then
 what was stored, from the session files: each phone's seqs once, in how many sessions.
 
+    (cd Benchmarks && swift build -c release --product webphones)
     Benchmarks/phones_at_once.py --muevald .build-release/release/muevald --muevalctl .build-release/release/muevalctl
     Benchmarks/phones_at_once.py --muevald .build/debug/muevald --muevalctl .build/debug/muevalctl --phones 100 --seconds 60
-    (cd Benchmarks && swift build -c release --product webphones)
-    Benchmarks/phones_at_once.py --client swift --muevald .build-release/release/muevald --muevalctl .build-release/release/muevalctl
+    Benchmarks/phones_at_once.py --client python --muevald .build-release/release/muevald --muevalctl .build-release/release/muevalctl
 """
 import argparse, asyncio, collections, json, os, shutil, sqlite3, subprocess, sys, tempfile, threading, time
 
@@ -242,7 +243,7 @@ def main():
     parser.add_argument("--console-connections", type=int, default=0, help="console.max_connections (default: 2 × phones + 64)")
     parser.add_argument("--report-timeout", type=float, default=600)
     parser.add_argument("--keep", action="store_true", help="leave the data directory and muevald's log (path printed)")
-    parser.add_argument("--client", default="python", choices=sorted(CLIENTS),
+    parser.add_argument("--client", default="swift", choices=sorted(CLIENTS),
                         help="who plays the phones: Tests/Load/web_phones.py in this process, or the Swift webphones")
     parser.add_argument("--webphones", default=WEBPHONES, help="the Swift client's binary (--client swift)")
     options = parser.parse_args()
