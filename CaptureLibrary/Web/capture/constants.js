@@ -43,6 +43,8 @@ export const FRAME_BATCH_CHARS = 65536;
 /** ...and a single message cut into pieces of at most this many UTF-16 units (under muevald's 1 MiB frame limit in
  * UTF-8; muevald reads a message across frames). */
 export const MAX_FRAME_CHARS = 262144;
+/** Text handed to the socket per task at most (at least one text message): the rest in the next tasks. */
+export const SEND_TASK_CHARS = 131072;
 
 /** Messages recorded within this many milliseconds go to the spool in one transaction and one send. */
 export const BATCH_MS = 100;

@@ -1,18 +1,18 @@
 // The socket shell around the delivery machine: a WebSocket to muevald's /capture, timers, and the spool's text.
 // It decides nothing: each event goes to the machine, whose next actions it carries out (`drive`).
 
-import { DELIVERY, FRAME_BATCH_CHARS, MAX_FRAME_CHARS, STOP_POLL_MS } from "./constants.js";
+import { DELIVERY, FRAME_BATCH_CHARS, MAX_FRAME_CHARS, SEND_TASK_CHARS, STOP_POLL_MS } from "./constants.js";
 import { DeliveryStateMachine, Link } from "./delivery.js";
 import { parseReplies } from "./plist.js";
 
 const OPEN = 1;
 
-/** Text in WebSocket messages of at most MAX_FRAME_CHARS UTF-16 units, never cutting a surrogate pair. */
-export function sendText(socket, text) {
+/** Text cut into WebSocket messages of at most MAX_FRAME_CHARS UTF-16 units, never cutting a surrogate pair. */
+export function* framesOf(text) {
   for (let i = 0; i < text.length;) {
     let j = Math.min(text.length, i + MAX_FRAME_CHARS);
     if (j < text.length && (text.charCodeAt(j) & 0xfc00) === 0xdc00) j--;
-    socket.send(text.slice(i, j));
+    yield text.slice(i, j);
     i = j;
   }
 }
@@ -28,6 +28,8 @@ export class WebSocketTransport {
     this.machine = new DeliveryStateMachine(limits);
     this.socket = null;
     this.timer = null;
+    this.outbox = [];        // text messages for this socket not yet handed to it, in order
+    this.pumping = null;     // the timer of the outbox's next task
   }
 
   start() { this.drive(); }
@@ -53,7 +55,8 @@ export class WebSocketTransport {
     clearTimeout(this.timer);
     for (;;) {
       const now = this.clock();
-      const action = this.machine.nextAction(now, { visible: this.visible(), bufferedBytes: this.socket?.bufferedAmount ?? 0 });
+      const waiting = this.outbox.reduce((n, text) => n + text.length, 0);
+      const action = this.machine.nextAction(now, { visible: this.visible(), bufferedBytes: (this.socket?.bufferedAmount ?? 0) + waiting });
       switch (action.type) {
         case "connect": this.open(now); break;
         case "hello": this.socket.send(this.hello()); this.reload(this.socket); break;
@@ -81,7 +84,7 @@ export class WebSocketTransport {
     const mine = (fn) => (event) => { if (socket === this.socket) { fn(event); this.drive(); } };
     socket.onopen = mine(() => this.machine.opened(this.clock()));
     socket.onmessage = mine((event) => this.receive(String(event.data)));
-    socket.onclose = mine(() => { this.socket = null; this.machine.closed(this.clock()); });
+    socket.onclose = mine(() => { this.dropSocket(); this.machine.closed(this.clock()); });
   }
 
   /** What another tab of this device (or the page before a reload) spooled meanwhile goes on this connection too. */
@@ -93,7 +96,8 @@ export class WebSocketTransport {
     });
   }
 
-  /** Spooled messages in seq order, in text messages of up to FRAME_BATCH_CHARS (a longer message alone, in pieces). */
+  /** Spooled messages in seq order, in text messages of up to FRAME_BATCH_CHARS (a longer message alone, in pieces),
+   * through the outbox. */
   send(seqs) {
     let frame = "";
     const gone = [];
@@ -101,10 +105,25 @@ export class WebSocketTransport {
       const xml = this.spool.xml(seq);
       if (xml === undefined) { gone.push(seq); continue; }
       frame += xml;
-      if (frame.length > FRAME_BATCH_CHARS) { sendText(this.socket, frame); frame = ""; }
+      if (frame.length > FRAME_BATCH_CHARS) { this.outbox.push(...framesOf(frame)); frame = ""; }
     }
-    if (frame) sendText(this.socket, frame);
+    if (frame) this.outbox.push(...framesOf(frame));
     if (gone.length) this.machine.forget(gone);
+    if (!this.pumping) this.pump();  // else behind what waits for the next task
+  }
+
+  /** Hands the outbox to the socket, at most `perTask` characters (at least one text message) now and the rest in the
+   * next tasks: the socket encodes and copies each on the main thread (a view's event of 540K characters was a 50 ms
+   * task on a phone throttled 4×). */
+  pump(perTask = SEND_TASK_CHARS) {
+    clearTimeout(this.pumping);
+    this.pumping = null;
+    for (let chars = 0; this.outbox.length && this.socket && (!chars || chars + this.outbox[0].length <= perTask);) {
+      const text = this.outbox.shift();
+      this.socket.send(text);
+      chars += text.length;
+    }
+    if (this.outbox.length && this.socket) this.pumping = setTimeout(() => this.pump(), 0);
   }
 
   receive(text) {
@@ -128,8 +147,16 @@ export class WebSocketTransport {
   /** Forgets the socket (its events are no longer this transport's) and closes it. */
   detach() {
     const socket = this.socket;
-    this.socket = null;
+    this.dropSocket();
     socket?.close();
+  }
+
+  /** The socket and its outbox gone: what the outbox held is sent again on the next connection (it is unacknowledged). */
+  dropSocket() {
+    this.socket = null;
+    this.outbox = [];
+    clearTimeout(this.pumping);
+    this.pumping = null;
   }
 
   /** Waits up to `timeoutMs` for what is spooled to be acknowledged, says goodbye (an invited session then ends), closes. */
@@ -139,6 +166,7 @@ export class WebSocketTransport {
     while (this.machine.unsettled && this.socket?.readyState === OPEN && this.clock() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, STOP_POLL_MS));
     }
+    this.pump(Infinity);  // what is still in the outbox goes before the goodbye
     if (this.connected && this.socket?.readyState === OPEN) this.socket.send("<goodbye/>\n");
     clearTimeout(this.timer);
     this.detach();
