@@ -1,6 +1,6 @@
-// transport.js's outbox: a batch's text is handed to the socket at most SEND_TASK_CHARS per task (at least one text
-// message), in order, with later batches behind it; a closed socket's outbox is dropped (its messages are sent again on
-// the next connection); stop() hands over the rest before the goodbye.
+// transport.js's outbox: a visible page's batch text is handed to the socket at most SEND_TASK_CHARS per task (at
+// least one text message), in order, with later batches behind it, a hidden page's at once; a closed socket's outbox is
+// dropped (its messages are sent again on the next connection); stop() hands over the rest before the goodbye.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -10,7 +10,7 @@ import { WebSocketTransport, framesOf } from "../../CaptureLibrary/Web/capture/t
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 /** A transport welcomed on a fake socket, over a spool of `messages` (seq → its wire text), empty until then. */
-async function connected(messages = new Map()) {
+async function connected(messages = new Map(), page = { visible: true }) {
   const sockets = [];
   class FakeSocket {
     constructor() { Object.assign(this, { sent: [], readyState: 0, bufferedAmount: 0 }); sockets.push(this); }
@@ -18,7 +18,7 @@ async function connected(messages = new Map()) {
     close() { this.readyState = 3; }
   }
   const spool = { xml: (seq) => messages.get(seq), seqs: () => [...messages.keys()], reload: async () => {}, remove: () => {} };
-  const transport = new WebSocketTransport({ url: "ws://lab.example.org/capture", spool, hello: () => "<hello/>\n", visible: () => true,
+  const transport = new WebSocketTransport({ url: "ws://lab.example.org/capture", spool, hello: () => "<hello/>\n", visible: () => page.visible,
     on: { welcome() {}, settled() {}, problem() {} }, WebSocketImpl: FakeSocket });
   transport.start();
   const socket = sockets[0];
@@ -58,6 +58,16 @@ test("a large batch goes to the socket over several tasks, in order, with the ne
   assert.equal(socket.sent.join(""), [1, 2, 3, 4].map((seq) => messages.get(seq)).join(""));
   assert.ok(perTask.length >= 3, `${perTask} characters a task`);
   for (const chars of perTask) assert.ok(chars <= Math.max(SEND_TASK_CHARS, MAX_FRAME_CHARS), `${chars} characters in one task`);
+  await transport.stop(0);
+});
+
+test("a hidden page hands a large batch to the socket at once (its timers are throttled)", async () => {
+  const messages = new Map(), page = { visible: true };
+  const { transport, socket } = await connected(messages, page);
+  page.visible = false;
+  messages.set(1, message(1, 600000));
+  transport.spooled([1]);
+  assert.equal(socket.sent.join(""), messages.get(1));
   await transport.stop(0);
 });
 

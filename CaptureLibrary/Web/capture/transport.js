@@ -114,8 +114,9 @@ export class WebSocketTransport {
 
   /** Hands the outbox to the socket, at most `perTask` characters (at least one text message) now and the rest in the
    * next tasks: the socket encodes and copies each on the main thread (a view's event of 540K characters was a 50 ms
-   * task on a phone throttled 4×). */
-  pump(perTask = SEND_TASK_CHARS) {
+   * task on a phone throttled 4×). A hidden page hands over everything at once: nothing on screen waits, and its
+   * timers are throttled to one a second or less. */
+  pump(perTask = this.visible() ? SEND_TASK_CHARS : Infinity) {
     clearTimeout(this.pumping);
     this.pumping = null;
     for (let chars = 0; this.outbox.length && this.socket && (!chars || chars + this.outbox[0].length <= perTask);) {
