@@ -3,7 +3,7 @@
 import { IDLE_FALLBACK_MS, IDLE_SLICE_MS, IDLE_TIMEOUT_MS } from "./constants.js";
 
 /** Calls `fn` when the page is idle: requestIdleCallback, else (Safari has none) a timer. */
-export const whenIdle = (fn) => (globalThis.requestIdleCallback ? requestIdleCallback(fn, { timeout: IDLE_TIMEOUT_MS }) : setTimeout(fn, IDLE_FALLBACK_MS));
+const whenIdle = (fn) => (globalThis.requestIdleCallback ? requestIdleCallback(fn, { timeout: IDLE_TIMEOUT_MS }) : setTimeout(fn, IDLE_FALLBACK_MS));
 
 /** Runs a generator in slices of idle time (it yields between units of work); resolves with its result. A slice ends
  * when its time is up or, with a `budget`, after that many units: a time check alone lets a slow phone (whose clock
