@@ -1,6 +1,6 @@
 // Page recording, phone side (issue 55; docs/WEB-CAPTURE.md, "Page recording"): a snapshot of the document, then its
 // changes, scroll positions, viewport and focus, masked here before anything leaves, handed to the owner's `emit` as
-// records. Experimental: muevald stores them as any event, but nothing sanitises or replays them yet.
+// records. muevald sanitises and stores them, the console replays them and the reports draw them (docs/WEB-CAPTURE.md).
 //
 // Records: DOMSnapshot (the tree, the viewport, scroll positions and focus; never dropped for room), then DOMMutations,
 // DOMScroll, DOMViewport and DOMFocus (samples, the spool may drop them). Each carries `s`, the snapshot it follows,
