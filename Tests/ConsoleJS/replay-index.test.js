@@ -119,6 +119,26 @@ test("want: onLoaded once what it asked for is there, not when nothing had to be
   assert.ok(errors[0] instanceof StaleIndex);
 });
 
+test("want: a failed load that two calls waited on is reported once, and by neither as an unhandled rejection", async () => {
+  const errors = [];
+  const unhandled = [];
+  const onUnhandled = (reason) => unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    const { server, index } = opened(indexFile(chunksOf(30), { pad: LONG_HEAD }), { onError: (error) => errors.push(error) });
+    await index.loadHead();
+    server.replace(indexFile(chunksOf(40), { pad: LONG_HEAD }));
+    index.want(2, 2);
+    index.want(2, 2);
+    await settled(index);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(errors.length, 1);
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
+  }
+});
+
 test("401 reloads the page (the login page); another failure says the server's error", async () => {
   let reloads = 0;
   globalThis.location = { reload: () => { reloads += 1; } };

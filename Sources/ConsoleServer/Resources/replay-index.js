@@ -148,7 +148,8 @@ export class ReplayIndex {
   want(from, to) {
     const before = this.loading.size;
     const done = this.ensureChunks(from, to);
-    if (this.loading.size === before) return;
+    // Waiting only on loads another call started: that call reports their failure; this one must not leave it unhandled.
+    if (this.loading.size === before) return void done.catch(() => {});
     done.then(() => this.onLoaded(), (error) => this.onError(error));
   }
 
