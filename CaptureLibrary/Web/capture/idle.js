@@ -7,14 +7,14 @@ const whenIdle = (fn) => (globalThis.requestIdleCallback ? requestIdleCallback(f
 
 /** A hidden page has nobody to keep responsive, and its idle callbacks and timers are throttled (to one a second, or
  * a minute): work there runs to its end at once, so that stop() on a page being closed does not wait on them. */
-const hidden = () => globalThis.document?.visibilityState === "hidden";
+export const pageHidden = () => globalThis.document?.visibilityState === "hidden";
 
 /** Runs a generator in slices of idle time (it yields between units of work); resolves with its result. A slice ends
  * when its time is up or, with a `budget`, after that many units: a time check alone lets a slow phone (whose clock
  * reads are coarse, or whose one unit is slow) overrun, a unit count bounds the work itself. */
 export const inIdle = (generator, clock = () => performance.now(), budget = Infinity) => new Promise((resolve, reject) => {
   const step = (deadline) => {
-    const whole = hidden();
+    const whole = pageHidden();
     const remaining = deadline?.timeRemaining?.() ?? IDLE_SLICE_MS.fallback;
     const end = whole ? Infinity : clock() + Math.max(IDLE_SLICE_MS.min, Math.min(IDLE_SLICE_MS.max, remaining));
     const units = whole ? Infinity : budget;
@@ -27,6 +27,6 @@ export const inIdle = (generator, clock = () => performance.now(), budget = Infi
       reject(error);
     }
   };
-  const next = () => (hidden() ? queueMicrotask(step) : whenIdle(step));
+  const next = () => (pageHidden() ? queueMicrotask(step) : whenIdle(step));
   next();
 });

@@ -2,6 +2,7 @@
 // Both number what they add themselves, so that seqs are assigned with no read before the write.
 
 import { SPOOL_TASK_CHARS } from "./constants.js";
+import { pageHidden } from "./idle.js";
 
 const request = (r) => new Promise((resolve, reject) => { r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
 
@@ -51,7 +52,7 @@ export class IndexedDBStore {
       tx.onerror = tx.onabort = () => reject(tx.error);
       for (const seq of remove) spool.delete(seq);
       if (dropped != null) tx.objectStore("meta").put(dropped, "dropped");
-      const perTask = globalThis.document?.visibilityState === "hidden" ? Infinity : SPOOL_TASK_CHARS;
+      const perTask = pageHidden() ? Infinity : SPOOL_TASK_CHARS;
       let next = 0;
       const addSome = () => {
         let request = null;
