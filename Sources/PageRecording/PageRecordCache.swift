@@ -1,9 +1,9 @@
 internal import OrderedCollections
 internal import Synchronization
 
-/// Page records as the console served them, sanitised, by session file and event id: seeking again into a stretch of
-/// an hour-long session does not pass the allowlist over the same snapshot again (most of a seek's time on the
-/// server, docs/BENCHMARKS.md "Page recording"). A stored record never changes. Bounded by bytes
+/// Page records the console sanitised again (stored by another version of the sanitiser), by session file and event
+/// id: seeking again into a stretch of such a session does not pass the allowlist over the same snapshot again (most
+/// of a seek's time on the server then, docs/BENCHMARKS.md "Page recording"). A stored record never changes. Bounded by bytes
 /// (`replay.page_cache_mib`); the oldest entries go first.
 public final class PageRecordCache: Sendable {
     private struct State {
